@@ -1,0 +1,87 @@
+import { z } from 'zod/v4';
+import { defineOperation } from '../operation';
+import { p, param } from '../params';
+import { obj } from '../schemas/common';
+import { deliverySchema, webhookConfigSchema } from '../schemas/monitoring';
+
+const base = { group: 'webhook', plan: 'api' } as const;
+
+export const set = defineOperation({
+  ...base,
+  name: 'set',
+  label: 'Set Webhook',
+  action: 'Set the webhook address',
+  description: 'Set where events are sent. The signing secret is returned once, when the webhook is first created.',
+  method: 'PUT',
+  path: '/webhook',
+  params: {
+    url: param({ in: 'body', schema: z.string().url('must be a web address').regex(/^https?:\/\//i, 'must be an HTTPS address'), label: 'URL', description: 'HTTPS address that receives the events' }),
+    enabled: param({ in: 'body', schema: z.boolean(), label: 'Enabled', description: 'Whether events are sent' }),
+  },
+  response: webhookConfigSchema,
+  retry: 'safe',
+  source: 'shown',
+});
+
+export const get = defineOperation({
+  ...base,
+  name: 'get',
+  label: 'Get Webhook',
+  action: 'Get the webhook settings',
+  description: 'Where events are sent and whether sending is on (never the secret)',
+  method: 'GET',
+  path: '/webhook',
+  params: {},
+  response: webhookConfigSchema,
+  retry: 'safe',
+  source: 'decided',
+});
+
+export const test = defineOperation({
+  ...base,
+  name: 'test',
+  label: 'Send Test Event',
+  action: 'Send a test event',
+  description: 'Send a webhook.test event, signed like the others',
+  method: 'POST',
+  path: '/webhook/test',
+  params: {},
+  response: obj({ event_id: z.string(), delivery_id: z.string().optional() }),
+  retry: 'unprocessed-only',
+  source: 'shown',
+});
+
+export const deliveries = defineOperation({
+  ...base,
+  name: 'deliveries',
+  label: 'Get Deliveries',
+  action: 'Get webhook deliveries',
+  description: 'Recent webhook deliveries with their status and attempts',
+  method: 'GET',
+  path: '/webhook/deliveries',
+  params: {
+    status: param({ in: 'query', schema: z.enum(['pending', 'delivered', 'retry_scheduled', 'failed']).optional(), label: 'Status', description: 'Only deliveries in this state', optional: true }),
+    page: p.page,
+    limit: p.limit,
+  },
+  response: z.array(deliverySchema),
+  paged: true,
+  retry: 'safe',
+  source: 'decided',
+});
+
+export const retryDelivery = defineOperation({
+  ...base,
+  name: 'retryDelivery',
+  label: 'Retry Delivery',
+  action: 'Retry a failed delivery',
+  description: 'Make a new delivery of the event of a failed delivery',
+  method: 'POST',
+  path: '/webhook/deliveries/{delivery_id}/retry',
+  params: {
+    delivery_id: param({ in: 'path', schema: z.string().min(1, 'must not be empty'), label: 'Delivery ID', description: 'ID of the failed delivery' }),
+  },
+  response: deliverySchema,
+  retry: 'unprocessed-only',
+  source: 'shown',
+});

@@ -1,0 +1,128 @@
+import { z } from 'zod/v4';
+import { isValidDate, normaliseVatNumber, personalCodeProblem, registryCodeProblem, vatNumberProblem } from './validation';
+
+export type ParamIn = 'path' | 'query' | 'body';
+
+export interface ParamOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * One parameter of one operation. The zod schema is the rule (client validation, sandbox validation,
+ * OpenAPI via z.toJSONSchema); label/description are the user-facing text (n8n properties, CLI help).
+ */
+export interface ParamSpec<S extends z.ZodType = z.ZodType> {
+  in: ParamIn;
+  schema: S;
+  label: string;
+  description: string;
+  /** Labels for enum values, shown in n8n option lists. */
+  options?: readonly ParamOption[];
+  /** Shown under "Options" in n8n rather than as a top-level field. */
+  optional?: boolean;
+  /** Example value (docs, OpenAPI, placeholders). */
+  example?: unknown;
+}
+
+export function param<S extends z.ZodType>(spec: ParamSpec<S>): ParamSpec<S> {
+  return spec;
+}
+
+/* ---- Rule schemas, each with a message naming the rule in plain words ---- */
+
+function ruleString(problem: (v: string) => string | null) {
+  return z.string().superRefine((v, ctx) => {
+    const p = problem(v);
+    if (p) ctx.addIssue({ code: 'custom', message: p });
+  });
+}
+
+export const registryCodeSchema = ruleString(registryCodeProblem).meta({ pattern: '^[1789]\\d{7}$' });
+/** Accepts EE123456789, "ee 123456789" or 123456789; sends EE + 9 digits. */
+export const vatNumberSchema = ruleString(vatNumberProblem).transform((v) => normaliseVatNumber(v)!);
+export const personalCodeSchema = ruleString(personalCodeProblem);
+export const dateSchema = z.string().refine(isValidDate, { message: 'must be a real date written YYYY-MM-DD' });
+export const pageSchema = z.number().int('must be a whole number').min(1, 'must be 1 or more');
+export const limitSchema = z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100');
+export const langSchema = z.enum(['et', 'en', 'ru'], { message: 'must be et, en or ru' });
+
+export const includeSections = [
+  'representatives', 'shareholders', 'beneficial_owners', 'other_parties', 'holdings', 'financials',
+  'annual_reports', 'quarterly_taxes', 'tax_debt', 'tax_declarations', 'credit_score', 'court_cases',
+  'payment_orders', 'enforcements', 'rulings', 'announcements', 'consumer_disputes', 'properties', 'domains',
+  'permits', 'state_payments',
+] as const;
+export type IncludeSection = (typeof includeSections)[number];
+
+const labelOf = (s: string) => s.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+
+/* ---- Shared parameters ---- */
+
+export const p = {
+  registryCode: param({
+    in: 'path',
+    schema: registryCodeSchema,
+    label: 'Registry Code',
+    description: 'The 8-digit Estonian registry code, for example 12417834',
+    example: '12417834',
+  }),
+  lang: param({
+    in: 'query',
+    schema: langSchema.optional(),
+    label: 'Language',
+    description: 'Language of labels and classifier values. Names and free text stay as registered.',
+    options: [
+      { value: 'et', label: 'Estonian' },
+      { value: 'en', label: 'English' },
+      { value: 'ru', label: 'Russian' },
+    ],
+    optional: true,
+  }),
+  page: param({
+    in: 'query',
+    schema: pageSchema.optional(),
+    label: 'Page',
+    description: 'Page number, from 1',
+    optional: true,
+  }),
+  limit: param({
+    in: 'query',
+    schema: limitSchema.optional(),
+    label: 'Limit',
+    description: 'Max number of rows per page (1-100)',
+    optional: true,
+  }),
+  history: param({
+    in: 'query',
+    schema: z.boolean().optional(),
+    label: 'Include Ended Relations',
+    description: 'Whether to also return relations that have ended (history). Off: only current ones.',
+    optional: true,
+  }),
+  q: param({
+    in: 'query',
+    schema: z.string().min(1, 'must not be empty').optional(),
+    label: 'Filter Text',
+    description: 'Keep only rows whose names, numbers or roles contain this text',
+    optional: true,
+  }),
+  include: param({
+    in: 'query',
+    schema: z.array(z.enum([...includeSections, 'all'], { message: `must be one of: ${[...includeSections, 'all'].join(', ')}` })).optional(),
+    label: 'Include Sections',
+    description: 'Extra sections to embed in the profile. Lists embed their first 25 rows and the total.',
+    options: [{ value: 'all', label: 'All Sections' }, ...includeSections.map((s) => ({ value: s, label: labelOf(s) }))],
+    optional: true,
+  }),
+} as const;
+
+export const statusOptions: readonly ParamOption[] = [
+  { value: 'R', label: 'Registered' },
+  { value: 'L', label: 'In Liquidation' },
+  { value: 'N', label: 'Bankrupt' },
+  { value: 'D', label: 'Deleted' },
+];
+
+/** The paged-list parameters shared by every people and risk list. */
+export const pagedListParams = { page: p.page, limit: p.limit, lang: p.lang } as const;

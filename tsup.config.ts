@@ -38,7 +38,6 @@ export default defineConfig([
     ...shared,
     entry: { index: 'src/index.ts' },
     dts: true,
-    clean: true,
   },
   {
     ...shared,

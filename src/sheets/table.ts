@@ -1,0 +1,152 @@
+/**
+ * One table interface over CSV, XLSX, Google Sheets and memory.
+ * Row 0 is the header; every value is a string, read unformatted (numbers as plain digits,
+ * formulas as their result) and written as text, so codes keep leading zeros.
+ */
+
+export interface TableSnapshot {
+  header: string[];
+  /** Data rows (without the header), each padded to at least the header width. */
+  rows: string[][];
+}
+
+/** One cell write; row 0 is the header row, col 0 is column A. */
+export interface CellWrite {
+  row: number;
+  col: number;
+  value: string;
+}
+
+export interface Table {
+  /** For messages: file path or spreadsheet/sheet. Never holds credentials. */
+  readonly label: string;
+  /** Stable identity used to key local state (journal, ledger, lock). */
+  readonly id: string;
+  read(): Promise<TableSnapshot>;
+  /** Queues cell writes; the adapter may send them at once or on the next flush. Grows the grid as needed. */
+  write(cells: readonly CellWrite[]): Promise<void>;
+  /** Appends whole rows after the last row (inserting rows, never overwriting). Sent at once. */
+  append(rows: readonly string[][]): Promise<void>;
+  /** Sends or saves everything queued. Files are replaced atomically (temp file, then rename). */
+  flush(): Promise<void>;
+}
+
+/** Column index (0-based) to A1 letters: 0 → A, 26 → AA. */
+export function columnLetters(index: number): string {
+  let n = index + 1;
+  let s = '';
+  while (n > 0) {
+    const r = (n - 1) % 26;
+    s = String.fromCharCode(65 + r) + s;
+    n = Math.floor((n - 1) / 26);
+  }
+  return s;
+}
+
+export function columnIndex(letters: string): number {
+  let n = 0;
+  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n - 1;
+}
+
+/** A rectangle of values starting at (row, col); used to batch writes into few ranges. */
+export interface Block {
+  row: number;
+  col: number;
+  values: string[][];
+}
+
+/**
+ * Groups cell writes into rectangles: runs of adjacent columns in a row, then consecutive rows with the
+ * same run. Later writes to the same cell win.
+ */
+export function toBlocks(cells: readonly CellWrite[]): Block[] {
+  const byRow = new Map<number, Map<number, string>>();
+  for (const c of cells) {
+    let r = byRow.get(c.row);
+    if (!r) byRow.set(c.row, (r = new Map()));
+    r.set(c.col, c.value);
+  }
+  const runs: { row: number; col: number; values: string[] }[] = [];
+  for (const row of [...byRow.keys()].sort((a, b) => a - b)) {
+    const cols = byRow.get(row)!;
+    const sorted = [...cols.keys()].sort((a, b) => a - b);
+    let start = -1;
+    let prev = -2;
+    let vals: string[] = [];
+    for (const c of sorted) {
+      if (c !== prev + 1) {
+        if (start >= 0) runs.push({ row, col: start, values: vals });
+        start = c;
+        vals = [];
+      }
+      vals.push(cols.get(c)!);
+      prev = c;
+    }
+    if (start >= 0) runs.push({ row, col: start, values: vals });
+  }
+  const blocks: Block[] = [];
+  const open = new Map<string, Block>();
+  for (const run of runs) {
+    const key = `${run.col}:${run.values.length}`;
+    const b = open.get(key);
+    if (b && b.row + b.values.length === run.row) b.values.push(run.values);
+    else {
+      const nb = { row: run.row, col: run.col, values: [run.values] };
+      blocks.push(nb);
+      open.set(key, nb);
+    }
+  }
+  return blocks;
+}
+
+/** Applies writes to an in-memory grid (header + rows), growing it as needed. */
+export function applyWrites(grid: string[][], cells: readonly CellWrite[]): void {
+  for (const c of cells) {
+    while (grid.length <= c.row) grid.push([]);
+    const r = grid[c.row]!;
+    while (r.length <= c.col) r.push('');
+    r[c.col] = c.value;
+  }
+}
+
+export function snapshotOf(grid: readonly string[][]): TableSnapshot {
+  const header = [...(grid[0] ?? [])];
+  while (header.length && header[header.length - 1] === '') header.pop();
+  const width = header.length;
+  const rows = grid.slice(1).map((r) => (r.length >= width ? [...r] : [...r, ...Array<string>(width - r.length).fill('')]));
+  // Trailing empty rows are not data (spreadsheets and CSV exports often carry them).
+  while (rows.length && rows[rows.length - 1]!.every((v) => v === '')) rows.pop();
+  return { header, rows };
+}
+
+/** In-memory table for tests and library callers who hold their own rows. */
+export class MemoryTable implements Table {
+  readonly label: string;
+  readonly id: string;
+  readonly calls = { read: 0, write: 0, append: 0 };
+  constructor(
+    public grid: string[][] = [],
+    name = 'memory',
+  ) {
+    this.label = name;
+    this.id = `memory:${name}`;
+  }
+  async read(): Promise<TableSnapshot> {
+    this.calls.read++;
+    return snapshotOf(this.grid);
+  }
+  async write(cells: readonly CellWrite[]): Promise<void> {
+    if (!cells.length) return;
+    this.calls.write++;
+    applyWrites(this.grid, cells);
+  }
+  async append(rows: readonly string[][]): Promise<void> {
+    if (!rows.length) return;
+    this.calls.append++;
+    const last = snapshotOf(this.grid).rows.length + 1;
+    this.grid.length = Math.max(this.grid.length, last);
+    this.grid.splice(last, 0, ...rows.map((r) => [...r]));
+  }
+  async flush(): Promise<void> {}
+}

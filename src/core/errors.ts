@@ -1,0 +1,283 @@
+/**
+ * Typed errors of the client. Every error carries a machine code, the HTTP status when there was an
+ * answer, the request id when the service gave one, and a hint: what the user can do, in plain words.
+ * No message, property or toJSON output ever contains the API key: texts that come from the service
+ * are scrubbed of it (a server may echo the header back).
+ */
+
+export interface CompanyDataErrorInit {
+  status?: number;
+  code: string;
+  requestId?: string;
+  hint: string;
+  cause?: unknown;
+}
+
+export class CompanyDataError extends Error {
+  readonly status?: number;
+  readonly code: string;
+  readonly requestId?: string;
+  readonly hint: string;
+
+  constructor(message: string, init: CompanyDataErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.hint = init.hint;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message, code: this.code, hint: this.hint };
+    if (this.status !== undefined) out.status = this.status;
+    if (this.requestId !== undefined) out.requestId = this.requestId;
+    for (const [k, v] of Object.entries(this)) if (!(k in out) && v !== undefined) out[k] = v;
+    return out;
+  }
+}
+
+export interface ValidationErrorInit extends Partial<CompanyDataErrorInit> {
+  field: string;
+  rule: string;
+  /** Every problem found, when there was more than one. */
+  issues?: ReadonlyArray<{ field: string; rule: string }>;
+}
+
+/** A parameter breaks a rule: found by the client before sending, or answered with HTTP 400. */
+export class ValidationError extends CompanyDataError {
+  readonly field: string;
+  readonly rule: string;
+  readonly issues: ReadonlyArray<{ field: string; rule: string }>;
+  constructor(init: ValidationErrorInit) {
+    const message = init.field ? `${init.field} ${init.rule}` : init.rule;
+    super(message, {
+      status: init.status,
+      code: init.code ?? 'invalid_parameter',
+      requestId: init.requestId,
+      hint: init.hint ?? (init.field ? `Correct the value of ${init.field} and try again.` : 'Correct the request and try again.'),
+    });
+    this.field = init.field;
+    this.rule = init.rule;
+    this.issues = init.issues ?? [{ field: init.field, rule: init.rule }];
+  }
+}
+
+/** 401: no key sent (api_key_required) or key unknown or revoked (invalid_api_key). */
+export class AuthenticationError extends CompanyDataError {
+  constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
+    const code = init.code ?? 'invalid_api_key';
+    super(message, {
+      ...init,
+      status: init.status,
+      code,
+      hint:
+        init.hint ??
+        (code === 'api_key_required'
+          ? 'Add your API key to the credentials. Keys are issued by the operator on request.'
+          : 'Check the API key in the credentials. A revoked or lost key must be replaced by the operator.'),
+    });
+  }
+}
+
+/** 403 plan_required: monitoring, saved searches and the webhook need the API plan. */
+export class PlanRequiredError extends CompanyDataError {
+  constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
+    super(message, {
+      ...init,
+      code: init.code ?? 'plan_required',
+      hint: init.hint ?? 'This needs the API plan. Ask the operator to upgrade the account, or use a key of an account with the API plan.',
+    });
+  }
+}
+
+export class NotFoundError extends CompanyDataError {
+  constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
+    super(message, {
+      ...init,
+      code: init.code ?? 'not_found',
+      hint: init.hint ?? 'Check the registry code, id or number: the service has no such record.',
+    });
+  }
+}
+
+export class RateLimitError extends CompanyDataError {
+  /** How long the service asked to wait, in milliseconds (Retry-After), when it said. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, init: Partial<CompanyDataErrorInit> & { retryAfterMs?: number } = {}) {
+    super(message, {
+      ...init,
+      code: init.code ?? 'rate_limited',
+      hint: init.hint ?? 'Too many requests per second for this key. Wait a moment, or lower the request rate.',
+    });
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+export class ServerError extends CompanyDataError {
+  constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
+    super(message, {
+      ...init,
+      code: init.code ?? 'server_error',
+      hint: init.hint ?? 'The service had a problem. Try again later; if it persists, report the request id to the operator.',
+    });
+  }
+}
+
+/** No answer: the connection was refused, reset, or the host name did not resolve. */
+export class ConnectionError extends CompanyDataError {
+  /** refused | reset | dns | other (see TransportError). */
+  readonly kind: string;
+  constructor(message: string, init: Partial<CompanyDataErrorInit> & { kind: string }) {
+    super(message, {
+      ...init,
+      code: init.code ?? `connection_${init.kind}`,
+      hint: init.hint ?? 'Could not reach the service. Check the base URL and the network, then try again.',
+    });
+    this.kind = init.kind;
+  }
+}
+
+export class TimeoutError extends CompanyDataError {
+  constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
+    super(message, {
+      ...init,
+      code: init.code ?? 'timeout',
+      hint: init.hint ?? 'The service did not answer in time. Try again, or raise the timeout.',
+    });
+  }
+}
+
+/** A 2xx answer that is not JSON at all (a proxy page, a truncated body). */
+export class SchemaError extends CompanyDataError {
+  constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
+    super(message, {
+      ...init,
+      code: init.code ?? 'invalid_response',
+      hint: init.hint ?? 'The answer was not the JSON the service sends. Check the base URL (a proxy or a wrong address answers like this).',
+    });
+  }
+}
+
+/* ---- Secret scrubbing ---- */
+
+/** Replaces every occurrence of each secret (4+ characters) with "[redacted]". */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+/* ---- Retry-After ---- */
+
+/**
+ * Retry-After as milliseconds: delta-seconds ("3", also "1.5" from lenient servers) or an HTTP date
+ * (relative to `nowMs`). Undefined when absent or unreadable; never negative.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (v === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/* ---- Mapping an HTTP error answer ---- */
+
+interface ParsedErrorBody {
+  code?: string;
+  message?: string;
+  param?: string;
+  requestId?: string;
+  retryAfterSeconds?: number;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * Reads any error body we may meet: ours ({success:false,error:{code,message,param},meta:{request_id}}),
+ * flat {code,message}, {error:"text"}, {message}, or a non-JSON text.
+ */
+export function parseErrorBody(bodyText: string): ParsedErrorBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    const text = bodyText.trim();
+    // An HTML error page says nothing useful to a user.
+    return text && !/^</.test(text) ? { message: text.slice(0, 300) } : {};
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return {};
+  const o = json as Record<string, unknown>;
+  const meta = (o.meta && typeof o.meta === 'object' ? o.meta : {}) as Record<string, unknown>;
+  const out: ParsedErrorBody = { requestId: str(meta.request_id) ?? str(o.request_id) };
+  if (o.error && typeof o.error === 'object') {
+    const e = o.error as Record<string, unknown>;
+    out.code = str(e.code);
+    out.message = str(e.message);
+    out.param = str(e.param) ?? str(e.field);
+    if (typeof e.retry_after === 'number') out.retryAfterSeconds = e.retry_after;
+  } else {
+    out.code = str(o.code) ?? (typeof o.error === 'string' && /^[a-z_]+$/.test(o.error) ? o.error : undefined);
+    out.message = str(o.message) ?? str(o.error) ?? str(o.detail);
+    out.param = str(o.param) ?? str(o.field);
+    if (typeof o.retry_after === 'number') out.retryAfterSeconds = o.retry_after;
+  }
+  return out;
+}
+
+export interface ErrorFromResponseOptions {
+  /** Values to scrub from any text taken from the answer (the API key). */
+  secrets?: ReadonlyArray<string | undefined>;
+  /** Current time in ms, for Retry-After given as an HTTP date. */
+  nowMs?: number;
+}
+
+/** Maps a non-2xx answer to a typed error. Headers are expected with lower-case names. */
+export function errorFromResponse(
+  status: number,
+  headers: Record<string, string | undefined>,
+  bodyText: string,
+  opts: ErrorFromResponseOptions = {},
+): CompanyDataError {
+  const secrets = opts.secrets ?? [];
+  const body = parseErrorBody(bodyText);
+  const scrub = (s: string | undefined) => (s === undefined ? undefined : redact(s, secrets));
+  const code = scrub(body.code);
+  const serviceMessage = scrub(body.message);
+  const requestId = scrub(body.requestId ?? headers['x-request-id']);
+  const base = { status, requestId };
+  const say = (fallback: string) => serviceMessage ?? fallback;
+
+  if (status === 400 || status === 422) {
+    const param = scrub(body.param);
+    return new ValidationError({
+      ...base,
+      code: code ?? 'invalid_parameter',
+      field: param ?? '',
+      rule: serviceMessage ?? 'The service rejected a parameter',
+    });
+  }
+  if (status === 401) {
+    const c = code === 'api_key_required' ? 'api_key_required' : 'invalid_api_key';
+    return new AuthenticationError(say(c === 'api_key_required' ? 'No API key was sent' : 'The API key is unknown or revoked'), { ...base, code: c });
+  }
+  if (status === 403) {
+    if (!code || code === 'plan_required') return new PlanRequiredError(say('This needs the API plan'), { ...base, code: 'plan_required' });
+    return new CompanyDataError(say('Access denied'), { ...base, code, hint: 'This key may not do this. Ask the operator what the account allows.' });
+  }
+  if (status === 404) return new NotFoundError(say('Not found'), { ...base, code: code ?? 'not_found' });
+  if (status === 429) {
+    const fromHeader = parseRetryAfter(headers['retry-after'], opts.nowMs ?? Date.now());
+    const retryAfterMs = fromHeader ?? (body.retryAfterSeconds !== undefined ? Math.round(body.retryAfterSeconds * 1000) : undefined);
+    return new RateLimitError(say('Too many requests'), { ...base, code: code ?? 'rate_limited', retryAfterMs });
+  }
+  if (status >= 500) return new ServerError(say(`The service answered HTTP ${status}`), { ...base, code: code ?? 'server_error' });
+  return new CompanyDataError(say(`The service answered HTTP ${status}`), {
+    ...base,
+    code: code ?? `http_${status}`,
+    hint: 'The request was not accepted. Check the parameters; if it persists, report the request id to the operator.',
+  });
+}

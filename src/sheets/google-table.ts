@@ -1,0 +1,247 @@
+import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
+import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
+import { columnLetters, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
+
+export interface SheetsClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const realClock: SheetsClock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+
+export interface GoogleSheetTableOptions {
+  spreadsheetId: string;
+  /** Sheet (tab) title; the first sheet when not given. */
+  sheet?: string;
+  auth: GoogleCredentials | GoogleAuthClient;
+  /** API root, default https://sheets.googleapis.com/ (a local stand-in in tests). */
+  rootUrl?: string;
+  /** Google's per-user write quota; calls are spaced to stay within it. Default 60 per minute. */
+  writesPerMinute?: number;
+  /** Attempts after a 429 or 5xx before giving up. Default 6. */
+  maxRetries?: number;
+  /** First back-off step; doubles per attempt, plus up to 1 s of jitter, capped at 64 s (Google's advice). */
+  backoffBaseMs?: number;
+  clock?: SheetsClock;
+  random?: () => number;
+}
+
+/** Quotes a sheet title for A1 notation: 'My Sheet'!A1. */
+export function a1Sheet(title: string): string {
+  return /^[A-Za-z0-9_]+$/.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
+}
+
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  return String(v);
+}
+
+interface HttpishError {
+  status?: number;
+  code?: number | string;
+  response?: { status?: number; headers?: unknown };
+}
+
+function errorStatus(err: unknown): number | undefined {
+  const e = err as HttpishError;
+  const s = e?.response?.status ?? e?.status ?? (typeof e?.code === 'number' ? e.code : undefined);
+  return typeof s === 'number' ? s : undefined;
+}
+
+function retryAfterMs(err: unknown): number | undefined {
+  const h = (err as HttpishError)?.response?.headers as { get?: (k: string) => string | null } | Record<string, string> | undefined;
+  if (!h) return undefined;
+  const raw = typeof (h as { get?: unknown }).get === 'function' ? (h as { get(k: string): string | null }).get('retry-after') : (h as Record<string, string>)['retry-after'];
+  if (!raw) return undefined;
+  const secs = Number(raw);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const at = Date.parse(raw);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
+
+/**
+ * One sheet of a Google spreadsheet as a table.
+ * Reads with UNFORMATTED_VALUE; writes with RAW, so "=1+1", "+372..." and "00123" are stored as typed.
+ * Writes queue until flush and go out as one values.batchUpdate (plus one grid growth when needed).
+ */
+export class GoogleSheetTable implements Table {
+  readonly label: string;
+  readonly id: string;
+  readonly calls = { read: 0, write: 0, retries: 0 };
+  private readonly api: sheets_v4.Sheets;
+  private readonly clock: SheetsClock;
+  private readonly random: () => number;
+  private title: string | undefined;
+  private sheetId: number | undefined;
+  private grid: { rows: number; cols: number } | undefined;
+  private pending: CellWrite[] = [];
+  private readonly writeTimes: number[] = [];
+
+  constructor(private readonly options: GoogleSheetTableOptions) {
+    const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
+    this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
+    this.clock = options.clock ?? realClock;
+    this.random = options.random ?? Math.random;
+    this.title = options.sheet;
+    this.label = `spreadsheet ${options.spreadsheetId}${options.sheet ? ` sheet "${options.sheet}"` : ''}`;
+    this.id = `gsheet:${options.spreadsheetId}#${options.sheet ?? ''}`;
+  }
+
+  /** Runs one API call, backing off on 429 and 5xx as Google advises; writes also wait for quota room. */
+  private async call<T>(kind: 'read' | 'write', fn: () => Promise<T>, retryServerErrors = true): Promise<T> {
+    const max = this.options.maxRetries ?? 6;
+    const base = this.options.backoffBaseMs ?? 1000;
+    for (let attempt = 0; ; attempt++) {
+      if (kind === 'write') await this.awaitWriteRoom();
+      this.calls[kind]++;
+      try {
+        return await fn();
+      } catch (err) {
+        const status = errorStatus(err);
+        const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
+        if (!retriable || attempt >= max) throw sheetsError(err, status);
+        this.calls.retries++;
+        const backoff = Math.min(base * 2 ** attempt + this.random() * Math.min(base, 1000), 64_000);
+        await this.clock.sleep(Math.max(retryAfterMs(err) ?? 0, backoff));
+      }
+    }
+  }
+
+  private async awaitWriteRoom(): Promise<void> {
+    const perMinute = this.options.writesPerMinute ?? 60;
+    for (;;) {
+      const now = this.clock.now();
+      while (this.writeTimes.length && this.writeTimes[0]! <= now - 60_000) this.writeTimes.shift();
+      if (this.writeTimes.length < perMinute) {
+        this.writeTimes.push(now);
+        return;
+      }
+      await this.clock.sleep(this.writeTimes[0]! + 60_000 - now);
+    }
+  }
+
+  private async loadMetadata(): Promise<void> {
+    const res = await this.call('read', () =>
+      this.api.spreadsheets.get(
+        { spreadsheetId: this.options.spreadsheetId, fields: 'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)))' },
+        { retry: false },
+      ),
+    );
+    const sheets = res.data.sheets ?? [];
+    const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
+    if (!s?.properties) throw new Error(`sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}`);
+    this.title = s.properties.title ?? undefined;
+    this.sheetId = s.properties.sheetId ?? 0;
+    this.grid = { rows: s.properties.gridProperties?.rowCount ?? 0, cols: s.properties.gridProperties?.columnCount ?? 0 };
+  }
+
+  async read(): Promise<TableSnapshot> {
+    if (this.title === undefined) await this.loadMetadata();
+    const res = await this.call('read', () =>
+      this.api.spreadsheets.values.get(
+        { spreadsheetId: this.options.spreadsheetId, range: a1Sheet(this.title!), valueRenderOption: 'UNFORMATTED_VALUE', majorDimension: 'ROWS' },
+        { retry: false },
+      ),
+    );
+    // A whole-sheet range answers with the grid's extent (Sheet1!A1:Z1000), which saves a metadata read.
+    const m = /!?\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)$/.exec(res.data.range ?? '');
+    if (m && !this.grid) this.grid = { rows: Number(m[4]), cols: columnLettersToCount(m[3]!) };
+    const values = (res.data.values ?? []) as unknown[][];
+    const header = (values[0] ?? []).map(cellText);
+    while (header.length && header[header.length - 1] === '') header.pop();
+    const rows = values.slice(1).map((r) => {
+      const out = r.map(cellText);
+      while (out.length < header.length) out.push('');
+      return out;
+    });
+    while (rows.length && rows[rows.length - 1]!.every((v) => v === '')) rows.pop();
+    return { header, rows };
+  }
+
+  async write(cells: readonly CellWrite[]): Promise<void> {
+    this.pending.push(...cells);
+  }
+
+  private async ensureGrid(rows: number, cols: number): Promise<void> {
+    if (!this.grid || this.sheetId === undefined) await this.loadMetadata();
+    const g = this.grid!;
+    const requests: sheets_v4.Schema$Request[] = [];
+    if (rows > g.rows) requests.push({ appendDimension: { sheetId: this.sheetId, dimension: 'ROWS', length: rows - g.rows } });
+    if (cols > g.cols) requests.push({ appendDimension: { sheetId: this.sheetId, dimension: 'COLUMNS', length: cols - g.cols } });
+    if (!requests.length) return;
+    await this.call('write', () =>
+      this.api.spreadsheets.batchUpdate({ spreadsheetId: this.options.spreadsheetId, requestBody: { requests } }, { retry: false }),
+    );
+    this.grid = { rows: Math.max(rows, g.rows), cols: Math.max(cols, g.cols) };
+  }
+
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const cells = this.pending;
+    this.pending = [];
+    if (this.title === undefined) await this.loadMetadata();
+    const blocks = toBlocks(cells);
+    let maxRow = 0;
+    let maxCol = 0;
+    for (const b of blocks) {
+      maxRow = Math.max(maxRow, b.row + b.values.length);
+      maxCol = Math.max(maxCol, b.col + b.values[0]!.length);
+    }
+    if (!this.grid || maxRow > this.grid.rows || maxCol > this.grid.cols) await this.ensureGrid(maxRow, maxCol);
+    const sheet = a1Sheet(this.title!);
+    const data = blocks.map((b) => ({
+      range: `${sheet}!${columnLetters(b.col)}${b.row + 1}:${columnLetters(b.col + b.values[0]!.length - 1)}${b.row + b.values.length}`,
+      values: b.values,
+    }));
+    try {
+      await this.call('write', () =>
+        this.api.spreadsheets.values.batchUpdate(
+          { spreadsheetId: this.options.spreadsheetId, requestBody: { valueInputOption: 'RAW', data } },
+          { retry: false },
+        ),
+      );
+    } catch (err) {
+      this.pending = cells.concat(this.pending);
+      throw err;
+    }
+  }
+
+  async append(rows: readonly string[][]): Promise<void> {
+    if (!rows.length) return;
+    if (this.title === undefined) await this.loadMetadata();
+    const width = Math.max(...rows.map((r) => r.length));
+    if (!this.grid || width > this.grid.cols) await this.ensureGrid(this.grid?.rows ?? 0, width);
+    // Appends are not idempotent: retried only on 429 (not processed); callers reconcile by id otherwise.
+    await this.call(
+      'write',
+      () =>
+        this.api.spreadsheets.values.append(
+          {
+            spreadsheetId: this.options.spreadsheetId,
+            range: `${a1Sheet(this.title!)}!A1`,
+            valueInputOption: 'RAW',
+            insertDataOption: 'INSERT_ROWS',
+            requestBody: { values: rows.map((r) => [...r]) },
+          },
+          { retry: false },
+        ),
+      false,
+    );
+    if (this.grid) this.grid.rows += rows.length;
+  }
+}
+
+function columnLettersToCount(letters: string): number {
+  let n = 0;
+  for (const ch of letters) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n;
+}
+
+/** A short error naming the Sheets status and Google's message, never the token. */
+function sheetsError(err: unknown, status: number | undefined): Error {
+  const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
+  const msg = data?.message ?? (err as Error)?.message ?? String(err);
+  const e = new Error(`Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}`);
+  (e as Error & { status?: number }).status = status;
+  return e;
+}

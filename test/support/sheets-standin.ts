@@ -1,0 +1,439 @@
+/**
+ * A local stand-in for the subset of the Google Sheets v4 API the sheets module uses:
+ * spreadsheets.get / batchUpdate (appendDimension, insertDimension), values.get / batchGet / update /
+ * append / batchUpdate. It keeps Google's quota behaviour (writes per minute per user → 429
+ * RESOURCE_EXHAUSTED with Google's error body), RAW vs USER_ENTERED input and the value render options,
+ * and counts calls. googleapis talks to it through rootUrl.
+ *
+ * Auth works offline: a fixed OAuth2 access token, or self-signed service-account JWTs (RS256) from a
+ * key generated here.
+ */
+import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type Scalar = string | number | boolean;
+interface Cell {
+  v: Scalar;
+  f?: string;
+}
+interface Sheet {
+  sheetId: number;
+  title: string;
+  rowCount: number;
+  columnCount: number;
+  cells: (Cell | undefined)[][];
+}
+interface Spreadsheet {
+  id: string;
+  title: string;
+  sheets: Sheet[];
+}
+
+export interface StandinOptions {
+  /** Google's default: 60 write requests per minute per user. */
+  writesPerMinute?: number;
+  readsPerMinute?: number;
+  /** Length of the quota window; 60 s like Google, shorter in tests. */
+  windowMs?: number;
+  /** Google does not send Retry-After on quota errors; set to test that the client honours it. */
+  retryAfterSeconds?: number;
+}
+
+export interface CallLog {
+  method: string;
+  kind: 'read' | 'write';
+  status: number;
+  valueInputOption?: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    public status: number,
+    public googleStatus: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const colIndex = (letters: string) => [...letters.toUpperCase()].reduce((n, ch) => n * 26 + ch.charCodeAt(0) - 64, 0) - 1;
+const colLetters = (i: number): string => {
+  let n = i + 1;
+  let s = '';
+  while (n > 0) {
+    s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+    n = Math.floor((n - 1) / 26);
+  }
+  return s;
+};
+
+/** Tiny evaluator for USER_ENTERED formulas of numbers and + - * / ( ); enough to show the difference from RAW. */
+function evalFormula(expr: string): Scalar {
+  const tokens = expr.match(/\d+(?:\.\d+)?|[-+*/()]/g) ?? [];
+  let i = 0;
+  const atom = (): number => {
+    const t = tokens[i++];
+    if (t === '(') {
+      const v = sum();
+      i++;
+      return v;
+    }
+    if (t === '-') return -atom();
+    return Number(t);
+  };
+  const product = (): number => {
+    let v = atom();
+    while (tokens[i] === '*' || tokens[i] === '/') v = tokens[i++] === '*' ? v * atom() : v / atom();
+    return v;
+  };
+  const sum = (): number => {
+    let v = product();
+    while (tokens[i] === '+' || tokens[i] === '-') v = tokens[i++] === '+' ? v + product() : v - product();
+    return v;
+  };
+  const v = sum();
+  return Number.isFinite(v) ? v : '#ERROR!';
+}
+
+function userEntered(value: Scalar): Cell {
+  if (typeof value !== 'string') return { v: value };
+  if (value.startsWith("'")) return { v: value.slice(1) };
+  if (value.startsWith('=')) return { v: evalFormula(value.slice(1)), f: value };
+  if (/^[+-]?\d+(\.\d+)?$/.test(value.trim())) return { v: Number(value) };
+  if (/^(true|false)$/i.test(value)) return { v: value.toUpperCase() === 'TRUE' };
+  return { v: value };
+}
+
+interface Range {
+  sheet: Sheet;
+  r0: number;
+  c0: number;
+  /** Inclusive ends; undefined = to the grid edge. */
+  r1?: number;
+  c1?: number;
+  whole: boolean;
+}
+
+export class SheetsStandin {
+  readonly spreadsheets = new Map<string, Spreadsheet>();
+  readonly calls: CallLog[] = [];
+  readonly accessToken = 'standin-access-token';
+  private readonly keys = new Map<string, KeyObject>();
+  private readonly windows = new Map<string, { read: number[]; write: number[] }>();
+  url = '';
+  private server = createServer((req, res) => void this.handle(req, res));
+
+  constructor(private readonly options: StandinOptions = {}) {}
+
+  async listen(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  /** A service-account key whose self-signed JWTs this stand-in accepts (the private key never leaves the test). */
+  serviceAccountKey(email = 'sync@standin.iam.gserviceaccount.com'): { type: string; client_email: string; private_key: string; token_uri: string } {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    this.keys.set(email, publicKey);
+    return {
+      type: 'service_account',
+      client_email: email,
+      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      token_uri: `${this.url}token`,
+    };
+  }
+
+  /** Creates a spreadsheet; rows are stored as RAW strings. */
+  create(id: string, sheets: { title: string; rows?: string[][]; rowCount?: number; columnCount?: number }[]): void {
+    this.spreadsheets.set(id, {
+      id,
+      title: id,
+      sheets: sheets.map((s, i) => ({
+        sheetId: i === 0 ? 0 : 1000 + i,
+        title: s.title,
+        rowCount: Math.max(s.rowCount ?? 1000, s.rows?.length ?? 0),
+        columnCount: Math.max(s.columnCount ?? 26, ...(s.rows ?? []).map((r) => r.length)),
+        cells: (s.rows ?? []).map((r) => r.map((v) => (v === '' ? undefined : { v }))),
+      })),
+    });
+  }
+
+  /** The stored cells of a sheet (values as stored: numbers stay numbers, formulas as results). */
+  values(id: string, title: string): Scalar[][] {
+    const sheet = this.sheetOf(this.spreadsheets.get(id)!, title);
+    return sheet.cells.map((r) => Array.from(r ?? [], (c) => c?.v ?? ''));
+  }
+
+  cell(id: string, title: string, a1: string): Cell | undefined {
+    const m = /^([A-Z]+)(\d+)$/.exec(a1)!;
+    return this.sheetOf(this.spreadsheets.get(id)!, title).cells[Number(m[2]) - 1]?.[colIndex(m[1]!)];
+  }
+
+  count(kind: 'read' | 'write', okOnly = true): number {
+    return this.calls.filter((c) => c.kind === kind && (!okOnly || c.status < 300)).length;
+  }
+
+  private sheetOf(ss: Spreadsheet, title: string | undefined): Sheet {
+    const s = title === undefined ? ss.sheets[0] : ss.sheets.find((x) => x.title === title);
+    if (!s) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${title}`);
+    return s;
+  }
+
+  private parseRange(ss: Spreadsheet, a1: string): Range {
+    const m = /^(?:(?:'((?:[^']|'')+)'|([^!']+))!)?(.*)$/.exec(a1)!;
+    let title = m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2];
+    let cells = m[3] ?? '';
+    if (title === undefined && !/^[A-Z]*\d*(:[A-Z]*\d*)?$/i.test(cells)) {
+      title = cells;
+      cells = '';
+    }
+    if (title === undefined && ss.sheets.some((s) => s.title === cells)) {
+      title = cells;
+      cells = '';
+    }
+    const sheet = this.sheetOf(ss, title);
+    if (!cells) return { sheet, r0: 0, c0: 0, whole: true };
+    const [a, b] = cells.split(':');
+    const pa = /^([A-Z]*)(\d*)$/i.exec(a!);
+    const pb = b !== undefined ? /^([A-Z]*)(\d*)$/i.exec(b) : pa;
+    if (!pa || !pb) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    return {
+      sheet,
+      r0: pa[2] ? Number(pa[2]) - 1 : 0,
+      c0: pa[1] ? colIndex(pa[1]) : 0,
+      r1: pb[2] ? Number(pb[2]) - 1 : undefined,
+      c1: pb[1] ? colIndex(pb[1]) : undefined,
+      whole: false,
+    };
+  }
+
+  private render(cell: Cell | undefined, option: string): Scalar {
+    if (!cell) return '';
+    if (option === 'FORMULA' && cell.f) return cell.f;
+    if (option === 'UNFORMATTED_VALUE' || option === 'FORMULA') return cell.v;
+    return typeof cell.v === 'boolean' ? (cell.v ? 'TRUE' : 'FALSE') : String(cell.v);
+  }
+
+  private readRange(r: Range, option: string) {
+    const s = r.sheet;
+    const r1 = Math.min(r.r1 ?? s.rowCount - 1, s.rowCount - 1);
+    const c1 = Math.min(r.c1 ?? s.columnCount - 1, s.columnCount - 1);
+    const values: Scalar[][] = [];
+    for (let row = r.r0; row <= r1; row++) {
+      const line: Scalar[] = [];
+      for (let col = r.c0; col <= c1; col++) line.push(this.render(s.cells[row]?.[col], option));
+      while (line.length && line[line.length - 1] === '') line.pop();
+      values.push(line);
+    }
+    while (values.length && values[values.length - 1]!.length === 0) values.pop();
+    const range = `${quote(s.title)}!${colLetters(r.c0)}${r.r0 + 1}:${colLetters(c1)}${r1 + 1}`;
+    return { range, majorDimension: 'ROWS', ...(values.length ? { values } : {}) };
+  }
+
+  private writeRange(r: Range, values: Scalar[][], input: string) {
+    const s = r.sheet;
+    const height = values.length;
+    const width = Math.max(0, ...values.map((v) => v.length));
+    if (r.r0 + height > s.rowCount || r.c0 + width > s.columnCount) {
+      throw new HttpError(400, 'INVALID_ARGUMENT', `Range (${quote(s.title)}!${colLetters(r.c0 + width - 1)}${r.r0 + height}) exceeds grid limits. Max rows: ${s.rowCount}, max columns: ${s.columnCount}`);
+    }
+    values.forEach((line, i) => {
+      const row = (s.cells[r.r0 + i] ??= []);
+      line.forEach((v, j) => {
+        if (v === null) return;
+        row[r.c0 + j] = v === '' ? undefined : input === 'USER_ENTERED' ? userEntered(v) : { v };
+      });
+    });
+    const cells = values.reduce((n, l) => n + l.filter((v) => v !== null).length, 0);
+    return {
+      spreadsheetId: '',
+      updatedRange: `${quote(s.title)}!${colLetters(r.c0)}${r.r0 + 1}:${colLetters(r.c0 + Math.max(width, 1) - 1)}${r.r0 + Math.max(height, 1)}`,
+      updatedRows: height,
+      updatedColumns: width,
+      updatedCells: cells,
+    };
+  }
+
+  private quota(user: string, kind: 'read' | 'write'): void {
+    const limit = kind === 'write' ? (this.options.writesPerMinute ?? 60) : (this.options.readsPerMinute ?? 300);
+    const windowMs = this.options.windowMs ?? 60_000;
+    const w = this.windows.get(user) ?? { read: [], write: [] };
+    this.windows.set(user, w);
+    const now = Date.now();
+    const times = w[kind];
+    while (times.length && times[0]! <= now - windowMs) times.shift();
+    if (times.length >= limit) {
+      const metric = kind === 'write' ? 'Write requests' : 'Read requests';
+      throw new HttpError(
+        429,
+        'RESOURCE_EXHAUSTED',
+        `Quota exceeded for quota metric '${metric}' and limit '${metric} per minute per user' of service 'sheets.googleapis.com' for consumer 'project_number:000000000000'.`,
+      );
+    }
+    times.push(now);
+  }
+
+  private user(req: IncomingMessage): string {
+    const auth = req.headers.authorization ?? '';
+    const token = /^Bearer (.+)$/.exec(auth)?.[1];
+    if (token === this.accessToken) return 'oauth-user';
+    if (token && token.split('.').length === 3) {
+      const [h, p, sig] = token.split('.') as [string, string, string];
+      const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: string; exp?: number };
+      const key = payload.iss ? this.keys.get(payload.iss) : undefined;
+      if (key && verify('RSA-SHA256', Buffer.from(`${h}.${p}`), createPublicKey(key), Buffer.from(sig, 'base64url')) && (payload.exp ?? 0) * 1000 > Date.now()) {
+        return payload.iss!;
+      }
+    }
+    throw new HttpError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = decodeURIComponent(url.pathname);
+    let kind: 'read' | 'write' = req.method === 'GET' ? 'read' : 'write';
+    let method = 'unknown';
+    let input: string | undefined;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
+      const m = /^\/v4\/spreadsheets\/([^/:]+)(?::(batchUpdate)|\/values(?::(batchGet|batchUpdate)|\/(.+?)(:append)?))?$/.exec(path);
+      if (!m) throw new HttpError(404, 'NOT_FOUND', `Not found: ${path}`);
+      const user = this.user(req);
+      const ss = this.spreadsheets.get(m[1]!);
+      if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
+      const q = url.searchParams;
+      input = (q.get('valueInputOption') ?? (body.valueInputOption as string | undefined)) ?? undefined;
+      let out: unknown;
+      if (m[2] === 'batchUpdate') {
+        method = 'spreadsheets.batchUpdate';
+        this.quota(user, kind);
+        out = { spreadsheetId: ss.id, replies: (body.requests as Record<string, Record<string, unknown>>[]).map((r) => this.structural(ss, r)) };
+      } else if (m[3] === 'batchGet') {
+        method = 'values.batchGet';
+        this.quota(user, kind);
+        const opt = q.get('valueRenderOption') ?? 'FORMATTED_VALUE';
+        out = { spreadsheetId: ss.id, valueRanges: q.getAll('ranges').map((r) => this.readRange(this.parseRange(ss, r), opt)) };
+      } else if (m[3] === 'batchUpdate') {
+        method = 'values.batchUpdate';
+        this.requireInput(input);
+        this.quota(user, kind);
+        const data = body.data as { range: string; values: Scalar[][] }[];
+        const ranges = data.map((d) => this.parseRange(ss, d.range));
+        ranges.forEach((r, i) => this.checkFits(r, data[i]!.values));
+        const responses = ranges.map((r, i) => this.writeRange(r, data[i]!.values, input!));
+        out = { spreadsheetId: ss.id, totalUpdatedCells: responses.reduce((n, r) => n + r.updatedCells, 0), responses };
+      } else if (m[4] !== undefined && m[5]) {
+        method = 'values.append';
+        this.requireInput(input);
+        this.quota(user, kind);
+        out = { spreadsheetId: ss.id, ...this.appendRows(this.parseRange(ss, m[4]), body.values as Scalar[][], input!, q.get('insertDataOption') ?? 'OVERWRITE') };
+      } else if (m[4] !== undefined) {
+        const r = this.parseRange(ss, m[4]);
+        if (req.method === 'GET') {
+          method = 'values.get';
+          this.quota(user, kind);
+          out = this.readRange(r, q.get('valueRenderOption') ?? 'FORMATTED_VALUE');
+        } else {
+          method = 'values.update';
+          this.requireInput(input);
+          this.quota(user, kind);
+          this.checkFits(r, body.values as Scalar[][]);
+          out = { ...this.writeRange(r, body.values as Scalar[][], input!), spreadsheetId: ss.id };
+        }
+      } else {
+        method = 'spreadsheets.get';
+        kind = 'read';
+        this.quota(user, kind);
+        out = {
+          spreadsheetId: ss.id,
+          properties: { title: ss.title },
+          sheets: ss.sheets.map((s, index) => ({ properties: { sheetId: s.sheetId, title: s.title, index, sheetType: 'GRID', gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount } } })),
+        };
+      }
+      this.calls.push({ method, kind, status: 200, ...(input ? { valueInputOption: input } : {}) });
+      res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(out));
+    } catch (err) {
+      const e = err instanceof HttpError ? err : new HttpError(400, 'INVALID_ARGUMENT', (err as Error).message);
+      this.calls.push({ method, kind, status: e.status });
+      const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
+      if (e.status === 429 && this.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(this.options.retryAfterSeconds);
+      const details =
+        e.status === 429
+          ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED', domain: 'googleapis.com', metadata: { service: 'sheets.googleapis.com', quota_metric: `sheets.googleapis.com/${kind}_requests`, quota_limit: `${kind === 'write' ? 'Write' : 'Read'}RequestsPerMinutePerUser` } }]
+          : undefined;
+      res.writeHead(e.status, headers).end(JSON.stringify({ error: { code: e.status, message: e.message, status: e.googleStatus, ...(details ? { details } : {}) } }));
+    }
+  }
+
+  private requireInput(input: string | undefined): void {
+    if (input !== 'RAW' && input !== 'USER_ENTERED') throw new HttpError(400, 'INVALID_ARGUMENT', "Invalid valueInputOption: must be 'RAW' or 'USER_ENTERED'");
+  }
+
+  private checkFits(r: Range, values: Scalar[][]): void {
+    if (r.r1 !== undefined && r.r0 + values.length - 1 > r.r1) {
+      throw new HttpError(400, 'INVALID_ARGUMENT', `Requested writing within range [${r.sheet.title}], but tried writing to row [${r.r0 + values.length}]`);
+    }
+  }
+
+  private appendRows(r: Range, values: Scalar[][], input: string, insert: string) {
+    const s = r.sheet;
+    let last = -1;
+    s.cells.forEach((row, i) => {
+      if (row?.some((c) => c !== undefined)) last = i;
+    });
+    const at = last + 1;
+    if (insert === 'INSERT_ROWS') {
+      s.cells.splice(at, 0, ...values.map(() => [] as (Cell | undefined)[]));
+      s.rowCount += values.length;
+    } else if (at + values.length > s.rowCount) s.rowCount = at + values.length;
+    const width = Math.max(0, ...values.map((v) => v.length));
+    if (r.c0 + width > s.columnCount) s.columnCount = r.c0 + width;
+    const upd = this.writeRange({ sheet: s, r0: at, c0: r.c0, whole: false }, values, input);
+    return { tableRange: last >= 0 ? `${quote(s.title)}!A1:${colLetters(s.columnCount - 1)}${last + 1}` : undefined, updates: upd };
+  }
+
+  private structural(ss: Spreadsheet, req: Record<string, Record<string, unknown>>): unknown {
+    const sheetById = (id: unknown) => {
+      const s = ss.sheets.find((x) => x.sheetId === (id ?? 0));
+      if (!s) throw new HttpError(400, 'INVALID_ARGUMENT', `No grid with id: ${String(id)}`);
+      return s;
+    };
+    if (req.appendDimension) {
+      const a = req.appendDimension as { sheetId?: number; dimension: string; length: number };
+      const s = sheetById(a.sheetId);
+      if (a.dimension === 'ROWS') s.rowCount += a.length;
+      else s.columnCount += a.length;
+      return {};
+    }
+    if (req.insertDimension) {
+      const d = req.insertDimension as { range: { sheetId?: number; dimension: string; startIndex: number; endIndex: number } };
+      const s = sheetById(d.range.sheetId);
+      const n = d.range.endIndex - d.range.startIndex;
+      if (d.range.dimension === 'ROWS') {
+        s.cells.splice(d.range.startIndex, 0, ...Array.from({ length: n }, () => [] as (Cell | undefined)[]));
+        s.rowCount += n;
+      } else {
+        for (const row of s.cells) row?.splice(d.range.startIndex, 0, ...Array<undefined>(n).fill(undefined));
+        s.columnCount += n;
+      }
+      return {};
+    }
+    throw new HttpError(400, 'INVALID_ARGUMENT', `Unsupported request in the stand-in: ${Object.keys(req).join(', ')}`);
+  }
+}
+
+function quote(title: string): string {
+  return /^[A-Za-z0-9_]+$/.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
+}
+
+export async function startSheetsStandin(options: StandinOptions = {}): Promise<SheetsStandin> {
+  return new SheetsStandin(options).listen();
+}

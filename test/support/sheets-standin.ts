@@ -8,7 +8,7 @@
  * Auth works offline: a fixed OAuth2 access token, or self-signed service-account JWTs (RS256) from a
  * key generated here.
  */
-import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -287,7 +287,7 @@ export class SheetsStandin {
       const [h, p, sig] = token.split('.') as [string, string, string];
       const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: string; exp?: number };
       const key = payload.iss ? this.keys.get(payload.iss) : undefined;
-      if (key && verify('RSA-SHA256', Buffer.from(`${h}.${p}`), createPublicKey(key), Buffer.from(sig, 'base64url')) && (payload.exp ?? 0) * 1000 > Date.now()) {
+      if (key && verify('RSA-SHA256', Buffer.from(`${h}.${p}`), key, Buffer.from(sig, 'base64url')) && (payload.exp ?? 0) * 1000 > Date.now()) {
         return payload.iss!;
       }
     }

@@ -179,7 +179,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   const v = value.trim();
   if (v === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const at = Date.parse(v);
+  // An HTTP date names the weekday and month; this keeps "-5" from parsing as a year.
+  const at = /[a-z]{3}/i.test(v) ? Date.parse(v) : NaN;
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
 }

@@ -3,7 +3,7 @@ import { VirtualTimer } from '../clock';
 import { Rng } from '../dataset/prng';
 import { SandboxError } from './errors';
 import { postOnce, type PostOutcome } from './http-post';
-import { signatureHeader } from './sign';
+import { signWebhook } from '../../webhooks/sign';
 import type { SandboxEvent } from './store';
 
 /** Seconds to wait after failed attempt n (1-based) before attempt n+1 (spec, Delivery rules). */
@@ -187,13 +187,10 @@ export class DeliveryEngine {
     if (!event) return { outcome: { error: `event ${d.event_id} is no longer stored` }, at, finished: at };
     const body = JSON.stringify(event);
     // Receivers check the timestamp against their own clock, so it is real time even when the sandbox clock is moved.
-    const timestamp = String(Math.floor(Date.now() / 1000));
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': 'Service-Webhooks/1.0',
-      'X-Service-Event-Id': event.id,
-      'X-Service-Timestamp': timestamp,
-      'X-Service-Signature': signatureHeader(target.secret, timestamp, body),
+      ...signWebhook({ secret: target.secret, body, eventId: event.id, timestamp: Math.floor(Date.now() / 1000) }),
     };
     const outcome = await postOnce(target.url, headers, body, this.host.settings.answerTimeoutMs);
     return { outcome, at, finished: this.host.clock.now() };

@@ -1,0 +1,61 @@
+import {
+  NodeConnectionTypes,
+  NodeOperationError,
+  type IDataObject,
+  type INodeExecutionData,
+  type INodeType,
+  type INodeTypeDescription,
+  type IPollFunctions,
+} from 'n8n-workflow';
+import { CompanyDataError } from '../../src/core/errors';
+import { pollApi } from '../../src/n8n/trigger/api';
+import { readCredentials, triggerClient } from '../../src/n8n/trigger/context-client';
+import { splitList } from '../../src/n8n/trigger/items';
+import { pollOnce, pollSources, type PollState } from '../../src/n8n/trigger/poll';
+import { pollTriggerProperties, readTriggerOptions } from '../../src/n8n/trigger/properties';
+
+/**
+ * The polling variant, for n8n without a public HTTPS address. n8n needs a separate node for polling
+ * (polling: true + poll()) and for webhooks. Cursors and seen ids live in static data, which n8n saves
+ * after each poll.
+ */
+export class CompanyDataPollTrigger implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Company Data Poll Trigger',
+    name: 'companyDataPollTrigger',
+    icon: { light: 'file:companyData.svg', dark: 'file:companyData.dark.svg' },
+    group: ['trigger'],
+    version: 1,
+    subtitle: '={{$parameter["events"].join(", ")}}',
+    description: 'Checks for changes of watched companies and new saved-search matches on a schedule',
+    defaults: { name: 'Company Data Poll Trigger' },
+    polling: true,
+    inputs: [],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'companyDataApi', required: true }],
+    properties: pollTriggerProperties,
+  };
+
+  async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+    const options = readTriggerOptions((name, fallback) => this.getNodeParameter(name, fallback));
+    const searchIds = splitList(this.getNodeParameter('searchIds', ''));
+    const extra = this.getNodeParameter('options', {}) as IDataObject;
+    if (options.events.includes('search.matches') && searchIds.length === 0 && options.events.length === 1) {
+      throw new NodeOperationError(this.getNode(), 'Saved Search IDs: enter at least one saved search ID (srch_...)');
+    }
+    const client = triggerClient(readCredentials(await this.getCredentials('companyDataApi')), (o) => this.helpers.httpRequest(o));
+    const state = this.getWorkflowStaticData('node') as PollState;
+    try {
+      const items = await pollOnce(pollSources(pollApi(client), { options, searchIds }), state, {
+        options,
+        searchIds,
+        startFrom: extra.startFrom === 'oldest' ? 'oldest' : 'now',
+        manual: this.getMode() === 'manual',
+      });
+      return items.length ? [this.helpers.returnJsonArray(items as IDataObject[])] : null;
+    } catch (error) {
+      if (error instanceof CompanyDataError) throw new NodeOperationError(this.getNode(), error.message, { description: error.hint });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { SignatureVerificationError, verifyWebhook, type WebhookHeaders } from '../../webhooks';
+import { eventToItems, type TriggerItem, type TriggerOptions } from './items';
+
+export type DeliveryOutcome =
+  | { kind: 'rejected'; status: 401; reason: string; message: string }
+  | { kind: 'duplicate'; eventId: string }
+  | { kind: 'filtered'; eventId: string }
+  | { kind: 'accepted'; eventId: string; items: TriggerItem[] };
+
+export interface DeliveryContext {
+  secrets: readonly string[];
+  options: TriggerOptions;
+  /** Records the id; false when it was seen before. */
+  checkAndRecord(eventId: string): Promise<boolean>;
+  now?: number;
+}
+
+/**
+ * One webhook request: verify (v1 HMAC over the raw body, 300 s both ways), skip ids already seen,
+ * then turn the event into items. Nothing here trusts the parsed body or the event id header:
+ * only the signed raw body counts.
+ */
+export async function handleDelivery(rawBody: unknown, headers: WebhookHeaders, ctx: DeliveryContext): Promise<DeliveryOutcome> {
+  if (ctx.secrets.length === 0) {
+    return { kind: 'rejected', status: 401, reason: 'no_secret', message: 'No signing secret is known for this webhook, so no delivery can be verified' };
+  }
+  let event: { id?: unknown; type?: unknown };
+  try {
+    if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+      throw new SignatureVerificationError('body_not_raw', 'the raw request body is not available');
+    }
+    event = verifyWebhook({ rawBody, headers, secrets: ctx.secrets, now: ctx.now });
+  } catch (error) {
+    if (error instanceof SignatureVerificationError) return { kind: 'rejected', status: 401, reason: error.reason, message: error.message };
+    throw error;
+  }
+  if (typeof event.id !== 'string' || event.id === '') {
+    return { kind: 'rejected', status: 401, reason: 'invalid_json', message: 'the signed event has no id' };
+  }
+  if (!(await ctx.checkAndRecord(event.id))) return { kind: 'duplicate', eventId: event.id };
+  const items = eventToItems(event, ctx.options);
+  return items.length ? { kind: 'accepted', eventId: event.id, items } : { kind: 'filtered', eventId: event.id };
+}

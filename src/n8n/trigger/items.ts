@@ -1,0 +1,87 @@
+import { changeSummary, matchCompanySummary, matchesSummary, testSummary, type SummaryLang } from './summary';
+
+export const triggerEventTypes = ['monitoring.change', 'search.matches', 'webhook.test'] as const;
+export type TriggerEventType = (typeof triggerEventTypes)[number];
+
+export interface TriggerOptions {
+  /** Event types that start the workflow. Empty: all. */
+  events: TriggerEventType[];
+  lang: SummaryLang;
+  /** monitoring.change filters; each empty list means "any". */
+  categories: string[];
+  kinds: string[];
+  tones: string[];
+  /** Only changes naming one of these lists (lst_ ids). */
+  listIds: string[];
+  /** search.matches: one item per company instead of one per event. */
+  onePerCompany: boolean;
+}
+
+export const defaultTriggerOptions: TriggerOptions = {
+  events: [...triggerEventTypes],
+  lang: 'en',
+  categories: [],
+  kinds: [],
+  tones: [],
+  listIds: [],
+  onePerCompany: false,
+};
+
+type Rec = Record<string, unknown>;
+export type TriggerItem = Rec & { summary: string };
+
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Splits "a, b,c" into trimmed, non-empty values (n8n string fields for lists of ids and kinds). */
+export function splitList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String).map((s) => s.trim()).filter(Boolean);
+  if (typeof value !== 'string') return [];
+  return value.split(/[,\s]+/).map((s) => s.trim()).filter(Boolean);
+}
+
+function wanted(type: string, opts: TriggerOptions): boolean {
+  return opts.events.length === 0 || (opts.events as string[]).includes(type);
+}
+
+function changePasses(data: Rec, opts: TriggerOptions): boolean {
+  if (opts.categories.length && !opts.categories.includes(String(data.category))) return false;
+  if (opts.kinds.length && !opts.kinds.includes(String(data.kind))) return false;
+  if (opts.tones.length && !opts.tones.includes(String(data.tone))) return false;
+  if (opts.listIds.length) {
+    const lists = Array.isArray(data.lists) ? data.lists : [];
+    if (!lists.some((l) => isRec(l) && opts.listIds.includes(String(l.id)))) return false;
+  }
+  return true;
+}
+
+/**
+ * Items for one event, after the node's filters: [] when the event is filtered out.
+ * Each item is the event itself with `summary` first; a split search.matches item keeps the event's
+ * shape with data.company (one) instead of data.companies, like monitoring.change.
+ */
+export function eventToItems(event: unknown, opts: TriggerOptions): TriggerItem[] {
+  if (!isRec(event) || typeof event.type !== 'string' || !wanted(event.type, opts)) return [];
+  const data = isRec(event.data) ? event.data : {};
+  switch (event.type) {
+    case 'monitoring.change': {
+      if (!isRec(data.company) || !changePasses(data, opts)) return [];
+      return [{ summary: changeSummary(event as never, opts.lang), ...event }];
+    }
+    case 'search.matches': {
+      if (!isRec(data.search)) return [];
+      const companies = Array.isArray(data.companies) ? data.companies.filter(isRec) : [];
+      if (!opts.onePerCompany) return [{ summary: matchesSummary(event as never, opts.lang), ...event }];
+      const { companies: _all, ...rest } = data;
+      return companies.map((company) => ({
+        summary: matchCompanySummary(data.search as { name: string }, company as never, opts.lang),
+        ...event,
+        data: { ...rest, company },
+      }));
+    }
+    case 'webhook.test':
+      return [{ summary: testSummary(opts.lang), ...event }];
+    default:
+      // A type this version does not know: pass it on only when the user chose "all events".
+      return opts.events.length === triggerEventTypes.length || opts.events.length === 0 ? [{ summary: `${event.type} ${String(event.id ?? '')}`.trim(), ...event }] : [];
+  }
+}

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { MonitoringChangeEvent, SearchMatchesEvent, WebhookEvent } from '../core/schemas/events';
+import { defaultStateDir } from './enrich';
+import { EventLedger } from './event-ledger';
+import type { Table } from './table';
+import { WriterLock } from './writer-lock';
+
+/** Columns of the events sheet; a search.matches event gives one row per company. */
+export const EVENT_COLUMNS = [
+  'event_id', 'type', 'created_at', 'registry_code', 'company_name', 'category', 'kind', 'tone', 'details', 'lists',
+  'search', 'match_date', 'legal_form', 'status', 'registered_on', 'address', 'activity_code', 'employees', 'revenue',
+  'tax_debt', 'rating',
+] as const;
+type Column = (typeof EVENT_COLUMNS)[number];
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** Rows of one event as column → text; webhook.test and unknown types give none. */
+export function eventRecords(event: WebhookEvent | { id: string; type: string }): Partial<Record<Column, string>>[] {
+  if (event.type === 'monitoring.change') {
+    const e = event as MonitoringChangeEvent;
+    return [{
+      event_id: e.id, type: e.type, created_at: e.created_at, registry_code: e.data.company.registry_code, company_name: e.data.company.name,
+      category: e.data.category, kind: e.data.kind, tone: e.data.tone, details: text(e.data.details),
+      lists: e.data.lists.map((l) => (l.external_ref ? `${l.name} (${l.external_ref})` : l.name)).join('; '),
+    }];
+  }
+  if (event.type === 'search.matches') {
+    const e = event as SearchMatchesEvent;
+    return e.data.companies.map((c) => ({
+      event_id: e.id, type: e.type, created_at: e.created_at, registry_code: c.registry_code, company_name: c.name,
+      search: e.data.search.name, match_date: e.data.date, legal_form: c.legal_form, status: c.status, registered_on: c.registered_on,
+      address: c.address, activity_code: text(c.activity_code), employees: text(c.employees), revenue: text(c.revenue), tax_debt: text(c.tax_debt), rating: text(c.rating),
+    }));
+  }
+  return [];
+}
+
+const rowKey = (eventId: string, registryCode: string) => `${eventId}|${registryCode}`;
+
+export interface EventSheetOptions {
+  table: Table;
+  /** Ledger file; default <state dir>/events-<table hash>.jsonl. */
+  ledgerPath?: string;
+  stateDir?: string;
+}
+
+export type AcceptOutcome = 'appended' | 'duplicate' | 'ignored';
+
+/**
+ * Writes events to a sheet as rows, each exactly once across redeliveries and restarts:
+ * a lock makes this the only writer, the ledger records intent and completion durably, and on start
+ * the event_id column of the sheet is read back to settle anything a crash left half done.
+ */
+export class EventSheetWriter {
+  readonly ledger: EventLedger;
+  private readonly lock: WriterLock;
+  private header: string[] = [];
+  private present = new Set<string>();
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly stats = { appended: 0, duplicates: 0, ignored: 0, rows: 0, reconciled: 0 };
+
+  constructor(private readonly options: EventSheetOptions) {
+    const hash = createHash('sha256').update(options.table.id).digest('hex').slice(0, 16);
+    const dir = options.stateDir ?? defaultStateDir();
+    this.ledger = new EventLedger(options.ledgerPath ?? join(dir, `events-${hash}.jsonl`));
+    this.lock = new WriterLock(`${this.ledger.path}.lock`);
+  }
+
+  /** Takes the lock, makes sure the header exists, and reconciles the ledger with the sheet. */
+  async open(): Promise<void> {
+    this.lock.acquire(this.options.table.label);
+    try {
+      const { table } = this.options;
+      const snap = await table.read();
+      this.header = [...snap.header];
+      const missing = EVENT_COLUMNS.filter((c) => !this.header.includes(c));
+      if (missing.length) {
+        const start = this.header.length;
+        this.header.push(...missing);
+        await table.write(missing.map((value, i) => ({ row: 0, col: start + i, value })));
+        await table.flush();
+      }
+      const idCol = this.header.indexOf('event_id');
+      const codeCol = this.header.indexOf('registry_code');
+      for (const r of snap.rows) {
+        const id = r[idCol] ?? '';
+        if (!id) continue;
+        this.present.add(rowKey(id, r[codeCol] ?? ''));
+        if (!this.ledger.done.has(id) && !this.ledger.pending.has(id)) {
+          // Rows in the sheet the ledger does not know (ledger lost or copied sheet): never add them again.
+          this.ledger.finish(id);
+          this.stats.reconciled++;
+        }
+      }
+      for (const [id, rows] of [...this.ledger.pending]) {
+        await this.appendMissing(id, rows);
+        this.stats.reconciled++;
+      }
+    } catch (e) {
+      this.lock.release();
+      throw e;
+    }
+  }
+
+  private toRow(rec: Partial<Record<Column, string>>): string[] {
+    return this.header.map((h) => rec[h as Column] ?? '');
+  }
+
+  private async appendMissing(id: string, rows: string[][]): Promise<void> {
+    const idCol = this.header.indexOf('event_id');
+    const codeCol = this.header.indexOf('registry_code');
+    const todo = rows.filter((r) => !this.present.has(rowKey(r[idCol] ?? id, r[codeCol] ?? '')));
+    if (todo.length) await this.options.table.append(todo);
+    for (const r of todo) this.present.add(rowKey(r[idCol] ?? id, r[codeCol] ?? ''));
+    this.stats.rows += todo.length;
+    this.ledger.finish(id);
+  }
+
+  /** Stores one event (serialised with any other call), answering whether it was new. */
+  accept(event: WebhookEvent | { id: string; type: string }): Promise<AcceptOutcome> {
+    const run = async (): Promise<AcceptOutcome> => {
+      if (this.ledger.done.has(event.id)) {
+        this.stats.duplicates++;
+        return 'duplicate';
+      }
+      const records = eventRecords(event);
+      if (!records.length) {
+        this.stats.ignored++;
+        return 'ignored';
+      }
+      const rows = records.map((r) => this.toRow(r));
+      this.ledger.begin(event.id, rows);
+      await this.appendMissing(event.id, rows);
+      this.stats.appended++;
+      return 'appended';
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    this.ledger.close();
+    this.lock.release();
+  }
+}

@@ -57,3 +57,16 @@ export class FakeClock implements Clock {
     await flush();
   }
 }
+
+/** A clock whose sleep returns at once after moving time forward: for tests where waits only need to be recorded. */
+export class AutoClock implements Clock {
+  readonly sleeps: number[] = [];
+  constructor(public t = 1_700_000_000_000) {}
+  now(): number {
+    return this.t;
+  }
+  async sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    this.t += Math.max(0, ms);
+  }
+}

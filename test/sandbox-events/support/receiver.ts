@@ -1,0 +1,21 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { RecordedRequest } from '../../support/http-server';
+
+/** Independent check of a delivery's signature with node:crypto (not the package's verifier). */
+export function signatureValid(secret: string, r: RecordedRequest): boolean {
+  const ts = String(r.headers['x-service-timestamp']);
+  const sig = String(r.headers['x-service-signature']);
+  const expected = `v1=${createHmac('sha256', secret).update(`${ts}.${r.body}`).digest('hex')}`;
+  return sig.length === expected.length && timingSafeEqual(Buffer.from(sig), Buffer.from(expected));
+}
+
+/** Polls until the condition holds (deliveries run on their own timers). */
+export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -8,7 +8,7 @@ import { announcementSchema, consumerDisputeSchema, domainSchema, permitSchema, 
  * The spec shows no paths for these records, only the profile's include sections. Each operation
  * reads the profile with one include and returns that section: its first 25 rows and the total.
  */
-const section = (name: string, label: string, action: string, description: string, key: string, row: z.ZodType) =>
+const section = <T extends z.ZodType>(name: string, label: string, action: string, description: string, key: string, row: T) =>
   defineOperation({
     group: 'assets',
     name,

@@ -3,7 +3,7 @@ import { defineOperation } from '../operation';
 import { p, pagedListParams, param } from '../params';
 import { holdingSchema, partyRoleSchema, personSchema, personSearchItemSchema, shareholderSchema } from '../schemas/people';
 
-const peopleList = (name: string, label: string, action: string, description: string, slug: string, item: z.ZodType) =>
+const peopleList = <T extends z.ZodType>(name: string, label: string, action: string, description: string, slug: string, item: T) =>
   defineOperation({
     group: 'people',
     name,

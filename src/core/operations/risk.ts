@@ -6,7 +6,7 @@ import { courtCaseSchema, creditScoreSchema, enforcementSchema, paymentOrderSche
 
 const base = { group: 'risk', method: 'GET', retry: 'safe' } as const;
 
-const object = (name: string, label: string, action: string, description: string, slug: string, response: z.ZodType) =>
+const object = <R extends z.ZodType>(name: string, label: string, action: string, description: string, slug: string, response: R) =>
   defineOperation({
     ...base,
     source: 'shown',
@@ -19,7 +19,7 @@ const object = (name: string, label: string, action: string, description: string
     response,
   });
 
-const pagedList = (name: string, label: string, action: string, description: string, slug: string, item: z.ZodType, source: 'shown' | 'decided' = 'shown') =>
+const pagedList = <T extends z.ZodType>(name: string, label: string, action: string, description: string, slug: string, item: T, source: 'shown' | 'decided' = 'shown') =>
   defineOperation({
     ...base,
     source,

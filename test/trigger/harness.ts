@@ -1,0 +1,224 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { vi } from 'vitest';
+import type { IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
+import { createClock } from '../../src/sandbox/clock';
+import { writeHandlers } from '../../src/sandbox/events/handlers';
+import { SandboxError } from '../../src/sandbox/events/errors';
+import { EventService } from '../../src/sandbox/events/service';
+import { MemoryCompanies } from '../../src/sandbox/monitoring/memory-companies';
+
+/**
+ * Test rig: the sandbox's event service behind a small loopback HTTP API (the operations the trigger
+ * calls, answered by the sandbox's own write handlers), a receiver that captures signed deliveries as
+ * they arrive (raw body bytes and headers), and n8n contexts whose HTTP helper makes real requests.
+ */
+
+export const ACCOUNT = 'acct_test';
+export const API_KEY = 'sk_test_trigger_key_0001';
+
+export interface Captured {
+  rawBody: Buffer;
+  headers: IncomingMessage['headers'];
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const routes: Array<{ method: string; re: RegExp; op: string; params: (m: RegExpExecArray, q: URLSearchParams, body: IDataObject) => IDataObject }> = [
+  { method: 'GET', re: /^\/webhook$/, op: 'webhook.get', params: () => ({}) },
+  { method: 'PUT', re: /^\/webhook$/, op: 'webhook.set', params: (_m, _q, b) => b },
+  { method: 'POST', re: /^\/webhook\/test$/, op: 'webhook.test', params: () => ({}) },
+  { method: 'GET', re: /^\/monitoring\/events$/, op: 'monitoring.events', params: (_m, q) => ({ after: q.get('after') ?? undefined, limit: Number(q.get('limit') ?? 25) }) },
+  { method: 'GET', re: /^\/searches\/([^/]+)\/matches$/, op: 'searches.matches', params: (m, q) => ({ search_id: m[1], after: q.get('after') ?? undefined, limit: Number(q.get('limit') ?? 25) }) },
+];
+
+export interface Rig {
+  svc: EventService;
+  companies: MemoryCompanies;
+  apiUrl: string;
+  receiverUrl: string;
+  captured: Captured[];
+  /** Answer of the receiver (default 200). */
+  receiverStatus: number;
+  waitForDeliveries(n: number, timeoutMs?: number): Promise<Captured[]>;
+  close(): Promise<void>;
+}
+
+export async function startRig(opts: { duplicateRate?: number } = {}): Promise<Rig> {
+  const companies = new MemoryCompanies();
+  const svc = new EventService({ clock: createClock(), companies, seed: 7, settings: { duplicateRate: opts.duplicateRate ?? 0, duplicateCopies: 1 } });
+  const api = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const raw = (await readBody(req)).toString('utf8');
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.headers['x-api-key'] !== API_KEY) return send(401, { success: false, error: { code: 'invalid_api_key', message: 'unknown key' } });
+    for (const r of routes) {
+      const m = r.re.exec(url.pathname);
+      if (!m || r.method !== req.method) continue;
+      try {
+        const out = writeHandlers[r.op]!(svc, ACCOUNT, r.params(m, url.searchParams, raw ? JSON.parse(raw) : {}));
+        return send(out.status ?? 200, { success: true, data: out.data, meta: { request_id: 'req_1', ...(out.meta ?? {}) } });
+      } catch (e) {
+        if (e instanceof SandboxError) return send(e.status, { success: false, error: { code: e.code, message: e.message } });
+        return send(500, { success: false, error: { code: 'internal', message: String(e) } });
+      }
+    }
+    send(404, { success: false, error: { code: 'not_found', message: 'no such path' } });
+  });
+  const captured: Captured[] = [];
+  const rig = { receiverStatus: 200 } as Rig;
+  const receiver = createServer(async (req, res) => {
+    const rawBody = await readBody(req);
+    captured.push({ rawBody, headers: req.headers });
+    res.writeHead(rig.receiverStatus);
+    res.end();
+  });
+  const apiUrl = await listen(api);
+  const receiverUrl = await listen(receiver);
+  Object.assign(rig, {
+    svc,
+    companies,
+    apiUrl,
+    receiverUrl,
+    captured,
+    async waitForDeliveries(n: number, timeoutMs = 5000) {
+      const until = Date.now() + timeoutMs;
+      while (captured.length < n) {
+        if (Date.now() > until) throw new Error(`expected ${n} deliveries, got ${captured.length}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return captured.slice(0, n);
+    },
+    async close() {
+      await svc.close();
+      await Promise.all([api, receiver].map((s) => new Promise((r) => s.close(r))));
+    },
+  });
+  return rig;
+}
+
+/** A monitored company on a list with an external reference, ready for changes. */
+export function watchCompany(rig: Rig, name = 'Näidis Ehitus OÜ'): { code: string; listId: string } {
+  const [code] = rig.svc.registerCompanies([{ name }]);
+  const list = writeHandlers['monitoring.createList']!(rig.svc, ACCOUNT, { name: 'Key clients' }).data as { id: string };
+  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, { list_id: list.id, add: [{ registry_code: code, external_ref: 'CRM-991' }] });
+  return { code: code!, listId: list.id };
+}
+
+/** n8n's httpRequest helper, over real HTTP (fetch) with the options the trigger uses. */
+export async function httpRequest(o: IHttpRequestOptions): Promise<unknown> {
+  const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers as Record<string, string>, body: o.body as string | undefined });
+  return { statusCode: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
+}
+
+export interface NodeParams {
+  events?: string[];
+  language?: string;
+  filters?: IDataObject;
+  options?: IDataObject;
+  searchIds?: string;
+}
+
+const param = (params: NodeParams) => (name: string, fallback?: unknown) => (params as Record<string, unknown>)[name] ?? fallback;
+
+export function credentials(rig: Rig, extra: IDataObject = {}): IDataObject {
+  return { apiKey: API_KEY, baseUrl: rig.apiUrl, ...extra };
+}
+
+const node = { id: 'node-1', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+const logger = () => ({ warn: vi.fn(), info: vi.fn(), error: vi.fn(), debug: vi.fn() });
+
+export function hookContext(rig: Rig, staticData: IDataObject, params: NodeParams = {}, creds: IDataObject = credentials(rig), url = 'https://n8n.example.ee/webhook/abc/webhook') {
+  return {
+    getNode: () => node,
+    getNodeWebhookUrl: () => url,
+    getWorkflowStaticData: () => staticData,
+    getCredentials: async () => creds,
+    getNodeParameter: param(params),
+    helpers: { httpRequest },
+    logger: logger(),
+  } as unknown as IHookFunctions & { logger: ReturnType<typeof logger> };
+}
+
+export interface WebhookCall {
+  status: number;
+  body?: unknown;
+  result: Awaited<ReturnType<NonNullable<import('n8n-workflow').INodeType['webhook']>>>;
+}
+
+export function webhookContext(staticData: IDataObject, delivery: { rawBody: unknown; headers: IncomingMessage['headers'] }, params: NodeParams = {}, creds: IDataObject = {}, workflowId = 'wf-1') {
+  const response = { statusCode: 200, body: undefined as unknown };
+  const res = {
+    status(code: number) {
+      response.statusCode = code;
+      return res;
+    },
+    json(body: unknown) {
+      response.body = body;
+      return res;
+    },
+    end: () => res,
+  };
+  const ctx = {
+    getRequestObject: () => ({ rawBody: delivery.rawBody, headers: delivery.headers, body: {} }),
+    getResponseObject: () => res,
+    getWorkflowStaticData: () => staticData,
+    getCredentials: async () => creds,
+    getNodeParameter: param(params),
+    getNode: () => node,
+    getWorkflow: () => ({ id: workflowId, active: true }),
+    helpers: { returnJsonArray: (items: IDataObject[]) => items.map((json) => ({ json })) },
+    logger: logger(),
+  } as unknown as IWebhookFunctions & { logger: ReturnType<typeof logger> };
+  return { ctx, response };
+}
+
+/** n8n's processed-data store as the database keeps it: per node, newest maxEntries ids. */
+export class ProcessedDataTable {
+  readonly rows = new Map<string, string[]>();
+  helpers(nodeKey: string) {
+    return {
+      checkProcessedAndRecord: async (items: Array<string | number>, scope: string, options: { mode: string; maxEntries?: number }) => {
+        const key = `${scope}:${nodeKey}`;
+        const seen = this.rows.get(key) ?? [];
+        const fresh = items.map(String).filter((i) => !seen.includes(i));
+        const next = [...seen, ...fresh].slice(-(options.maxEntries ?? Infinity));
+        this.rows.set(key, next);
+        return { new: fresh, processed: items.map(String).filter((i) => !fresh.includes(i)) };
+      },
+    };
+  }
+}
+
+export function executeContext(items: INodeExecutionData[], table: ProcessedDataTable, mode = 'webhook') {
+  return {
+    getInputData: () => items,
+    getMode: () => mode,
+    getNode: () => node,
+    helpers: table.helpers('wf-1:node-1'),
+  } as unknown as IExecuteFunctions;
+}
+
+export function pollContext(rig: Rig, staticData: IDataObject, params: NodeParams, mode = 'trigger') {
+  return {
+    getNode: () => node,
+    getMode: () => mode,
+    getWorkflowStaticData: () => staticData,
+    getCredentials: async () => credentials(rig),
+    getNodeParameter: param(params),
+    helpers: { httpRequest, returnJsonArray: (items: IDataObject[]) => items.map((json) => ({ json })) },
+    logger: logger(),
+  } as unknown as IPollFunctions;
+}

@@ -16,6 +16,6 @@ export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | u
     const v = await fn();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -114,9 +114,15 @@ export function findKeyColumn(header: readonly string[], wanted?: string): numbe
     if (i < 0) throw new Error(`column: no header "${wanted}" in the first row (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
     return i;
   }
-  for (const re of KEY_HEADER_PATTERNS) {
-    const i = header.findIndex((h) => re.test(h.trim()));
-    if (i >= 0) return i;
+  // After a run, columns named like summary fields are the output (unless the key itself had that
+  // name, in which case the output went to matched_<field>); they must not be taken for the key.
+  const enrichedBefore = norm.includes(STATUS_HEADER);
+  const ours = (h: string) => enrichedBefore && h in summaryFields && !norm.includes(`matched_${h}`);
+  for (const skipOurs of [true, false]) {
+    for (const re of KEY_HEADER_PATTERNS) {
+      const i = header.findIndex((h, j) => re.test(h.trim()) && !(skipOurs && ours(norm[j]!)));
+      if (i >= 0) return i;
+    }
   }
   throw new Error(`column: no registry code, VAT number or name header found; name the column with --column (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
 }

@@ -1,0 +1,150 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CompanyDataClient } from '../../src/index';
+import { enrichTable, findKeyColumn } from '../../src/sheets/enrich';
+import { MemoryTable } from '../../src/sheets/table';
+import { startLookupServer, type LookupServer } from './support/lookup-server';
+
+let server: LookupServer;
+let client: CompanyDataClient;
+let stateDir: string;
+beforeAll(async () => {
+  server = await startLookupServer();
+  server.unknown.add('10000024');
+  server.vatHolders.set('EE100000010', 3);
+  client = new CompanyDataClient({ baseUrl: server.url, apiKey: server.apiKey });
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+beforeEach(() => {
+  stateDir = mkdtempSync(join(tmpdir(), 'enrich-state-'));
+  server.billed = 0;
+  server.requests = 0;
+  server.received.length = 0;
+});
+
+const col = (t: MemoryTable, name: string) => t.grid.slice(1).map((r) => r[t.grid[0]!.indexOf(name)] ?? '');
+
+describe('key column', () => {
+  it('finds registry code, VAT and name headers, registry code first; not its own output columns', () => {
+    expect(findKeyColumn(['company', 'registry_code', 'enrich_status'])).toBe(0);
+    expect(findKeyColumn(['registry_code', 'matched_registry_code', 'enrich_status'])).toBe(0);
+    expect(findKeyColumn(['Firma', 'Registrikood'])).toBe(1);
+    expect(findKeyColumn(['Company name', 'KMKR nr'])).toBe(1);
+    expect(findKeyColumn(['id', 'Company'])).toBe(1);
+    expect(findKeyColumn(['a', 'Code'], 'code')).toBe(1);
+    expect(() => findKeyColumn(['a', 'b'])).toThrow(/column: no registry code, VAT number or name header/);
+    expect(() => findKeyColumn(['a'], 'x')).toThrow(/column: no header "x"/);
+  });
+});
+
+describe('enrich engine', () => {
+  it('classifies, dedupes before billing, writes statuses and keeps typed cells', async () => {
+    const t = new MemoryTable([
+      ['Registry code', 'name', 'note'],
+      ['10000001', 'typed by a person', 'x'],
+      [' 10000001 ', '', ''],
+      ['10000018', '', ''],
+      ['10000024', '', ''],
+      ['10000019', '', ''],
+      ['EE100000010', '', ''],
+      ['100000007', '', ''],
+      ['EE100000007', '', ''],
+      ['EE123', '', ''],
+      ['Bo', '', ''],
+      ['', '', 'no key: left alone'],
+      ['Lõunaranna Tarkvara', '', ''],
+    ]);
+    const r = await enrichTable({ table: t, client, fields: ['name', 'registry_code', 'status'], stateDir, now: () => new Date('2025-01-02T03:04:05Z') });
+    expect(col(t, 'enrich_status')).toEqual([
+      'matched', 'matched', 'matched', 'no_match', 'invalid: registry code has a wrong check digit (last digit)', 'vat_group: 3 holders', 'matched', 'matched',
+      // "EE123" is not of a VAT form, so the service would read it as a name.
+      'matched', 'skipped: query_too_short', '', 'matched',
+    ]);
+    // Duplicates (the same code with spaces; VAT with and without EE) were sent once.
+    expect(server.received.filter((q) => q === '10000001')).toHaveLength(1);
+    expect(server.received.filter((q) => q.endsWith('100000007'))).toHaveLength(1);
+    expect(server.received).not.toContain('10000019');
+    expect(server.received).not.toContain('Bo');
+    expect(r.billedQueries).toBe(server.billed);
+    expect(r.billedQueries).toBe(r.uniqueQueries);
+    // The person's "name" cell stays; the key column header "name"? no: the key is Registry code, so name is an output column.
+    expect(t.grid[1]![1]).toBe('typed by a person');
+    expect(r.keptCells).toBe(1);
+    expect(t.grid[2]![1]).toBe('Company 10000001 OÜ');
+    expect(col(t, 'enriched_at')[0]).toBe('2025-01-02T03:04:05Z');
+    expect(col(t, 'enriched_at')[4]).toBe('');
+    expect(t.grid[11]).toEqual(['', '', 'no key: left alone']);
+
+    // A second run in the default mode bills nothing.
+    server.billed = 0;
+    const again = await enrichTable({ table: t, client, fields: ['name', 'registry_code', 'status'], stateDir });
+    expect(server.billed).toBe(0);
+    expect(again.billedQueries).toBe(0);
+
+    // --force overwrites the typed cell.
+    await enrichTable({ table: t, client, fields: ['name'], stateDir, mode: 'all', force: true });
+    expect(t.grid[1]![1]).toBe('Company 10000001 OÜ');
+  });
+
+  it('dry run counts without sending; max-queries caps spending and leaves the rest for later', async () => {
+    const rows = Array.from({ length: 250 }, (_, i) => [`Firm number ${i % 230}`]);
+    const t = new MemoryTable([['company'], ...rows]);
+    const dry = await enrichTable({ table: t, client, dryRun: true, stateDir });
+    expect(dry).toMatchObject({ rows: 250, rowsInScope: 250, uniqueQueries: 230, requests: 3, billedQueries: 230 });
+    expect(server.requests).toBe(0);
+    expect(t.calls.write).toBe(0);
+
+    const capped = await enrichTable({ table: t, client, maxQueries: 120, stateDir });
+    expect(capped.billedQueries).toBe(120);
+    expect(server.billed).toBe(120);
+    expect(capped.deferred).toBe(250 - col(t, 'enrich_status').filter((s) => s === 'matched').length);
+    const rest = await enrichTable({ table: t, client, dryRun: true, stateDir });
+    expect(rest.billedQueries).toBe(110);
+    await enrichTable({ table: t, client, stateDir });
+    expect(server.billed).toBe(230);
+    expect(col(t, 'enrich_status').every((s) => s === 'matched')).toBe(true);
+  });
+
+  it('re-enriches rows older than N days and overwrites only its own cells', async () => {
+    const t = new MemoryTable([
+      ['registry_code', 'name', 'enrich_status', 'enriched_at'],
+      ['10000001', 'Old Name', 'matched', '2024-01-01T00:00:00Z'],
+      ['10000018', 'Recent', 'matched', '2025-01-01T00:00:00Z'],
+    ]);
+    const r = await enrichTable({ table: t, client, fields: ['name'], mode: { olderThanDays: 30 }, stateDir, now: () => new Date('2025-01-10T00:00:00Z') });
+    expect(r.rowsInScope).toBe(1);
+    expect(server.received).toEqual(['10000001']);
+    expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Recent']);
+  });
+
+  it('resumes an interrupted run without paying again for answered queries', async () => {
+    const t = new MemoryTable([['registry code'], ...Array.from({ length: 500 }, (_, i) => [String(10000001 + i * 7)]).map(([c]) => [fix(c!)])]);
+    const unique = new Set(t.grid.slice(1).map((r) => r[0])).size;
+    const controller = new AbortController();
+    // Stop after the second request: the rows answered so far are saved, the journal keeps the rest.
+    const first = await enrichTable({ table: t, client, stateDir, signal: controller.signal, onProgress: (p) => p.requests >= 2 && controller.abort() });
+    expect(first.interrupted).toBe(true);
+    const paidFirst = server.billed;
+    expect(paidFirst).toBe(200);
+    const answered = new Set(t.grid.slice(1).filter((r) => ['matched', 'no_match'].includes(r[t.grid[0]!.indexOf('enrich_status')]!)).map((r) => r[0]));
+    expect(answered.size).toBe(200);
+    await enrichTable({ table: t, client, stateDir });
+    expect(server.billed).toBe(unique);
+    expect(col(t, 'enrich_status').filter((s) => s !== 'matched' && s !== 'no_match')).toEqual([]);
+  });
+});
+
+/** Registry code with the right check digit for the first 7 digits of n. */
+function fix(n: string): string {
+  const s = n.slice(0, 7);
+  const w1 = [1, 2, 3, 4, 5, 6, 7];
+  const w2 = [3, 4, 5, 6, 7, 8, 9];
+  let c = [...s].reduce((a, d, i) => a + Number(d) * w1[i]!, 0) % 11;
+  if (c === 10) c = [...s].reduce((a, d, i) => a + Number(d) * w2[i]!, 0) % 11 % 10;
+  return s + String(c);
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { buildDataset } from '../../src/sandbox/dataset';
+import { DatasetCompanies } from '../../src/sandbox/monitoring/dataset-port';
+import { matchingCodes } from '../../src/sandbox/searches/searches';
+
+describe('write side over the generated dataset', () => {
+  const ds = buildDataset(1, 1500);
+  const port = new DatasetCompanies(ds, () => '2026-11-20');
+  const code = ds.fixtures.companies.active!.registry_code;
+
+  it('writes registry changes into the company rows and keeps the others in the overlay', () => {
+    const before = port.get(code)!;
+    port.applyChange({ registry_code: code, category: 'registry', kind: 'name_changed', details: { old: before.name, new: 'Muudetud Nimi OÜ' } });
+    port.applyChange({ registry_code: code, category: 'registry', kind: 'status_changed', details: { old: 'R', new: 'L' } });
+    port.applyChange({ registry_code: code, category: 'tax', kind: 'tax_debt', details: { old: 0, new: 1234.5 } });
+    const row = ds.companies[ds.byCode.get(code)!]!;
+    expect(row).toMatchObject({ name: 'Muudetud Nimi OÜ', status: 'L' });
+    expect(row.prev[0]).toBe(before.name);
+    expect(port.overlay.get(code)).toMatchObject({ tax_debt: 1234.5 });
+    expect(port.get(code)).toMatchObject({ name: 'Muudetud Nimi OÜ', status: 'L', tax_debt: 1234.5 });
+  });
+
+  it('registers companies that saved searches then match', () => {
+    const f = port.register({ county: 'Saare maakond', activity_code: '62012' }, '2026-11-20');
+    expect(ds.byCode.has(f.registry_code)).toBe(true);
+    expect(f).toMatchObject({ county: 'Saare maakond', legal_form: 'Osaühing', registered_on: '2026-11-20', status: 'R' });
+    expect(matchingCodes({ county: ['Saare'], activity: ['62012'], registered_within_days: 1 }, '2026-11-20', port.all())).toContain(f.registry_code);
+  });
+});

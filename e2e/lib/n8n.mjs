@@ -1,0 +1,412 @@
+// Starts a real n8n (Node 24, from the cached runtime) with one community package loaded, an owner
+// set up through env, and a public-API key; plus small helpers over its REST and public API.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { ensureRuntime, ms } from './runtime.mjs';
+
+const OWNER = { email: 'owner@e2e.local', firstName: 'E2E', lastName: 'Owner' };
+const LOG_LINES_KEPT = 2000;
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts n8n and returns { baseUrl, apiKey, cookie, owner, userFolder, logs, stop(), ... }.
+ * packageDir: a folder with package.json (name n8n-nodes-*) and dist/; it is copied into
+ * <userFolder>/.n8n/nodes/node_modules/<name> (link: 'symlink' links it instead).
+ */
+export async function startN8n({
+  userFolder,
+  port,
+  brokerPort,
+  packageDir,
+  link = 'copy',
+  env = {},
+  runtime,
+  readyTimeoutMs = 180_000,
+  log = (m) => process.stderr.write(`[n8n] ${m}\n`),
+} = {}) {
+  const t0 = Date.now();
+  runtime ??= await ensureRuntime();
+  const ownsFolder = !userFolder;
+  userFolder ??= fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-'));
+  fs.mkdirSync(userFolder, { recursive: true });
+  port ??= await freePort();
+  brokerPort ??= await freePort();
+  const packageName = packageDir ? installPackage(userFolder, packageDir, link) : undefined;
+
+  // Fresh per instance and never logged: the owner can only be used by this process.
+  const password = `E2e-${randomBytes(12).toString('hex')}`;
+  const bcrypt = createRequire(path.join(runtime.n8nDir, 'package.json'))('bcryptjs');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const childEnv = {
+    ...process.env,
+    ...n8nEnv({ userFolder, port, brokerPort, baseUrl }),
+    N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+    N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+    N8N_INSTANCE_OWNER_FIRST_NAME: OWNER.firstName,
+    N8N_INSTANCE_OWNER_LAST_NAME: OWNER.lastName,
+    N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(password, 10),
+    ...env,
+  };
+  const logFile = path.join(userFolder, 'n8n.log');
+  const proc = spawnN8n(runtime, ['start'], { env: childEnv, cwd: userFolder, logFile });
+  log(`starting n8n on ${baseUrl} (user folder ${userFolder}, log ${logFile})`);
+
+  const stop = async ({ keepUserFolder = !ownsFolder } = {}) => {
+    await proc.stop();
+    if (!keepUserFolder) fs.rmSync(userFolder, { recursive: true, force: true });
+  };
+  try {
+    await waitReady(baseUrl, proc, readyTimeoutMs);
+    const tReady = ms(t0);
+    const cookie = await login(baseUrl, OWNER.email, password);
+    const apiKey = await createApiKey(baseUrl, cookie);
+    log(`ready in ${tReady}, owner logged in and API key created (${ms(t0)})`);
+    const n8n = {
+      baseUrl,
+      port,
+      brokerPort,
+      userFolder,
+      packageName,
+      apiKey,
+      cookie,
+      owner: { ...OWNER, password },
+      runtime,
+      env: childEnv,
+      logs: proc.logs,
+      logText: () => proc.logs.join('\n'),
+      pid: proc.child.pid,
+      exited: proc.exited,
+      stop,
+    };
+    return n8n;
+  } catch (err) {
+    err.message += `\n--- last n8n log lines ---\n${proc.logs.slice(-40).join('\n')}`;
+    await stop({ keepUserFolder: true });
+    throw err;
+  }
+}
+
+/** Settings shared by the server and `n8n execute` runs beside it. */
+function n8nEnv({ userFolder, port, brokerPort, baseUrl }) {
+  return {
+    N8N_USER_FOLDER: userFolder,
+    N8N_PORT: String(port),
+    N8N_LISTEN_ADDRESS: '127.0.0.1',
+    N8N_HOST: '127.0.0.1',
+    N8N_PROTOCOL: 'http',
+    N8N_WEBHOOK_URL: `${baseUrl}/`,
+    N8N_EDITOR_BASE_URL: `${baseUrl}/`,
+    // Each process hosts its own task-runner broker; two on one port cannot both start.
+    N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+    N8N_SECURE_COOKIE: 'false',
+    N8N_DIAGNOSTICS_ENABLED: 'false',
+    N8N_PERSONALIZATION_ENABLED: 'false',
+    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+    N8N_TEMPLATES_ENABLED: 'false',
+    N8N_DYNAMIC_BANNERS_ENABLED: 'false',
+    N8N_HIRING_BANNER_ENABLED: 'false',
+    N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+    // Our nodes call the sandbox on 127.0.0.1; keep the (default-off) SSRF guard off explicitly.
+    N8N_SSRF_PROTECTION_ENABLED: 'false',
+    EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+    EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+    EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+    N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+    N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL || 'info',
+    N8N_LOG_OUTPUT: 'console',
+    DB_TYPE: 'sqlite',
+  };
+}
+
+function installPackage(userFolder, packageDir, link) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  // n8n only scans node_modules/n8n-nodes-* and @scope/n8n-nodes-* for community packages.
+  if (!/^(@[^/]+\/)?n8n-nodes-/.test(pkg.name ?? '')) {
+    throw new Error(`packageDir package.json: name "${pkg.name}" must start with n8n-nodes- for n8n to load it`);
+  }
+  if (!fs.existsSync(path.join(packageDir, 'dist'))) {
+    throw new Error(`packageDir ${packageDir}: dist/ is missing (build the package first)`);
+  }
+  const target = path.join(userFolder, '.n8n', 'nodes', 'node_modules', pkg.name);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.rmSync(target, { recursive: true, force: true });
+  if (link === 'symlink') {
+    fs.symlinkSync(path.resolve(packageDir), target, 'dir');
+  } else {
+    // A copy resolves require('n8n-workflow') through n8n's own tree, as a real install does; a
+    // symlink resolves from the package's real path and may pick up the repo's dev copy instead.
+    fs.mkdirSync(target);
+    fs.copyFileSync(path.join(packageDir, 'package.json'), path.join(target, 'package.json'));
+    fs.cpSync(path.join(packageDir, 'dist'), path.join(target, 'dist'), { recursive: true });
+  }
+  return pkg.name;
+}
+
+/** Spawns the n8n CLI under Node 24 in its own process group, keeping a tail of its output. */
+function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
+  const child = spawn(runtime.nodeBin, [runtime.n8nBin, ...args], {
+    cwd,
+    env: { ...env, PATH: `${path.dirname(runtime.nodeBin)}${path.delimiter}${env.PATH ?? ''}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const logs = [];
+  const sink = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined;
+  let partial = '';
+  const onData = (b) => {
+    sink?.write(b);
+    const lines = (partial + b.toString('utf8')).split('\n');
+    partial = lines.pop();
+    logs.push(...lines);
+    if (logs.length > LOG_LINES_KEPT) logs.splice(0, logs.length - LOG_LINES_KEPT);
+  };
+  const stdout = [];
+  child.stdout.on('data', (b) => {
+    if (keepStdout) stdout.push(b);
+    onData(b);
+  });
+  child.stderr.on('data', onData);
+  const exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      if (partial) logs.push(partial);
+      resolve({ code, signal });
+    });
+    child.on('error', (error) => resolve({ code: null, signal: null, error }));
+  });
+  exited.then(() => sink?.end());
+  let stopping;
+  const stop = (graceMs = 15_000) =>
+    (stopping ??= (async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      // The group includes n8n's task-runner children.
+      killGroup(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
+      const res = await exited;
+      clearTimeout(timer);
+      killGroup(child.pid, 'SIGKILL');
+      return res;
+    })());
+  return { child, logs, exited, stop, stdout: () => Buffer.concat(stdout).toString('utf8') };
+}
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function waitReady(baseUrl, proc, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let exitInfo;
+  proc.exited.then((r) => (exitInfo = r));
+  while (Date.now() < deadline) {
+    if (exitInfo) throw new Error(`n8n exited before it was ready (code ${exitInfo.code}, signal ${exitInfo.signal})`);
+    try {
+      const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`n8n did not answer /healthz/readiness within ${timeoutMs / 1000} s`);
+}
+
+async function login(baseUrl, email, password) {
+  const res = await fetch(`${baseUrl}/rest/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+  });
+  if (!res.ok) throw new Error(`POST /rest/login: HTTP ${res.status} ${await res.text()}`);
+  const auth = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+  if (!auth) throw new Error('POST /rest/login: no n8n-auth cookie in the answer');
+  return auth.split(';')[0];
+}
+
+async function createApiKey(baseUrl, cookie) {
+  // Ask which scopes the owner may grant instead of hard-coding a list that changes between versions.
+  const scopes = unwrap(await rest({ baseUrl, cookie }, 'GET', '/api-keys/scopes'));
+  const created = unwrap(
+    await rest({ baseUrl, cookie }, 'POST', '/api-keys', { label: `e2e-${Date.now()}`, scopes, expiresAt: null }),
+  );
+  if (!created.rawApiKey) throw new Error('POST /rest/api-keys: no rawApiKey in the answer');
+  return created.rawApiKey;
+}
+
+const unwrap = (body) => (body && typeof body === 'object' && 'data' in body ? body.data : body);
+
+async function call(url, method, headers, body, what) {
+  const res = await fetch(url, {
+    method,
+    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${what}: HTTP ${res.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Internal REST API (cookie auth), as the editor uses it. */
+export function rest(n8n, method, p, body) {
+  return call(`${n8n.baseUrl}/rest${p}`, method, { cookie: n8n.cookie }, body, `/rest${p}`);
+}
+
+/** Public API v1 (API-key auth). */
+export function api(n8n, method, p, body) {
+  return call(`${n8n.baseUrl}/api/v1${p}`, method, { 'x-n8n-api-key': n8n.apiKey }, body, `/api/v1${p}`);
+}
+
+/** Node type names n8n has loaded (the editor's own list). */
+export async function nodeTypeNames(n8n) {
+  const list = await call(`${n8n.baseUrl}/types/nodes.json`, 'GET', { cookie: n8n.cookie }, undefined, '/types/nodes.json');
+  return list.map((t) => t.name);
+}
+
+// The public API rejects read-only fields (id, active, tags, meta, ...) on create.
+const WORKFLOW_CREATE_FIELDS = ['name', 'nodes', 'connections', 'settings', 'staticData', 'pinData'];
+
+/** Creates a workflow from an exported/importable JSON; returns the stored workflow (with id). */
+export function createWorkflow(n8n, workflow) {
+  const body = Object.fromEntries(WORKFLOW_CREATE_FIELDS.filter((k) => workflow[k] !== undefined).map((k) => [k, workflow[k]]));
+  body.settings ??= {};
+  body.connections ??= {};
+  return api(n8n, 'POST', '/workflows', body);
+}
+
+/** Creates a credential; returns { id, name, type, ... }. data is never echoed back by n8n. */
+export function createCredential(n8n, { name, type, data }) {
+  return api(n8n, 'POST', '/credentials', { name, type, data });
+}
+
+/** Publishes (n8n 1.x: activates) a workflow so its triggers and production webhooks go live. */
+export function publishWorkflow(n8n, id) {
+  return api(n8n, 'POST', `/workflows/${id}/publish`, {});
+}
+
+export function unpublishWorkflow(n8n, id) {
+  return api(n8n, 'POST', `/workflows/${id}/unpublish`, {});
+}
+
+/** Lists executions (newest first); pass { workflowId, status, includeData, limit }. */
+export async function listExecutions(n8n, { workflowId, status, includeData = false, limit = 100 } = {}) {
+  const q = new URLSearchParams({ includeData: String(includeData), limit: String(limit) });
+  if (workflowId) q.set('workflowId', workflowId);
+  if (status) q.set('status', status);
+  return (await api(n8n, 'GET', `/executions?${q}`)).data;
+}
+
+export function getExecution(n8n, id, { includeData = true } = {}) {
+  return api(n8n, 'GET', `/executions/${id}?includeData=${includeData}`);
+}
+
+/** Waits until an execution has finished (any final status) and returns it with its data. */
+export async function waitForExecution(n8n, id, { timeoutMs = 60_000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ex = await getExecution(n8n, id).catch((e) => (/HTTP 404/.test(e.message) ? undefined : Promise.reject(e)));
+    if (ex && ex.finished !== undefined && ex.status && !['new', 'running', 'waiting'].includes(ex.status)) return ex;
+    if (Date.now() > deadline) throw new Error(`execution ${id} did not finish within ${timeoutMs / 1000} s`);
+    await sleep(200);
+  }
+}
+
+/**
+ * Runs a saved workflow inside the server, as the editor's "Execute workflow" does
+ * (POST /rest/workflows/:id/run from the named trigger), and returns the finished execution.
+ */
+export async function runManual(n8n, workflowId, { triggerName, timeoutMs } = {}) {
+  if (!triggerName) {
+    const wf = await api(n8n, 'GET', `/workflows/${workflowId}`);
+    triggerName = wf.nodes.find((nd) => /manualTrigger$|\.executeWorkflowTrigger$/.test(nd.type))?.name;
+    if (!triggerName) throw new Error(`workflow ${workflowId}: no Manual or Execute Workflow trigger to start from`);
+  }
+  const started = unwrap(await rest(n8n, 'POST', `/workflows/${workflowId}/run`, { triggerToStartFrom: { name: triggerName } }));
+  if (!started?.executionId) throw new Error(`POST /rest/workflows/${workflowId}/run: no executionId (${JSON.stringify(started)})`);
+  return waitForExecution(n8n, started.executionId, { timeoutMs });
+}
+
+/**
+ * Runs a saved Manual-trigger workflow with `n8n execute --id` in a separate process beside the
+ * server (own task-runner broker port). Returns the run data parsed from --rawOutput.
+ */
+export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {} } = {}) {
+  const brokerPort = await freePort();
+  const proc = spawnN8n(n8n.runtime, ['execute', `--id=${workflowId}`, '--rawOutput'], {
+    cwd: n8n.userFolder,
+    keepStdout: true,
+    env: {
+      ...n8n.env,
+      N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+      // The default engine crashed at exit now and then (rc 139) in this mode; legacy did not.
+      N8N_EXPRESSION_ENGINE: 'legacy',
+      ...env,
+    },
+  });
+  const timer = setTimeout(() => proc.stop(2000), timeoutMs);
+  const { code, signal } = await proc.exited;
+  clearTimeout(timer);
+  const result = parseTrailingJson(proc.stdout());
+  if (code !== 0 || result === undefined) {
+    throw new Error(`n8n execute --id=${workflowId}: ${signal ?? `exit ${code}`}\n${proc.logs.slice(-30).join('\n')}`);
+  }
+  return result;
+}
+
+// --rawOutput still prints log lines (some starting with "[") before the pretty-printed JSON.
+function parseTrailingJson(out) {
+  for (const m of out.matchAll(/^[[{]\s*$/gm)) {
+    try {
+      return JSON.parse(out.slice(m.index));
+    } catch {
+      // a log line that merely looks like the start of JSON
+    }
+  }
+  return undefined;
+}
+
+/** Polls a production webhook URL until it stops answering 404 (n8n registers it shortly after publishing). */
+export async function callWebhook(n8n, webhookPath, { method = 'POST', body, headers = {}, timeoutMs = 30_000 } = {}) {
+  const url = `${n8n.baseUrl}/webhook/${webhookPath.replace(/^\//, '')}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(url, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    if (res.status !== 404 || Date.now() > deadline) {
+      const text = await res.text();
+      let json;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, headers: res.headers, text, json };
+    }
+    await res.arrayBuffer();
+    await sleep(250);
+  }
+}
+
+export const sleep = (msec) => new Promise((r) => setTimeout(r, msec));

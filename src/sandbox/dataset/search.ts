@@ -1,0 +1,245 @@
+import { legalForms } from './labels';
+import type { Company } from './model';
+
+/**
+ * Search indexes built once at generation time: word-prefix postings ordered by static rank, so a
+ * query walks candidates best-first and stops as soon as it has enough (200 for search, the lookup
+ * limit for lookup). Matching rule (decided, docs/sandbox.md): every word of the query must be the
+ * start of a word of the name; case and diacritics are ignored (õ = o); legal form words are optional.
+ */
+
+export function fold(text: string): string {
+  return text.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+}
+
+export function words(text: string): string[] {
+  return fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+const legalWords = new Set<string>();
+for (const f of legalForms) {
+  legalWords.add(fold(f.abbr));
+  if (!f.et.includes(' ')) legalWords.add(fold(f.et));
+}
+legalWords.add('filiaal');
+
+/** Name words without legal form words; all words when the name has nothing else. */
+export function coreWords(text: string): string[] {
+  const all = words(text);
+  const core = all.filter((w) => !legalWords.has(w));
+  return core.length ? core : all;
+}
+
+const MAX_PREFIX = 10;
+
+/** Word prefix → ids, in the order ids were added (callers add best-ranked first). */
+export class PrefixIndex {
+  private building = new Map<string, number[]>();
+  private map = new Map<string, Int32Array>();
+
+  add(id: number, tokens: readonly string[]): void {
+    for (const t of tokens) {
+      const n = Math.min(t.length, MAX_PREFIX);
+      for (let k = 1; k <= n; k++) {
+        const p = t.slice(0, k);
+        let list = this.building.get(p);
+        if (!list) this.building.set(p, (list = []));
+        // Ids arrive one at a time, so a repeated prefix of the same id is always the last entry.
+        if (list[list.length - 1] !== id) list.push(id);
+      }
+    }
+  }
+
+  freeze(): void {
+    for (const [k, list] of this.building) this.map.set(k, Int32Array.from(list));
+    this.building.clear();
+  }
+
+  postings(word: string): Int32Array {
+    return this.map.get(word.slice(0, MAX_PREFIX)) ?? EMPTY;
+  }
+
+  /** Postings of the most selective query word. */
+  driver(qWords: readonly string[]): Int32Array {
+    let best: Int32Array | null = null;
+    for (const w of qWords) {
+      const p = this.postings(w);
+      if (!best || p.length < best.length) best = p;
+    }
+    return best ?? EMPTY;
+  }
+}
+const EMPTY = new Int32Array(0);
+
+export function allPrefixed(qWords: readonly string[], nameWords: readonly string[]): boolean {
+  for (const q of qWords) {
+    let ok = false;
+    for (const w of nameWords) if (w.startsWith(q)) { ok = true; break; }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+export interface CompanyFilter {
+  status?: ReadonlySet<string>;
+  forms?: ReadonlySet<number>;
+  activity?: readonly string[];
+  counties?: ReadonlySet<number>;
+  vat?: ReadonlySet<string>;
+  from?: number;
+  to?: number;
+}
+
+export function passes(c: Company, f: CompanyFilter): boolean {
+  if (f.status && !f.status.has(c.status)) return false;
+  if (f.forms && !f.forms.has(c.form)) return false;
+  if (f.counties && !f.counties.has(c.county)) return false;
+  if (f.vat && (c.vat === null || !f.vat.has(c.vat))) return false;
+  if (f.from !== undefined && c.reg < f.from) return false;
+  if (f.to !== undefined && c.reg > f.to) return false;
+  if (f.activity && !c.acts.some((a) => f.activity!.some((p) => a.code.startsWith(p)))) return false;
+  return true;
+}
+
+export interface SearchHit {
+  i: number;
+  /** The previous name that matched when the current one did not. */
+  previous: string | null;
+}
+
+export class CompanySearch {
+  private names: string[][];
+  private prevWords: Map<number, string[][]> = new Map();
+  private current = new PrefixIndex();
+  private previous = new PrefixIndex();
+  private exact = new Map<string, number[]>();
+  private codes: { code: string; i: number }[];
+  /** Company ids, newest registration first (listing without q). */
+  readonly newest: Int32Array;
+
+  constructor(private companies: readonly Company[]) {
+    this.names = companies.map((c) => coreWords(c.name));
+    const byRank = companies.map((c) => c.i).sort((a, b) => companies[b]!.rank - companies[a]!.rank || a - b);
+    for (const i of byRank) {
+      const c = companies[i]!;
+      const core = this.names[i]!;
+      this.current.add(i, core);
+      const key = core.join(' ');
+      const list = this.exact.get(key);
+      if (list) list.push(i);
+      else this.exact.set(key, [i]);
+      if (c.prev.length) {
+        const pw = c.prev.map(coreWords);
+        this.prevWords.set(i, pw);
+        this.previous.add(i, pw.flat());
+      }
+    }
+    this.current.freeze();
+    this.previous.freeze();
+    this.codes = companies.map((c) => ({ code: c.code, i: c.i })).sort((a, b) => (a.code < b.code ? -1 : 1));
+    const codeRank = new Int32Array(companies.length);
+    this.codes.forEach((x, k) => (codeRank[x.i] = k));
+    this.newest = Int32Array.from(companies.map((c) => c.i)).sort((a, b) => companies[b]!.reg - companies[a]!.reg || codeRank[b]! - codeRank[a]!);
+  }
+
+  /** Ranked name search: exact names, then current-name matches, then previous-name matches. */
+  byName(q: string, max: number, filter?: CompanyFilter): SearchHit[] {
+    const qWords = coreWords(q);
+    if (!qWords.length || max <= 0) return [];
+    const out: SearchHit[] = [];
+    const taken = new Set<number>();
+    const qFull = words(q).join(' ');
+    const exact = (this.exact.get(qWords.join(' ')) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
+    // A query that also names the right legal form ranks that company first.
+    exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull));
+    for (const i of exact) {
+      if (out.length >= max) return out;
+      out.push({ i, previous: null });
+      taken.add(i);
+    }
+    for (const i of this.current.driver(qWords)) {
+      if (out.length >= max) return out;
+      if (taken.has(i) || !allPrefixed(qWords, this.names[i]!)) continue;
+      if (filter && !passes(this.companies[i]!, filter)) continue;
+      out.push({ i, previous: null });
+      taken.add(i);
+    }
+    for (const i of this.previous.driver(qWords)) {
+      if (out.length >= max) return out;
+      if (taken.has(i)) continue;
+      if (filter && !passes(this.companies[i]!, filter)) continue;
+      const c = this.companies[i]!;
+      const k = this.prevWords.get(i)!.findIndex((pw) => allPrefixed(qWords, pw));
+      if (k < 0) continue;
+      out.push({ i, previous: c.prev[k]! });
+      taken.add(i);
+    }
+    return out;
+  }
+
+  /** Registry code prefix (3-8 digits): active and large first. */
+  byCodePrefix(prefix: string, max: number, filter?: CompanyFilter): SearchHit[] {
+    let lo = 0;
+    let hi = this.codes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.codes[mid]!.code < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const ids: number[] = [];
+    for (let k = lo; k < this.codes.length && this.codes[k]!.code.startsWith(prefix); k++) {
+      const i = this.codes[k]!.i;
+      if (!filter || passes(this.companies[i]!, filter)) ids.push(i);
+    }
+    ids.sort((a, b) => this.companies[b]!.rank - this.companies[a]!.rank || a - b);
+    return ids.slice(0, max).map((i) => ({ i, previous: null }));
+  }
+
+  /** Listing without q: every company passing the filter, newest first; returns the page and the total. */
+  list(filter: CompanyFilter, offset: number, limit: number): { ids: number[]; total: number } {
+    const ids: number[] = [];
+    let total = 0;
+    for (const i of this.newest) {
+      if (!passes(this.companies[i]!, filter)) continue;
+      if (total >= offset && ids.length < limit) ids.push(i);
+      total++;
+    }
+    return { ids, total };
+  }
+}
+
+export interface PersonLike {
+  id: number;
+  name: string;
+}
+
+export class PersonSearch {
+  private index = new PrefixIndex();
+  private names: Map<number, string[]> = new Map();
+
+  /** People are added best first (most current roles). */
+  constructor(people: readonly PersonLike[]) {
+    for (const p of people) {
+      const w = words(p.name);
+      this.names.set(p.id, w);
+      this.index.add(p.id, w);
+    }
+    this.index.freeze();
+  }
+
+  search(q: string, max: number): number[] {
+    const qWords = words(q);
+    if (!qWords.length) return [];
+    const qFull = qWords.join(' ');
+    const exact: number[] = [];
+    const rest: number[] = [];
+    for (const id of this.index.driver(qWords)) {
+      const w = this.names.get(id)!;
+      if (!allPrefixed(qWords, w)) continue;
+      if (w.join(' ') === qFull) exact.push(id);
+      else if (rest.length < max) rest.push(id);
+      if (exact.length >= max) break;
+    }
+    return [...exact, ...rest].slice(0, max);
+  }
+}

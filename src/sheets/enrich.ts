@@ -249,6 +249,7 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   const enrichedAt = isoSeconds(now());
   const flushEvery = opts.flushEveryMs ?? (table.id.startsWith('gsheet:') ? 10_000 : 1_000);
   let lastFlush = Date.now();
+  let lastFlushCost = 0;
   let flushing: Promise<void> = Promise.resolve();
   let flushError: unknown;
   const push = (force: boolean) => {
@@ -256,9 +257,16 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
       const batch = writes.splice(0);
       flushing = flushing.then(() => table.write(batch));
     }
-    if (force || Date.now() - lastFlush >= flushEvery) {
+    // A save of a large file blocks for a while; spacing saves by 20x their cost keeps the lookups at the rate limit.
+    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 20 * lastFlushCost)) {
       lastFlush = Date.now();
-      flushing = flushing.then(() => table.flush()).catch((e) => void (flushError ??= e));
+      flushing = flushing
+        .then(async () => {
+          const t0 = Date.now();
+          await table.flush();
+          lastFlushCost = Date.now() - t0;
+        })
+        .catch((e) => void (flushError ??= e));
     }
   };
 

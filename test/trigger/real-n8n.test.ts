@@ -85,10 +85,15 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     const { code } = watchCompany(rig);
     rig.svc.createChange(ACCOUNT, { registry_code: code, category: 'tax', kind: 'tax_debt' });
     const delivered = () => rig.svc.deliveries.list(ACCOUNT).filter((d) => d.status === 'delivered');
-    await wait('two deliveries', () => delivered().length === 2).catch((e) => {
+    await wait('the delivery', () => delivered().length >= 1).catch((e) => {
       throw new Error(`${e.message}: ${JSON.stringify(rig.svc.deliveries.list(ACCOUNT).map((d) => [d.status, d.last_status_code, d.last_error]))}\n${n8n.logText().slice(-1500)}`);
     });
     expect(delivered().every((d) => d.last_status_code === 200)).toBe(true);
+    // Redelivery of the same event in the same n8n process (a manual retry makes a new delivery).
+    const original = delivered()[0]!;
+    rig.svc.deliveries.retry(ACCOUNT, original.id);
+    await wait('the same-process redelivery', () => rig.svc.deliveries.list(ACCOUNT).some((d) => d.retry_of === original.id && d.status === 'delivered'));
+    await new Promise((r) => setTimeout(r, 1500));
     await wait('executions to finish', async () => (await executions()).every((e: any) => e.finished || e.status === 'success'));
     let list = await executions();
     expect(list.filter((e: any) => itemsOf(e) > 0)).toHaveLength(1);
@@ -103,12 +108,13 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     expect((await executions()).length).toBe(countBefore);
 
     // Restart n8n: the process memory is gone; a manual retry of the delivery brings the same event again.
+    const port = n8n.port;
     await n8n.stop({ keepUserFolder: true });
-    n8n = await lib.startN8n({ packageDir: pkgDir, userFolder, env: N8N_ENV });
+    n8n = await lib.startN8n({ packageDir: pkgDir, userFolder, env: N8N_ENV, port });
     await wait('production webhook after restart', async () => (await fetch(hookUrl, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status === 401);
-    const first = delivered()[0]!;
+    const first = rig.svc.deliveries.list(ACCOUNT).find((d) => d.retry_of === original.id)!;
     rig.svc.deliveries.retry(ACCOUNT, first.id);
-    await wait('the retried delivery', () => rig.svc.deliveries.list(ACCOUNT).filter((d) => d.retry_of === first.id && d.status !== 'pending').length === 1);
+    await wait('the retried delivery', () => rig.svc.deliveries.list(ACCOUNT).some((d) => d.retry_of === first.id && d.status === 'delivered'));
     await new Promise((r) => setTimeout(r, 1500));
     list = await executions();
     const withItems = list.filter((e: any) => itemsOf(e) > 0);

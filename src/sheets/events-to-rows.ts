@@ -58,6 +58,7 @@ export class EventSheetWriter {
   private readonly lock: WriterLock;
   private header: string[] = [];
   private present = new Set<string>();
+  private unsure = false;
   private queue: Promise<unknown> = Promise.resolve();
   readonly stats = { appended: 0, duplicates: 0, ignored: 0, rows: 0, reconciled: 0 };
 
@@ -104,6 +105,14 @@ export class EventSheetWriter {
     }
   }
 
+  private async refreshPresent(): Promise<void> {
+    const snap = await this.options.table.read();
+    const idCol = snap.header.indexOf('event_id');
+    const codeCol = snap.header.indexOf('registry_code');
+    for (const r of snap.rows) if (r[idCol]) this.present.add(rowKey(r[idCol]!, r[codeCol] ?? ''));
+    this.unsure = false;
+  }
+
   private toRow(rec: Partial<Record<Column, string>>): string[] {
     return this.header.map((h) => rec[h as Column] ?? '');
   }
@@ -111,8 +120,17 @@ export class EventSheetWriter {
   private async appendMissing(id: string, rows: string[][]): Promise<void> {
     const idCol = this.header.indexOf('event_id');
     const codeCol = this.header.indexOf('registry_code');
+    if (this.unsure) await this.refreshPresent();
     const todo = rows.filter((r) => !this.present.has(rowKey(r[idCol] ?? id, r[codeCol] ?? '')));
-    if (todo.length) await this.options.table.append(todo);
+    if (todo.length) {
+      try {
+        await this.options.table.append(todo);
+      } catch (e) {
+        // The append may have landed although the answer was lost: read the sheet before the next one.
+        this.unsure = true;
+        throw e;
+      }
+    }
     for (const r of todo) this.present.add(rowKey(r[idCol] ?? id, r[codeCol] ?? ''));
     this.stats.rows += todo.length;
     this.ledger.finish(id);

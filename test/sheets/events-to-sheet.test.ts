@@ -127,6 +127,19 @@ describe('events → rows, webhook mode', () => {
     expect(standin.calls.filter((c) => c.method === 'values.append').every((c) => c.valueInputOption === 'RAW')).toBe(true);
   });
 
+  it('a Google append whose answer was lost is not repeated on redelivery', async () => {
+    standin.create('lost', [{ title: 'Events', rowCount: 1, columnCount: 3 }]);
+    const table = new GoogleSheetTable({ spreadsheetId: 'lost', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
+    const writer = new EventSheetWriter({ table, stateDir: mkdtempSync(join(tmpdir(), 'lost-')) });
+    await writer.open();
+    standin.failAfterApply = 1;
+    await expect(writer.accept(change(1) as never)).rejects.toThrow(/503/);
+    expect(await writer.accept(change(1) as never)).toBe('appended');
+    expect(await writer.accept(change(1) as never)).toBe('duplicate');
+    await writer.close();
+    expect(standin.values('lost', 'Events').slice(1).map((r) => r[0])).toEqual(['evt_1']);
+  });
+
   it('reconciles a crash between the append and the ledger entry, and rows the ledger never saw', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'events-crash-'));
     const path = join(dir, 'events.csv');

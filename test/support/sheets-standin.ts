@@ -119,6 +119,8 @@ export class SheetsStandin {
   readonly spreadsheets = new Map<string, Spreadsheet>();
   readonly calls: CallLog[] = [];
   readonly accessToken = 'standin-access-token';
+  /** The next n writes are applied, then answered 503, like an answer lost after the work was done. */
+  failAfterApply = 0;
   private readonly keys = new Map<string, KeyObject>();
   private readonly windows = new Map<string, { read: number[]; write: number[] }>();
   url = '';
@@ -357,6 +359,10 @@ export class SheetsStandin {
           properties: { title: ss.title },
           sheets: ss.sheets.map((s, index) => ({ properties: { sheetId: s.sheetId, title: s.title, index, sheetType: 'GRID', gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount } } })),
         };
+      }
+      if (kind === 'write' && this.failAfterApply > 0) {
+        this.failAfterApply--;
+        throw new HttpError(503, 'UNAVAILABLE', 'The service is currently unavailable.');
       }
       this.calls.push({ method, kind, status: 200, ...(input ? { valueInputOption: input } : {}) });
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(out));

@@ -10,7 +10,7 @@ export interface RecordedRequest {
   connection: number;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, body: string, rec: RecordedRequest) => void | Promise<void>;
+export type Handler = (req: IncomingMessage, res: ServerResponse, body: string, rec: RecordedRequest) => unknown;
 
 export interface TestServer {
   url: string;

@@ -55,7 +55,7 @@ export async function startN8n({
   const bcrypt = createRequire(path.join(runtime.n8nDir, 'package.json'))('bcryptjs');
   const baseUrl = `http://127.0.0.1:${port}`;
   const childEnv = {
-    ...process.env,
+    ...parentEnv(),
     ...n8nEnv({ userFolder, port, brokerPort, baseUrl }),
     N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
     N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
@@ -101,6 +101,18 @@ export async function startN8n({
     await stop({ keepUserFolder: true });
     throw err;
   }
+}
+
+/**
+ * The caller's environment without test-runner settings: under vitest (NODE_ENV=test, the
+ * worker's NODE_OPTIONS, VITEST*) n8n exits at start.
+ */
+function parentEnv() {
+  const env = { ...process.env, NODE_ENV: 'production' };
+  for (const k of Object.keys(env)) {
+    if (k === 'NODE_OPTIONS' || k === 'TEST' || /^(VITEST|JEST_|npm_)/.test(k)) delete env[k];
+  }
+  return env;
 }
 
 /** Settings shared by the server and `n8n execute` runs beside it. */
@@ -183,6 +195,7 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
     onData(b);
   });
   child.stderr.on('data', onData);
+  if (child.pid) trackGroup(child.pid);
   const exited = new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       if (partial) logs.push(partial);
@@ -194,16 +207,42 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
   let stopping;
   const stop = (graceMs = 15_000) =>
     (stopping ??= (async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      if (child.exitCode !== null || child.signalCode !== null) {
+        // n8n itself is gone; its task runners may not be.
+        killGroup(child.pid, 'SIGKILL');
+        liveGroups.delete(child.pid);
+        return exited;
+      }
       // The group includes n8n's task-runner children.
       killGroup(child.pid, 'SIGTERM');
       const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
       const res = await exited;
       clearTimeout(timer);
       killGroup(child.pid, 'SIGKILL');
+      liveGroups.delete(child.pid);
       return res;
     })());
   return { child, logs, exited, stop, stdout: () => Buffer.concat(stdout).toString('utf8') };
+}
+
+// n8n runs in its own process group (so stop() reaches its task runners); without this, an
+// interrupted test run would leave it running.
+const liveGroups = new Set();
+let cleanupInstalled = false;
+function trackGroup(pid) {
+  liveGroups.add(pid);
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.on('exit', () => {
+    for (const g of liveGroups) killGroup(g, 'SIGKILL');
+  });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    if (process.listenerCount(sig) > 0) continue;
+    process.once(sig, () => {
+      for (const g of liveGroups) killGroup(g, 'SIGKILL');
+      process.kill(process.pid, sig);
+    });
+  }
 }
 
 function killGroup(pid, signal) {
@@ -365,6 +404,7 @@ export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {
   const timer = setTimeout(() => proc.stop(2000), timeoutMs);
   const { code, signal } = await proc.exited;
   clearTimeout(timer);
+  await proc.stop();
   const result = parseTrailingJson(proc.stdout());
   if (code !== 0 || result === undefined) {
     throw new Error(`n8n execute --id=${workflowId}: ${signal ?? `exit ${code}`}\n${proc.logs.slice(-30).join('\n')}`);
@@ -373,7 +413,7 @@ export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {
 }
 
 // --rawOutput still prints log lines (some starting with "[") before the pretty-printed JSON.
-function parseTrailingJson(out) {
+export function parseTrailingJson(out) {
   for (const m of out.matchAll(/^[[{]\s*$/gm)) {
     try {
       return JSON.parse(out.slice(m.index));

@@ -175,10 +175,13 @@ function findNpmCli() {
   return found;
 }
 
-/** Exclusive lock by atomic mkdir; the holder refreshes a heartbeat so a crashed holder's lock expires. */
-async function acquireLock(lockDir, log) {
+/**
+ * Exclusive lock by atomic mkdir; the holder refreshes a heartbeat so a crashed holder's lock
+ * expires. Resolves to a release function.
+ */
+export async function acquireLock(lockDir, log = () => {}, { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {}) {
   const owner = path.join(lockDir, 'owner.json');
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   let announced = false;
   for (;;) {
     try {
@@ -216,7 +219,7 @@ async function acquireLock(lockDir, log) {
       announced = true;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for the install lock ${lockDir}`);
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 

@@ -265,10 +265,8 @@ export function errorFromResponse(
     const c = code === 'api_key_required' ? 'api_key_required' : 'invalid_api_key';
     return new AuthenticationError(say(c === 'api_key_required' ? 'No API key was sent' : 'The API key is unknown or revoked'), { ...base, code: c });
   }
-  if (status === 403) {
-    if (!code || code === 'plan_required') return new PlanRequiredError(say('This needs the API plan'), { ...base, code: 'plan_required' });
-    return new CompanyDataError(say('Access denied'), { ...base, code, hint: 'This key may not do this. Ask the operator what the account allows.' });
-  }
+  // docs/assumptions.md: the plan is the only permission the spec names, so any 403 is read as it.
+  if (status === 403) return new PlanRequiredError(say('This needs the API plan'), { ...base, code: code ?? 'plan_required' });
   if (status === 404) return new NotFoundError(say('Not found'), { ...base, code: code ?? 'not_found' });
   if (status === 429) {
     const fromHeader = parseRetryAfter(headers['retry-after'], opts.nowMs ?? Date.now());

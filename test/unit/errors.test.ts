@@ -29,9 +29,11 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(401, {}, ours('invalid_api_key', 'Unknown key')).code).toBe('invalid_api_key');
 
     expect(errorFromResponse(403, {}, ours('plan_required', 'Needs the API plan'))).toBeInstanceOf(PlanRequiredError);
-    const other403 = errorFromResponse(403, {}, ours('forbidden_ip', 'Not from here'));
-    expect(other403).not.toBeInstanceOf(PlanRequiredError);
-    expect(other403.code).toBe('forbidden_ip');
+    // Any 403 is the plan error (docs/assumptions.md); the service's code is kept verbatim.
+    const other403 = errorFromResponse(403, {}, ours('forbidden', 'Not allowed'));
+    expect(other403).toBeInstanceOf(PlanRequiredError);
+    expect(other403.code).toBe('forbidden');
+    expect(errorFromResponse(403, {}, '').code).toBe('plan_required');
 
     const nf = errorFromResponse(404, {}, ours('company_not_found', 'No company 12417834'));
     expect(nf).toBeInstanceOf(NotFoundError);

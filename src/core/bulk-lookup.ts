@@ -1,5 +1,5 @@
 import type { CoreClient } from './client';
-import { AuthenticationError, CompanyDataError, PlanRequiredError } from './errors';
+import { AuthenticationError, CompanyDataError, PlanRequiredError, ValidationError } from './errors';
 import type { Lang } from './schemas/common';
 import type { LookupResult } from './schemas/company';
 import { classifyLookupQuery, lookupQueryProblem, type LookupQueryType } from './validation';
@@ -166,7 +166,8 @@ export async function bulkLookup(client: CoreClient, queries: readonly string[],
           settle(results, u, a, false);
         });
       } catch (e) {
-        if (!(e instanceof CompanyDataError)) throw e;
+        // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch.
+        if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) throw e;
         if (e.status !== undefined) counters.requests++;
         if (e instanceof AuthenticationError || e instanceof PlanRequiredError) fatal = e;
         fail(results, batch, e, counters);

@@ -130,6 +130,12 @@ describe('bulkLookup', () => {
     expect(results[1]!.status).toBe('matched');
   });
 
+  it('throws a bad option at once instead of marking every query', async () => {
+    const { client, transport } = setup();
+    await expect(bulkLookup(client, ['12417834'], { limit: 11 })).rejects.toMatchObject({ field: 'limit', rule: 'must be from 1 to 10' });
+    expect(transport.seen).toHaveLength(0);
+  });
+
   it('is also a client method', async () => {
     const { client } = setup();
     expect((await client.bulkLookup(['12417834'])).results[0]!.status).toBe('matched');

@@ -20,7 +20,7 @@ export interface GeneratedData {
 
 /** Below this the >1000-roles fixture person and the >200-hits name cannot exist. */
 export const MIN_COMPANIES = 1500;
-const MANY_ROLES = 1100;
+const MANY_ROLES = 1250;
 const START = dayOf('1992-09-01');
 const ZERO_CAPITAL_FROM = dayOf('2023-02-01');
 const EMTAK_2025_FROM = dayOf('2025-01-01');
@@ -337,8 +337,8 @@ export function generate(seed: number, count: number): GeneratedData {
     g.people(c, rng);
     // Generated here rather than in people(): each bulk company's own draws stay independent of these.
     if (b < MANY_ROLES) {
-      const role = ['JUHL', 'A', 'PROK'][b % 3]!;
-      g.addRel(c, PartyKind.Person, manyRoles, role, c.reg, role === 'A' ? c.reg + 30 : null);
+      g.addRel(c, PartyKind.Person, manyRoles, b % 2 ? 'PROK' : 'JUHL', c.reg, null);
+      if (b % 10 === 0) g.addRel(c, PartyKind.Person, manyRoles, 'A', c.reg, c.reg + 30);
     }
     if (b < 60 && b % 2 === 0 && legalForms[c.form]!.owned) {
       g.addRel(c, PartyKind.Company, manyRows.i, legalForms[c.form]!.abbr === 'AS' ? 'S' : 'OSAN', c.reg, null, { pct: 10, amount: c.capital === null ? null : c.capital / 10, own: 0 });

@@ -1,0 +1,114 @@
+import { z } from 'zod/v4';
+import { groups, operationId, type AnyOperation } from './operation';
+import { operations } from './operations';
+import { errorBodySchema, metaSchema } from './schemas/common';
+
+/**
+ * The OpenAPI 3.1 description, generated from the operation table: parameters from the same zod rules
+ * the client and the sandbox validate with (io: 'input'), responses from the response schemas (output).
+ */
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+};
+
+const isOptional = (schema: z.ZodType) => schema.safeParse(undefined).success;
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+function operationObject(op: AnyOperation) {
+  const params = Object.entries(op.params);
+  const parameters = params
+    .filter(([, p]) => p.in !== 'body')
+    .map(([name, p]) => {
+      const schema = jsonSchema(p.schema, 'input');
+      const isArray = schema.type === 'array';
+      return {
+        name,
+        in: p.in,
+        required: p.in === 'path' ? true : !isOptional(p.schema),
+        description: p.description,
+        schema,
+        ...(isArray ? { style: 'form', explode: false } : {}),
+        ...(p.example !== undefined ? { example: p.example } : {}),
+      };
+    });
+  const body = params.filter(([, p]) => p.in === 'body');
+  const metaExtra = op.meta ? jsonSchema(op.meta, 'output') : jsonSchema(metaSchema, 'output');
+  const success = op.rawResponse
+    ? jsonSchema(op.response, 'output')
+    : { type: 'object', required: ['success', 'data', 'meta'], properties: { success: { const: true }, data: jsonSchema(op.response, 'output'), meta: metaExtra } };
+  const responses: Record<string, unknown> = {
+    '200': { description: 'Success', content: { 'application/json': { schema: success } } },
+  };
+  if (!op.rawResponse) {
+    responses['400'] = errorResponse('Invalid parameter (error.param names it)');
+    responses['404'] = errorResponse('Not found');
+  }
+  if (!op.noAuth) {
+    responses['401'] = errorResponse('api_key_required or invalid_api_key');
+    responses['429'] = { ...errorResponse('rate_limited; wait Retry-After seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+  }
+  if (op.plan === 'api') responses['403'] = errorResponse('plan_required: needs the API plan');
+  return {
+    operationId: operationId(op),
+    summary: op.action,
+    description: op.description,
+    tags: [groups[op.group].label],
+    parameters,
+    ...(body.length
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: Object.fromEntries(body.map(([n, p]) => [n, { ...jsonSchema(p.schema, 'input'), description: p.description }])),
+                  required: body.filter(([, p]) => !isOptional(p.schema)).map(([n]) => n),
+                },
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+    ...(op.noAuth ? { security: [] } : {}),
+    ...(op.billing ? { 'x-billing': op.billing } : {}),
+    ...(op.plan ? { 'x-plan': op.plan } : {}),
+  };
+}
+
+let cached: Record<string, unknown> | undefined;
+
+export function openApiDocument(): Record<string, unknown> {
+  if (cached) return cached;
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const item = (paths[op.path] ??= {});
+    const method = op.method.toLowerCase();
+    // Asset sections are read through the profile's include: the path is documented once.
+    if (!item[method]) item[method] = operationObject(op);
+  }
+  cached = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Company Data API',
+      version: '1.0',
+      description: 'Estonian company data: registry profiles, people and ownership, financials, risk, assets, monitoring and saved searches. Billing: the bulk lookup is billed per query; monitored companies are billed per month.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }, { bearer: [] }],
+    tags: Object.values(groups).map((g) => ({ name: g.label, description: g.description })),
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: { Error: jsonSchema(errorBodySchema, 'output') },
+    },
+  };
+  return cached;
+}

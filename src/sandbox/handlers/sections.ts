@@ -1,0 +1,91 @@
+import { emtak2008, emtak2025 } from '../dataset/emtak';
+import { classifierTables } from '../dataset/labels';
+import { fold } from '../dataset/search';
+import { notFound } from '../http/errors';
+import { annualReportView } from '../dataset/financials';
+import { personItem, personView, sectionData, type PeopleSection } from '../views';
+import { companyByCode, period } from './companies';
+import { paged, type OpContext, type OpHandler } from './types';
+
+/** q on people and risk lists: keep rows where any text column (names, numbers, roles) contains q. */
+export function textContains(row: unknown, q: string): boolean {
+  const needle = fold(q);
+  const walk = (v: unknown, key: string): boolean => {
+    if (typeof v === 'string') return key !== 'url' && fold(v).includes(needle);
+    if (Array.isArray(v)) return v.some((x) => walk(x, key));
+    if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => walk(x, k));
+    return false;
+  };
+  return walk(row, '');
+}
+
+const list = (section: string, people: boolean): OpHandler => ({ params, ds, lang }) => {
+  const c = companyByCode(ds, params.registry_code);
+  let rows = sectionData(ds, c, section, people ? params.history ?? false : true, lang) as unknown[];
+  if (params.q) rows = rows.filter((r) => textContains(r, params.q));
+  return paged(rows, params);
+};
+
+const object = (section: string): OpHandler => ({ params, ds, lang }) => ({ data: sectionData(ds, companyByCode(ds, params.registry_code), section, false, lang) });
+
+const peopleSections: Record<string, PeopleSection> = {
+  representatives: 'representatives',
+  shareholders: 'shareholders',
+  beneficialOwners: 'beneficial_owners',
+  otherParties: 'other_parties',
+  holdings: 'holdings',
+};
+
+const searchPersons: OpHandler = ({ params, ds }) => {
+  const ids = ds.personSearch.search(params.q, 200);
+  return paged(ids.map((id) => personItem(ds, id)), params);
+};
+
+const getPerson: OpHandler = ({ params, ds, lang }) => {
+  if (params.id > ds.persons.length) throw notFound(`Person ${params.id}`);
+  return { data: personView(ds, params.id, params.history ?? false, lang) };
+};
+
+const annualReport: OpHandler = ({ params, ds, lang }) => {
+  const view = annualReportView(ds.seed, companyByCode(ds, params.registry_code), params.year, lang);
+  if (!view) throw notFound(`Annual report ${params.year} of ${params.registry_code}`);
+  return { data: view };
+};
+
+const classifiers: OpHandler = ({ params, lang }) => {
+  const table = classifierTables[params.type];
+  if (!table) throw notFound(`Classifier ${params.type}`);
+  return { data: table.map((e) => ({ code: e.code, label: e[lang] })) };
+};
+
+const emtak: OpHandler = ({ params, lang }) => {
+  const rows = params.version === 2008 ? emtak2008 : params.version === 2025 ? emtak2025 : [...emtak2025, ...emtak2008];
+  const q: string | undefined = params.q;
+  const hits = !q ? rows : /^\d+$/.test(q) ? rows.filter((r) => r.code.startsWith(q)) : rows.filter((r) => fold(`${r.title_et} ${r.title_en}`).includes(fold(q)));
+  return paged(hits.map((r) => ({ code: r.code, title: lang === 'et' ? r.title_et : r.title_en, version: r.version, section: r.section, level: 'subclass' })), params);
+};
+
+const usage: OpHandler = ({ key, state, now }: OpContext) => {
+  const u = state.usage(key!.id, period(now()));
+  return { data: { period: u.period, requests: u.requests, billed_lookup_queries: u.billed_lookup_queries, monitored_companies: 0, plan: key!.plan } };
+};
+
+export const sectionHandlers: Record<string, OpHandler> = {
+  ...Object.fromEntries(Object.entries(peopleSections).map(([name, s]) => [`people.${name}`, list(s, true)])),
+  'people.searchPersons': searchPersons,
+  'people.getPerson': getPerson,
+  'financials.financials': object('financials'),
+  'financials.annualReports': object('annual_reports'),
+  'financials.annualReport': annualReport,
+  'financials.quarterlyTaxes': object('quarterly_taxes'),
+  'risk.creditScore': object('credit_score'),
+  'risk.taxDebt': object('tax_debt'),
+  'risk.taxDeclarations': object('tax_declarations'),
+  'risk.courtCases': list('court_cases', false),
+  'risk.paymentOrders': list('payment_orders', false),
+  'risk.enforcements': list('enforcements', false),
+  'risk.rulings': list('rulings', false),
+  'reference.classifiers': classifiers,
+  'reference.emtak': emtak,
+  'reference.usage': usage,
+};

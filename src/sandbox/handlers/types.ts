@@ -1,0 +1,32 @@
+import type { Lang } from '../../core/schemas/common';
+import type { Dataset } from '../dataset';
+import type { KeyInfo } from '../http/keys';
+import type { SandboxState } from '../state';
+
+export interface OpContext {
+  /** Validated parameters (the operation's input schema). */
+  params: any;
+  lang: Lang;
+  key: KeyInfo | null;
+  ds: Dataset;
+  state: SandboxState;
+  /** Sandbox time in ms (the sandbox clock). */
+  now: () => number;
+}
+
+export interface OpResult {
+  data: unknown;
+  meta?: Record<string, unknown>;
+  status?: number;
+  /** Send data as the whole body, without the envelope (GET /openapi.json). */
+  raw?: boolean;
+}
+
+export type OpHandler = (ctx: OpContext) => OpResult | Promise<OpResult>;
+
+export function paged(rows: readonly unknown[], params: { page?: number; limit?: number }, total = rows.length, sliced = false): OpResult {
+  const page = params.page ?? 1;
+  const limit = params.limit ?? 25;
+  const data = sliced ? rows : rows.slice((page - 1) * limit, page * limit);
+  return { data, meta: { pagination: { page, limit, total, has_more: page * limit < total } } };
+}

@@ -1,0 +1,16 @@
+/** An error answer of the sandbox: one body shape (core/schemas/common.ts errorBodySchema). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found`);
+export const invalidParam = (param: string, message: string) => new ApiError(400, 'invalid_parameter', `${param} ${message}`, param);

@@ -1,0 +1,93 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createStoredKey, readKeyFile, revokeStoredKey, type Plan } from '../../sandbox/http/keys';
+
+const int = (name: string, min: number, max: number) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+  return n;
+};
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  key: string[];
+  basicKey: string[];
+  seed: number;
+  companies: number;
+  dataDir?: string;
+}
+
+export function sandboxCommand(): Command {
+  const cmd = new Command('sandbox')
+    .description('Run the offline sandbox service (synthetic data, same interface as the real service)')
+    .option('--port <port>', 'port to listen on', int('port', 0, 65535), 4010)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--key <key>', 'accept this API key on the API plan (repeatable)', collect, [])
+    .option('--basic-key <key>', 'accept this API key on the basic plan (repeatable)', collect, [])
+    .option('--seed <n>', 'dataset seed', int('seed', 0, 2 ** 31), 1)
+    .option('--companies <n>', 'number of generated companies', int('companies', 1500, 2_000_000), 20_000)
+    .option('--data-dir <dir>', 'keep key hashes and sandbox state here')
+    .action(async (flags: ServeFlags) => {
+      const { startSandbox } = await import('../../sandbox');
+      const keys = [...flags.key.map((key) => ({ key, plan: 'api' as Plan })), ...flags.basicKey.map((key) => ({ key, plan: 'basic' as Plan }))];
+      let created: string | null = null;
+      const stored = flags.dataDir ? readKeyFile(flags.dataDir).filter((k) => !k.revoked_at) : [];
+      if (!keys.length && !stored.length) {
+        if (flags.dataDir) created = createStoredKey(flags.dataDir, 'api', new Date()).key;
+        else {
+          const { newKey } = await import('../../sandbox/http/keys');
+          created = newKey('api');
+          keys.push({ key: created, plan: 'api' });
+        }
+      }
+      const t0 = Date.now();
+      const sb = await startSandbox({ host: flags.host, port: flags.port, seed: flags.seed, companies: flags.companies, keys, dataDir: flags.dataDir });
+      const out = process.stdout;
+      out.write(`Sandbox on ${sb.url} (seed ${flags.seed}, ${sb.dataset.companies.length} synthetic companies, ready in ${Date.now() - t0} ms)\n`);
+      if (created) out.write(`API key (shown once, only its hash is kept${flags.dataDir ? ` in ${flags.dataDir}` : ''}):\n  ${created}\n`);
+      else out.write(`Keys: ${keys.length} from the command line, ${stored.length} in ${flags.dataDir ?? 'no data dir'}\n`);
+      out.write(`Scenario fixtures: ${sb.url}/sandbox/fixtures   OpenAPI: ${sb.url}/openapi.json\n`);
+      const stop = async () => {
+        await sb.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  const keysCmd = new Command('keys').description('Create, revoke and list sandbox API keys in a data dir (hashes only)');
+  keysCmd
+    .command('create')
+    .description('Create a key; it is printed once and only its hash is stored')
+    .requiredOption('--data-dir <dir>', 'data dir of the sandbox')
+    .option('--plan <plan>', 'api or basic', (v) => {
+      if (v !== 'api' && v !== 'basic') throw new InvalidArgumentError('plan must be api or basic');
+      return v;
+    }, 'api')
+    .action((o: { dataDir: string; plan: Plan }) => {
+      const { key, stored } = createStoredKey(o.dataDir, o.plan, new Date());
+      process.stdout.write(`${stored.id} (${stored.plan} plan)\n${key}\nStore the key now: it cannot be shown again.\n`);
+    });
+  keysCmd
+    .command('revoke <id>')
+    .description('Revoke a key by its id (key_...); a running sandbox stops accepting it within a minute')
+    .requiredOption('--data-dir <dir>', 'data dir of the sandbox')
+    .action((id: string, o: { dataDir: string }) => {
+      if (!revokeStoredKey(o.dataDir, id, new Date())) {
+        process.stderr.write(`id: no active key ${id} in ${o.dataDir}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`Revoked ${id}\n`);
+    });
+  keysCmd
+    .command('list')
+    .description('List key ids, plans and states (never the keys)')
+    .requiredOption('--data-dir <dir>', 'data dir of the sandbox')
+    .action((o: { dataDir: string }) => {
+      for (const k of readKeyFile(o.dataDir)) process.stdout.write(`${k.id}\t${k.plan}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\tcreated ${k.created_at}\n`);
+    });
+  cmd.addCommand(keysCmd);
+  return cmd;
+}

@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import { setOfflineStarter } from './config';
+import { enrichCommand } from './commands/enrich';
+import { eventsToSheetCommand } from './commands/events-to-sheet';
+import { sandboxCommand } from './commands/sandbox';
+
+// Commands without --base-url / --api-key run against an in-process sandbox.
+setOfflineStarter(async () => {
+  const { startSandbox } = await import('../sandbox');
+  return startSandbox({ companies: 20_000 });
+});
+
+const program = new Command('company-data')
+  .description('Estonian company data from the terminal: enrich sheets, follow events, run the offline sandbox')
+  .showHelpAfterError();
+for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand()]) program.addCommand(cmd);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -8,6 +8,13 @@ const int = (name: string, min: number, max: number) => (v: string) => {
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
 
+/** --data-dir may be written before or after the keys subcommand (the sandbox command has it too). */
+function dirOf<T = object>(c: Command): T & { dataDir: string } {
+  const o = c.optsWithGlobals<T & { dataDir?: string }>();
+  if (!o.dataDir) throw new InvalidArgumentError('data-dir: is required for key commands');
+  return o as T & { dataDir: string };
+}
+
 interface ServeFlags {
   port: number;
   host: string;
@@ -60,20 +67,22 @@ export function sandboxCommand(): Command {
   keysCmd
     .command('create')
     .description('Create a key; it is printed once and only its hash is stored')
-    .requiredOption('--data-dir <dir>', 'data dir of the sandbox')
+    .option('--data-dir <dir>', 'data dir of the sandbox (required)')
     .option('--plan <plan>', 'api or basic', (v) => {
       if (v !== 'api' && v !== 'basic') throw new InvalidArgumentError('plan must be api or basic');
       return v;
     }, 'api')
-    .action((o: { dataDir: string; plan: Plan }) => {
+    .action((_o: unknown, c: Command) => {
+      const o = dirOf<{ plan: Plan }>(c);
       const { key, stored } = createStoredKey(o.dataDir, o.plan, new Date());
       process.stdout.write(`${stored.id} (${stored.plan} plan)\n${key}\nStore the key now: it cannot be shown again.\n`);
     });
   keysCmd
     .command('revoke <id>')
     .description('Revoke a key by its id (key_...); a running sandbox stops accepting it within a minute')
-    .requiredOption('--data-dir <dir>', 'data dir of the sandbox')
-    .action((id: string, o: { dataDir: string }) => {
+    .option('--data-dir <dir>', 'data dir of the sandbox (required)')
+    .action((id: string, _o: unknown, c: Command) => {
+      const o = dirOf(c);
       if (!revokeStoredKey(o.dataDir, id, new Date())) {
         process.stderr.write(`id: no active key ${id} in ${o.dataDir}\n`);
         process.exitCode = 1;
@@ -84,8 +93,9 @@ export function sandboxCommand(): Command {
   keysCmd
     .command('list')
     .description('List key ids, plans and states (never the keys)')
-    .requiredOption('--data-dir <dir>', 'data dir of the sandbox')
-    .action((o: { dataDir: string }) => {
+    .option('--data-dir <dir>', 'data dir of the sandbox (required)')
+    .action((_o: unknown, c: Command) => {
+      const o = dirOf(c);
       for (const k of readKeyFile(o.dataDir)) process.stdout.write(`${k.id}\t${k.plan}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\tcreated ${k.created_at}\n`);
     });
   cmd.addCommand(keysCmd);

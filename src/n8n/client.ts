@@ -1,0 +1,28 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { CoreClient } from '../core/client';
+import { CREDENTIAL_TYPE, n8nClock, n8nTransport } from './transport';
+
+/** What the credential stores (credentials/CompanyDataApi.credentials.ts). */
+export interface CompanyDataCredential {
+  apiKey?: string;
+  baseUrl?: string;
+  authStyle?: 'xApiKey' | 'bearer';
+  webhookSigningSecret?: string;
+}
+
+/**
+ * One client per execute() call, so its rate limiter and retries span every item of the run.
+ * The client keeps the key only to scrub it from error texts: n8n's credential adds the header.
+ */
+export async function clientFor(ctx: IExecuteFunctions): Promise<CoreClient> {
+  const cred = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
+  return new CoreClient({
+    apiKey: cred.apiKey,
+    baseUrl: (cred.baseUrl ?? '').trim(),
+    auth: cred.authStyle === 'bearer' ? 'bearer' : 'x-api-key',
+    transport: n8nTransport(ctx),
+    clock: n8nClock,
+    userAgent: 'n8n-nodes-company-data (n8n)',
+    onSchemaMismatch: (m) => ctx.logger.warn(`Company Data: the answer to ${m.operation} differs from the documented shape`, { requestId: m.requestId }),
+  });
+}

@@ -1,0 +1,58 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { AnyOperation } from '../core/operation';
+import type { ParamSpec } from '../core/params';
+import { CompanyDataError, PlanRequiredError, ValidationError } from '../core/errors';
+import { humanize } from './properties';
+
+/** The field name as the user sees it in the node: "Registry Code", "Companies 2 → Registry Code". */
+export function fieldLabel(op: AnyOperation | undefined, path: string): string {
+  if (!path) return '';
+  const [head, ...rest] = path.split('.');
+  const spec = op ? (op.params as Record<string, ParamSpec>)[head!] : undefined;
+  const parts = [spec?.label ?? humanize(head!)];
+  for (const seg of rest) parts.push(/^\d+$/.test(seg) ? `#${Number(seg) + 1}` : humanize(seg));
+  return parts.join(' → ');
+}
+
+function details(e: CompanyDataError): string {
+  const bits = [e.hint];
+  if (e.code) bits.push(`Error code: ${e.code}.`);
+  if (e.requestId) bits.push(`Request ID: ${e.requestId}.`);
+  return bits.join(' ');
+}
+
+/**
+ * Client errors → n8n errors. A rule broken before sending is the user's field (NodeOperationError
+ * naming it); anything the service answered is a NodeApiError with its code and request id.
+ */
+export function toNodeError(node: INode, error: unknown, op: AnyOperation | undefined, itemIndex: number): NodeApiError | NodeOperationError {
+  if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+  if (!(error instanceof CompanyDataError)) {
+    return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+  }
+  if (error instanceof ValidationError) {
+    const field = fieldLabel(op, error.field);
+    const message = field ? `${field}: ${error.rule}` : error.rule;
+    if (error.status === undefined) {
+      return new NodeOperationError(node, message, { itemIndex, description: `Correct the value of ${field || 'the parameters'} and run again.` });
+    }
+    return new NodeApiError(node, errorJson(error), { itemIndex, httpCode: String(error.status), message, description: details(error) });
+  }
+  const message = error instanceof PlanRequiredError ? `This operation needs the API plan (${error.message})` : error.message;
+  return new NodeApiError(node, errorJson(error), {
+    itemIndex,
+    ...(error.status !== undefined ? { httpCode: String(error.status) } : {}),
+    message,
+    description: details(error),
+  });
+}
+
+/** What the error carries into n8n's error view: never the key (the client scrubbed the texts). */
+function errorJson(e: CompanyDataError): JsonObject {
+  const out: JsonObject = { message: e.message, code: e.code };
+  if (e.status !== undefined) out.status = e.status;
+  if (e.requestId) out.request_id = e.requestId;
+  if (e instanceof ValidationError && e.field) out.field = e.field;
+  return out;
+}

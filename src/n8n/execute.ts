@@ -1,0 +1,79 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { CoreClient } from '../core/client';
+import type { AnyOperation } from '../core/operation';
+import { inputSchema } from '../core/operation';
+import { validationErrorFromIssues } from '../core/client';
+import { ITERATION_PAGE_SIZE, iterateItems } from '../core/pagination';
+import { clientFor } from './client';
+import { toNodeError } from './errors';
+import { readInput } from './input';
+import { executeLookup } from './lookup';
+import { nodeOperations, pagingOf } from './properties';
+import type { NodeSpec } from './nodes';
+
+const asJson = (v: unknown): IDataObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] });
+
+/** The operation chosen in the node's Resource/Operation fields. */
+export function chosenOperation(ctx: IExecuteFunctions, spec: NodeSpec): AnyOperation {
+  const ops = nodeOperations(spec);
+  const resource = ops.length && spec.groups.length > 1 ? (ctx.getNodeParameter('resource', 0) as string) : undefined;
+  const name = ctx.getNodeParameter('operation', 0) as string;
+  const found = ops.find((o) => o.op.name === name && (resource === undefined || o.resource === resource));
+  if (!found) throw toNodeError(ctx.getNode(), new Error(`Unknown operation "${name}"`), undefined, 0);
+  return found.op;
+}
+
+/** Rows of a list answer: paged lists, cursor reads, plain arrays and embedded {items,total} sections. */
+async function resultOf(ctx: IExecuteFunctions, client: CoreClient, op: AnyOperation, input: Record<string, unknown>, i: number): Promise<{ rows: unknown[] } | { one: unknown }> {
+  const paging = pagingOf(op);
+  if (paging) {
+    // Checked here so a bad parameter names its field before the first page is asked for.
+    const parsed = inputSchema(op).safeParse(input);
+    if (!parsed.success) throw validationErrorFromIssues(parsed.error.issues, input);
+    const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
+    const maxItems = returnAll ? undefined : (ctx.getNodeParameter('limit', i, 50) as number);
+    // Pages as large as the service allows, but no larger than what was asked for.
+    const pageSize = Math.min(ITERATION_PAGE_SIZE, maxItems ?? ITERATION_PAGE_SIZE);
+    const source =
+      paging === 'pages'
+        ? client.iterate(op, input as never, { maxItems })
+        : iterateItems(client.cursorPages(op as never, { ...input, limit: pageSize } as never), { maxItems });
+    const rows: unknown[] = [];
+    for await (const row of source as AsyncIterable<unknown>) rows.push(row);
+    return { rows };
+  }
+  const res = await client.call(op, input as never);
+  if (Array.isArray(res.data)) return { rows: res.data };
+  if (op.select) return { rows: ((res.data as { items?: unknown[] }).items ?? []) as unknown[] };
+  return { one: res.data };
+}
+
+/**
+ * The shared execute() of every Company Data node: one client for the whole run, one request (or
+ * one paged read) per item, one output item per row, pairedItem on everything, and errors either
+ * thrown as n8n errors or, with Continue On Fail, returned as an item holding json.error.
+ */
+export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promise<INodeExecutionData[][]> {
+  const items = ctx.getInputData();
+  const op = chosenOperation(ctx, spec);
+  const client = await clientFor(ctx);
+  if (op.group === 'companies' && op.name === 'lookup') return [await executeLookup(ctx, client, op, items)];
+
+  const out: INodeExecutionData[] = [];
+  for (let i = 0; i < items.length; i++) {
+    try {
+      const input = readInput(ctx, op, i);
+      const result = await resultOf(ctx, client, op, input, i);
+      if ('rows' in result) for (const row of result.rows) out.push({ json: asJson(row), pairedItem: { item: i } });
+      else out.push({ json: asJson(result.one), pairedItem: { item: i } });
+    } catch (error) {
+      const nodeError = toNodeError(ctx.getNode(), error, op, i);
+      if (ctx.continueOnFail()) {
+        out.push({ json: { error: nodeError.message, ...(nodeError.description ? { error_description: nodeError.description } : {}) }, pairedItem: { item: i } });
+        continue;
+      }
+      throw nodeError;
+    }
+  }
+  return [out];
+}

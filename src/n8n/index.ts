@@ -1,0 +1,3 @@
+export { describeNode } from './describe';
+export { executeNode } from './execute';
+export { nodeSpecs, type NodeKey, type NodeSpec } from './nodes';

@@ -1,0 +1,265 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { AnyOperation } from '../core/operation';
+import { groups } from '../core/operation';
+import { operationGroups } from '../core/operations';
+import type { ParamOption, ParamSpec } from '../core/params';
+import { kindOf, type Kind } from './schema-kind';
+import type { NodeSpec } from './nodes';
+
+export const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+export const humanize = (s: string) =>
+  s
+    .split('_')
+    .map((w) => (w === 'id' ? 'ID' : w[0]!.toUpperCase() + w.slice(1)))
+    .join(' ');
+
+/** How a node reads a list: page/limit pages, an event cursor, or not at all. */
+export type Paging = 'pages' | 'cursor' | undefined;
+
+export function pagingOf(op: AnyOperation): Paging {
+  if (op.paged) return 'pages';
+  if ('after' in op.params && 'limit' in op.params) return 'cursor';
+  return undefined;
+}
+
+/** One operation parameter as an n8n field. */
+export interface Field {
+  param: string;
+  /** n8n parameter name; optional ones live inside the "options" collection. */
+  prop: string;
+  place: 'top' | 'options';
+  kind: Kind;
+  optional: boolean;
+  label: string;
+}
+
+/** Parameters the node handles itself (paging, the lookup's query column) instead of plain fields. */
+function handledByNode(op: AnyOperation, param: string): boolean {
+  const paging = pagingOf(op);
+  if (paging === 'pages' && (param === 'page' || param === 'limit')) return true;
+  if (paging === 'cursor' && param === 'limit') return true;
+  if (op.group === 'companies' && op.name === 'lookup' && param === 'queries') return true;
+  return false;
+}
+
+export function fieldsOf(op: AnyOperation): Field[] {
+  return Object.entries(op.params as Record<string, ParamSpec>)
+    .filter(([name]) => !handledByNode(op, name))
+    .map(([name, spec]) => {
+      const { kind, optional } = kindOf(spec.schema);
+      return { param: name, prop: camel(name), place: spec.optional ? 'options' : 'top', kind, optional, label: spec.label } as Field;
+    });
+}
+
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
+function choiceOptions(kind: Kind, given?: readonly ParamOption[]): INodePropertyOptions[] {
+  if (given?.length) return given.map((o) => ({ name: o.label, value: o.value })).sort(byName);
+  const values = kind.t === 'choice' ? kind.values : [];
+  return values.map((v) => ({ name: typeof v === 'string' ? humanize(v) : String(v), value: v })).sort(byName);
+}
+
+/** Default of an optional choice inside Options: English for languages, else the first choice. */
+function choiceDefault(name: string, options: INodePropertyOptions[]): string | number {
+  if (name === 'lang') return 'en';
+  return options[0]?.value as string | number;
+}
+
+/** n8n field for a value of the given kind; nested object fields get humanized labels. */
+function propertyFor(name: string, label: string, description: string, kind: Kind, required: boolean, extra: { options?: readonly ParamOption[]; example?: unknown } = {}): INodeProperties {
+  const base = { displayName: label, name: camel(name), description };
+  switch (kind.t) {
+    case 'choice': {
+      const options = choiceOptions(kind, extra.options);
+      return { ...base, type: 'options', options, default: choiceDefault(name, options), ...(required ? { required: true } : {}) };
+    }
+    case 'array': {
+      if (kind.of.t === 'choice') return { ...base, type: 'multiOptions', options: choiceOptions(kind.of, extra.options), default: [] };
+      if (kind.of.t === 'object') {
+        const values = Object.entries(kind.of.shape).map(([k, v]) => propertyFor(k, humanize(k), nestedDescription(k), v.kind, !v.optional));
+        return {
+          ...base,
+          type: 'fixedCollection',
+          typeOptions: { multipleValues: true },
+          placeholder: `Add ${label.replace(/s$/, '')}`,
+          default: {},
+          options: [{ name: 'entries', displayName: label, values }],
+        };
+      }
+      return { ...base, description: `${description}. Separate several with commas.`.replace('.. ', '. '), type: 'string', default: '' };
+    }
+    case 'object': {
+      const options = Object.entries(kind.shape)
+        .map(([k, v]) => propertyFor(k, humanize(k), nestedDescription(k), v.kind, false))
+        .sort((a, b) => a.displayName.localeCompare(b.displayName));
+      return { ...base, type: 'collection', placeholder: 'Add Filter', default: {}, options };
+    }
+    case 'number':
+      return { ...base, type: 'number', default: typeof extra.example === 'number' ? extra.example : 0, ...(required ? { required: true } : {}) };
+    case 'boolean':
+      return { ...base, type: 'boolean', default: false };
+    default:
+      return {
+        ...base,
+        type: 'string',
+        default: '',
+        ...(typeof extra.example === 'string' ? { placeholder: `e.g. ${extra.example}` } : {}),
+        ...(required ? { required: true } : {}),
+      };
+  }
+}
+
+/** Descriptions of object members (saved-search filters, companies to add), which carry no label of their own. */
+const nestedDescriptions: Record<string, string> = {
+  registry_code: 'The 8-digit Estonian registry code',
+  external_ref: 'Your own reference for this company, returned in every event',
+  categories: 'Follow only these kinds of change. Empty: all.',
+  activity: 'EMTAK activity code prefixes, e.g. 62 or 62011',
+  county: 'County names, e.g. Harju maakond',
+  registered_within_days: 'Only companies registered within this many days',
+  legal_form: 'Legal forms, e.g. OÜ, AS, MTÜ',
+  status: 'Only companies with these statuses',
+};
+const nestedDescription = (k: string) => nestedDescriptions[k] ?? humanize(k);
+
+/* ---- Whole node ---- */
+
+export interface NodeOperation {
+  resource: string;
+  op: AnyOperation;
+}
+
+/** The operations a node offers, in table order, with the resource value each sits under. */
+export function nodeOperations(spec: NodeSpec): NodeOperation[] {
+  return spec.groups.flatMap((g) =>
+    Object.values(operationGroups[g.group] as Record<string, AnyOperation>)
+      .filter((op) => !(g.exclude ?? []).includes(op.name))
+      .map((op) => ({ resource: g.resource ?? g.group, op })),
+  );
+}
+
+export const hasResources = (spec: NodeSpec) => spec.groups.length > 1;
+
+function show(spec: NodeSpec, resource: string, operations: string[], more: Record<string, unknown[]> = {}) {
+  return { show: { ...(hasResources(spec) ? { resource: [resource] } : {}), operation: operations, ...more } };
+}
+
+const RETURN_ALL = 'Whether to return all results or only up to a given limit';
+
+function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
+  const capNote = op.qCap ? ` A search by name returns at most ${op.qCap} results.` : '';
+  return [
+    { displayName: 'Return All', name: 'returnAll', type: 'boolean', default: false, description: RETURN_ALL + '.' + capNote, displayOptions: show(spec, resource, [op.name]) },
+    {
+      displayName: 'Limit',
+      name: 'limit',
+      type: 'number',
+      typeOptions: { minValue: 1 },
+      default: 50,
+      description: 'Max number of results to return',
+      displayOptions: show(spec, resource, [op.name], { returnAll: [false] }),
+    },
+  ];
+}
+
+function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
+  const at = (more: Record<string, unknown[]> = {}) => show(spec, resource, [op.name], more);
+  return [
+    {
+      displayName: 'Look Up',
+      name: 'querySource',
+      type: 'options',
+      options: [
+        { name: 'A Field of Each Input Item', value: 'field', description: 'Read the query from a column or field of every incoming item, e.g. a sheet column' },
+        { name: 'A Value or Expression', value: 'value', description: 'Type the query, or build it with an expression' },
+      ],
+      default: 'field',
+      displayOptions: at(),
+    },
+    {
+      displayName: 'Field Name',
+      name: 'queryField',
+      type: 'string',
+      default: 'registry_code',
+      required: true,
+      placeholder: 'e.g. registry_code',
+      description:
+        'Name of the input field that holds the registry code, VAT number or company name. Use dots for nested fields, e.g. company.code.',
+      displayOptions: at({ querySource: ['field'] }),
+    },
+    {
+      displayName: 'Query',
+      name: 'query',
+      type: 'string',
+      default: '',
+      required: true,
+      placeholder: 'e.g. 12417834, EE102090374 or Bolt',
+      description: 'Registry code (8 digits), VAT number (EE + 9 digits) or company name. Identical queries are sent once.',
+      displayOptions: at({ querySource: ['value'] }),
+    },
+  ];
+}
+
+/** All fields of a node, generated from the operation table. */
+export function nodeProperties(spec: NodeSpec): INodeProperties[] {
+  const ops = nodeOperations(spec);
+  const props: INodeProperties[] = [];
+  if (hasResources(spec)) {
+    props.push({
+      displayName: 'Resource',
+      name: 'resource',
+      type: 'options',
+      noDataExpression: true,
+      options: spec.groups.map((g) => ({ name: groups[g.group].label, value: g.resource ?? g.group, description: groups[g.group].description })).sort(byName),
+      default: spec.groups[0]!.resource ?? spec.groups[0]!.group,
+    });
+  }
+  for (const g of spec.groups) {
+    const resource = g.resource ?? g.group;
+    const mine = ops.filter((o) => o.resource === resource);
+    props.push({
+      displayName: 'Operation',
+      name: 'operation',
+      type: 'options',
+      noDataExpression: true,
+      ...(hasResources(spec) ? { displayOptions: { show: { resource: [resource] } } } : {}),
+      options: mine.map(({ op }) => ({ name: op.label, value: op.name, description: op.description, action: op.action })).sort(byName),
+      default: mine.some((o) => o.op.name === spec.defaultOperation) ? spec.defaultOperation : mine[0]!.op.name,
+    });
+  }
+
+  // Identical top-level fields (the registry code of most operations) become one field shown for all of them.
+  const merged = new Map<string, { prop: INodeProperties; resource: string; operations: string[] }>();
+  const perOp: INodeProperties[] = [];
+  for (const { resource, op } of ops) {
+    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op));
+    const options: INodeProperties[] = [];
+    for (const f of fieldsOf(op)) {
+      const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
+      const prop = propertyFor(f.param, ps.label, ps.description, f.kind, f.place === 'top' && !f.optional, { options: ps.options, example: ps.example });
+      if (f.place === 'options') {
+        options.push(prop);
+        continue;
+      }
+      const key = `${resource}:${JSON.stringify(prop)}`;
+      const seen = merged.get(key);
+      if (seen) seen.operations.push(op.name);
+      else merged.set(key, { prop, resource, operations: [op.name] });
+    }
+    if (pagingOf(op)) perOp.push(...pagingProperties(spec, resource, op));
+    if (options.length) {
+      perOp.push({
+        displayName: 'Options',
+        name: 'options',
+        type: 'collection',
+        placeholder: 'Add Option',
+        default: {},
+        displayOptions: show(spec, resource, [op.name]),
+        options: options.sort((a, b) => a.displayName.localeCompare(b.displayName)),
+      });
+    }
+  }
+  for (const { prop, resource, operations } of merged.values()) props.push({ ...prop, displayOptions: show(spec, resource, operations) });
+  props.push(...perOp);
+  return props;
+}

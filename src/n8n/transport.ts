@@ -1,0 +1,113 @@
+import type { IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../core/transport';
+import { TransportError } from '../core/transport';
+
+export const CREDENTIAL_TYPE = 'companyDataApi';
+
+/** Headers the core client sets from its own copy of the key; n8n's credential adds them instead. */
+const AUTH_HEADERS = new Set(['x-api-key', 'authorization']);
+
+interface FullResponse {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}
+
+function headerMap(raw: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  // axios hands over an AxiosHeaders instance; toJSON gives plain values where it exists.
+  const plain = typeof (raw as { toJSON?: unknown }).toJSON === 'function' ? (raw as { toJSON(): Record<string, unknown> }).toJSON() : raw;
+  for (const [k, v] of Object.entries(plain)) {
+    if (v === undefined || v === null) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.map(String).join(', ') : String(v);
+  }
+  return out;
+}
+
+function bodyText(body: unknown): string {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');
+  // A helper that parsed JSON despite encoding 'text': turn it back into the text the client parses.
+  return JSON.stringify(body);
+}
+
+const codeKinds: Record<string, TransportErrorKind> = {
+  ECONNREFUSED: 'refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  ETIMEDOUT: 'timeout',
+  ECONNABORTED: 'timeout',
+  ESOCKETTIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+};
+
+/**
+ * n8n wraps network failures (NodeApiError around an axios error around a system error); the
+ * system code decides whether the core client may retry, so it is looked for along the cause chain.
+ */
+export function transportErrorFrom(error: unknown): TransportError {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    const rec = e as { code?: unknown; name?: unknown; cause?: unknown; errno?: unknown };
+    for (const c of [rec.code, rec.errno]) {
+      if (typeof c === 'string' && codeKinds[c]) return new TransportError(codeKinds[c], `${c}`, c);
+    }
+    if (rec.name === 'TimeoutError' || rec.name === 'AbortError') return new TransportError('timeout', String(rec.name), String(rec.name));
+    e = rec.cause;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return new TransportError('other', 'The request could not be completed', typeof code === 'string' ? code : undefined);
+}
+
+/**
+ * The core client's transport over n8n's HTTP helpers, so n8n's proxy settings and the credential's
+ * authenticate rule apply. Statuses are not errors here: the client maps them itself.
+ */
+export function n8nTransport(ctx: IExecuteFunctions, credentialType = CREDENTIAL_TYPE): Transport {
+  return {
+    async request(req: TransportRequest): Promise<TransportResponse> {
+      const headers: Record<string, string> = {};
+      let authenticated = false;
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (AUTH_HEADERS.has(k.toLowerCase())) authenticated = true;
+        else headers[k] = v;
+      }
+      const options: IHttpRequestOptions = {
+        method: req.method as IHttpRequestMethods,
+        url: req.url,
+        headers,
+        body: req.body,
+        json: false,
+        encoding: 'text',
+        returnFullResponse: true,
+        ignoreHttpStatusErrors: true,
+        disableFollowRedirect: true,
+        timeout: req.timeoutMs,
+      };
+      let res: FullResponse;
+      try {
+        res = (authenticated
+          ? await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options)
+          : await ctx.helpers.httpRequest(options)) as FullResponse;
+      } catch (error) {
+        throw transportErrorFrom(error);
+      }
+      return { status: res.statusCode, headers: headerMap(res.headers), body: bodyText(res.body) };
+    },
+  };
+}
+
+/** n8n's own sleep: node code uses no timer globals. */
+export const n8nClock: Clock = {
+  now: () => Date.now(),
+  sleep: async (ms: number) => await sleep(ms),
+};

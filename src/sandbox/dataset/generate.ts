@@ -273,6 +273,7 @@ class Generator {
       }
       const weights = parties.map(() => 1 + rng.int(0, 3));
       if (spec?.ownedBy === 'holding_middle') weights.splice(0, weights.length, 60, 40);
+      if (flags.has('three_owners')) weights.splice(0, weights.length, 34, 33, 33);
       const total = weights.reduce((a, b) => a + b, 0);
       let left = 100;
       parties.forEach((party, k) => {
@@ -340,7 +341,7 @@ export function generate(seed: number, count: number): GeneratedData {
       g.addRel(c, PartyKind.Person, manyRoles, b % 2 ? 'PROK' : 'JUHL', c.reg, null);
       if (b % 10 === 0) g.addRel(c, PartyKind.Person, manyRoles, 'A', c.reg, c.reg + 30);
     }
-    if (b < 60 && b % 2 === 0 && legalForms[c.form]!.owned) {
+    if (b < 120 && b % 2 === 0 && legalForms[c.form]!.owned) {
       g.addRel(c, PartyKind.Company, manyRows.i, legalForms[c.form]!.abbr === 'AS' ? 'S' : 'OSAN', c.reg, null, { pct: 10, amount: c.capital === null ? null : c.capital / 10, own: 0 });
     }
   }

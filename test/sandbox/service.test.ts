@@ -1,0 +1,78 @@
+/** Keys, rate limit, determinism and the client against the sandbox (real HTTP on loopback). */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CompanyDataClient } from '../../src/index';
+import { buildDataset, startSandbox } from '../../src/sandbox';
+import { createStoredKey, revokeStoredKey } from '../../src/sandbox/http/keys';
+
+const get = (url: string, key: string) => fetch(url, { headers: { 'x-api-key': key } });
+
+describe('sandbox service', () => {
+  it('rate limit: 429 rate_limited with Retry-After beyond 10 requests/s per key', async () => {
+    const sb = await startSandbox({ companies: 1500 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 15 }, () => get(`${sb.url}/classifiers/roles`, sb.apiKey)));
+      const limited = answers.filter((r) => r.status === 429);
+      expect(limited.length).toBeGreaterThanOrEqual(4);
+      expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await limited[0]!.json()) as any).error.code).toBe('rate_limited');
+      // Another key has its own budget.
+      expect((await get(`${sb.url}/classifiers/roles`, sb.basicKey)).status).toBe(200);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('keys from the data dir: hashes only on disk, revoked keys stop working after the reload interval', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-keys-'));
+    const { key, stored } = createStoredKey(dir, 'api', new Date());
+    const sb = await startSandbox({ companies: 1500, dataDir: dir, keyReloadMs: 50, rateLimit: false });
+    try {
+      expect((await get(`${sb.url}/usage`, key)).status).toBe(200);
+      revokeStoredKey(dir, stored.id, new Date());
+      await new Promise((r) => setTimeout(r, 120));
+      const r = await get(`${sb.url}/usage`, key);
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as any).error.code).toBe('invalid_api_key');
+      const { readFileSync } = await import('node:fs');
+      expect(readFileSync(join(dir, 'keys.json'), 'utf8')).not.toContain(key);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('deterministic from the seed; fixtures stable whatever the company count', () => {
+    const a = buildDataset(1, 1500);
+    const b = buildDataset(1, 2500);
+    expect(b.fixtures.companies).toEqual(a.fixtures.companies);
+    expect(b.fixtures.persons).toEqual(a.fixtures.persons);
+    expect(b.companies.slice(0, 1500).map((c) => c.code)).toEqual(a.companies.map((c) => c.code));
+    const other = buildDataset(2, 1500);
+    expect(other.fixtures.companies.active!.registry_code).not.toBe(a.fixtures.companies.active!.registry_code);
+  });
+
+  it('works through the core client', async () => {
+    const sb = await startSandbox({ companies: 1500, rateLimit: false });
+    const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
+    try {
+      const fx = sb.fixtures.companies;
+      const p = await client.companies.get({ registry_code: fx.active!.registry_code, include: ['credit_score'] });
+      expect(p.data.name).toBe(fx.active!.name);
+      expect(p.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const s = await client.companies.search({ q: 'Ehitus', limit: 100 });
+      expect(s.meta.pagination?.total).toBe(200);
+      const all = await client.collectAll(client.ops.companies.search, { q: 'Ehitus' }, { max: 500 });
+      expect(all.items).toHaveLength(200);
+      const l = await client.companies.lookup({ queries: [fx.active!.registry_code, 'ab'] });
+      expect(l.data.map((x) => x.type)).toEqual(['registry_code', 'name']);
+      await expect(client.companies.get({ registry_code: sb.fixtures.unknown_registry_code })).rejects.toMatchObject({ status: 404 });
+      const v = await client.companies.byVat({ vat_number: fx.vat_ended!.vat_number!.slice(2) });
+      expect(v.meta).toMatchObject({ vat_holders: 0 });
+    } finally {
+      await client.close();
+      await sb.close();
+    }
+  });
+});

@@ -1,8 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { describeNode, executeNode, nodeSpecs } from '../../src/n8n';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { executeNode, nodeProperties, nodeSpecs } from '../../src/n8n';
 
 export class CompanyDataPeople implements INodeType {
-  description: INodeTypeDescription = describeNode(nodeSpecs.people, { light: 'file:companyDataPeople.svg', dark: 'file:companyDataPeople.dark.svg' });
+  description: INodeTypeDescription = {
+    displayName: 'Company Data: People & Ownership',
+    name: 'companyDataPeople',
+    icon: { light: 'file:companyDataPeople.svg', dark: 'file:companyDataPeople.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{$parameter["operation"]}}',
+    description: 'Representatives, shareholders, beneficial owners and holdings of Estonian companies, and roles of people',
+    defaults: { name: 'Company Data: People & Ownership' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'companyDataApi', required: true }],
+    // Resource, operation and parameter fields come from the operation table (src/core/operations).
+    properties: nodeProperties(nodeSpecs.people),
+  };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await executeNode(this, nodeSpecs.people);

@@ -1,8 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { describeNode, executeNode, nodeSpecs } from '../../src/n8n';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { executeNode, nodeProperties, nodeSpecs } from '../../src/n8n';
 
 export class CompanyDataReference implements INodeType {
-  description: INodeTypeDescription = describeNode(nodeSpecs.reference, { light: 'file:companyDataReference.svg', dark: 'file:companyDataReference.dark.svg' });
+  description: INodeTypeDescription = {
+    displayName: 'Company Data: Reference',
+    name: 'companyDataReference',
+    icon: { light: 'file:companyDataReference.svg', dark: 'file:companyDataReference.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{$parameter["operation"]}}',
+    description: 'Classifier codes, EMTAK activity codes, API usage and the OpenAPI description',
+    defaults: { name: 'Company Data: Reference' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'companyDataApi', required: true }],
+    // Resource, operation and parameter fields come from the operation table (src/core/operations).
+    properties: nodeProperties(nodeSpecs.reference),
+  };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await executeNode(this, nodeSpecs.reference);

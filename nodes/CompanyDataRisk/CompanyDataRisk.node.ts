@@ -1,8 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { describeNode, executeNode, nodeSpecs } from '../../src/n8n';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { executeNode, nodeProperties, nodeSpecs } from '../../src/n8n';
 
 export class CompanyDataRisk implements INodeType {
-  description: INodeTypeDescription = describeNode(nodeSpecs.risk, { light: 'file:companyDataRisk.svg', dark: 'file:companyDataRisk.dark.svg' });
+  description: INodeTypeDescription = {
+    displayName: 'Company Data: Risk',
+    name: 'companyDataRisk',
+    icon: { light: 'file:companyDataRisk.svg', dark: 'file:companyDataRisk.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{$parameter["operation"]}}',
+    description: 'Credit score, tax debt, tax declarations, court cases, payment orders, enforcements and rulings of Estonian companies',
+    defaults: { name: 'Company Data: Risk' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'companyDataApi', required: true }],
+    // Resource, operation and parameter fields come from the operation table (src/core/operations).
+    properties: nodeProperties(nodeSpecs.risk),
+  };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await executeNode(this, nodeSpecs.risk);

@@ -1,8 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { describeNode, executeNode, nodeSpecs } from '../../src/n8n';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { executeNode, nodeProperties, nodeSpecs } from '../../src/n8n';
 
 export class CompanyDataSavedSearches implements INodeType {
-  description: INodeTypeDescription = describeNode(nodeSpecs.searches, { light: 'file:companyDataSavedSearches.svg', dark: 'file:companyDataSavedSearches.dark.svg' });
+  description: INodeTypeDescription = {
+    displayName: 'Company Data: Saved Searches',
+    name: 'companyDataSavedSearches',
+    icon: { light: 'file:companyDataSavedSearches.svg', dark: 'file:companyDataSavedSearches.dark.svg' },
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{$parameter["operation"]}}',
+    description: 'Store company filters and read the companies that newly match them every day (API plan)',
+    defaults: { name: 'Company Data: Saved Searches' },
+    usableAsTool: true,
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'companyDataApi', required: true }],
+    // Resource, operation and parameter fields come from the operation table (src/core/operations).
+    properties: nodeProperties(nodeSpecs.searches),
+  };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await executeNode(this, nodeSpecs.searches);

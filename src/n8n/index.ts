@@ -1,3 +1,3 @@
-export { describeNode } from './describe';
 export { executeNode } from './execute';
+export { nodeProperties } from './properties';
 export { nodeSpecs, type NodeKey, type NodeSpec } from './nodes';

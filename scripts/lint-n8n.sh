@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The official community-node lint (n8n-node lint, strict) over exactly what the n8n bundles contain:
+# the nodes, the credential and every source file they import. The rest of this package (CLI,
+# sandbox, Sheets, tests) is not part of a node and uses Node APIs the node rules forbid, so it is
+# left out by staging the node sources with the default eslint.config.mjs in a temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+node - "$stage" <<'JS'
+const fs = require('node:fs');
+const path = require('node:path');
+const stage = process.argv[2];
+const roots = [];
+const walk = (d) => fs.existsSync(d) && fs.readdirSync(d).forEach((n) => {
+  const p = path.join(d, n);
+  if (fs.statSync(p).isDirectory()) walk(p);
+  else if (/\.(node|credentials)\.ts$/.test(n)) roots.push(p);
+});
+walk('nodes'); walk('credentials');
+const seen = new Set();
+const visit = (file) => {
+  if (seen.has(file)) return;
+  seen.add(file);
+  const src = fs.readFileSync(file, 'utf8');
+  for (const m of src.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const base = path.join(path.dirname(file), m[1]);
+    const hit = [base + '.ts', path.join(base, 'index.ts'), base].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+    if (hit && hit.endsWith('.ts')) visit(path.normalize(hit));
+  }
+};
+roots.forEach(visit);
+const copy = (f) => { fs.mkdirSync(path.join(stage, path.dirname(f)), { recursive: true }); fs.copyFileSync(f, path.join(stage, f)); };
+for (const f of seen) copy(f);
+for (const dir of ['nodes', 'credentials']) walk2(dir);
+function walk2(d) {
+  if (!fs.existsSync(d)) return;
+  for (const n of fs.readdirSync(d)) {
+    const p = path.join(d, n);
+    if (fs.statSync(p).isDirectory()) walk2(p);
+    else if (/\.(svg|png|json)$/.test(n)) copy(p);
+  }
+}
+['package.json', 'eslint.config.mjs', 'tsconfig.json'].forEach(copy);
+console.log(`n8n lint: ${seen.size} source files (nodes, credentials and what they import)`);
+JS
+ln -s "$PWD/node_modules" "$stage/node_modules"
+cd "$stage" && npx n8n-node lint

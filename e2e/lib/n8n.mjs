@@ -29,6 +29,7 @@ export function freePort() {
  * Starts n8n and returns { baseUrl, apiKey, cookie, owner, userFolder, logs, stop(), ... }.
  * packageDir: a folder with package.json (name n8n-nodes-*) and dist/; it is copied into
  * <userFolder>/.n8n/nodes/node_modules/<name> (link: 'symlink' links it instead).
+ * owner: { email, password, firstName, lastName } overrides the generated login.
  */
 export async function startN8n({
   userFolder,
@@ -37,6 +38,7 @@ export async function startN8n({
   packageDir,
   link = 'copy',
   env = {},
+  owner: ownerIn = {},
   runtime,
   readyTimeoutMs = 180_000,
   log = (m) => process.stderr.write(`[n8n] ${m}\n`),
@@ -45,23 +47,24 @@ export async function startN8n({
   runtime ??= await ensureRuntime();
   const ownsFolder = !userFolder;
   userFolder ??= fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-'));
+  if (ownsFolder) tempFolders.add(userFolder);
   fs.mkdirSync(userFolder, { recursive: true });
   port ??= await freePort();
   brokerPort ??= await freePort();
   const packageName = packageDir ? installPackage(userFolder, packageDir, link) : undefined;
 
-  // Fresh per instance and never logged: the owner can only be used by this process.
-  const password = `E2e-${randomBytes(12).toString('hex')}`;
+  // Random unless given (e.g. a demo login): fresh per instance and never logged.
+  const owner = { ...OWNER, password: `E2e-${randomBytes(12).toString('hex')}`, ...ownerIn };
   const bcrypt = createRequire(path.join(runtime.n8nDir, 'package.json'))('bcryptjs');
   const baseUrl = `http://127.0.0.1:${port}`;
   const childEnv = {
     ...parentEnv(),
     ...n8nEnv({ userFolder, port, brokerPort, baseUrl }),
     N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-    N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-    N8N_INSTANCE_OWNER_FIRST_NAME: OWNER.firstName,
-    N8N_INSTANCE_OWNER_LAST_NAME: OWNER.lastName,
-    N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(password, 10),
+    N8N_INSTANCE_OWNER_EMAIL: owner.email,
+    N8N_INSTANCE_OWNER_FIRST_NAME: owner.firstName,
+    N8N_INSTANCE_OWNER_LAST_NAME: owner.lastName,
+    N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(owner.password, 10),
     ...env,
   };
   const logFile = path.join(userFolder, 'n8n.log');
@@ -70,12 +73,14 @@ export async function startN8n({
 
   const stop = async ({ keepUserFolder = !ownsFolder } = {}) => {
     await proc.stop();
+    // Kept folders (asked for, or after a failed start: n8n.log) are left for the caller.
+    tempFolders.delete(userFolder);
     if (!keepUserFolder) fs.rmSync(userFolder, { recursive: true, force: true });
   };
   try {
     await waitReady(baseUrl, proc, readyTimeoutMs);
     const tReady = ms(t0);
-    const cookie = await login(baseUrl, OWNER.email, password);
+    const cookie = await login(baseUrl, owner.email, owner.password);
     const apiKey = await createApiKey(baseUrl, cookie);
     log(`ready in ${tReady}, owner logged in and API key created (${ms(t0)})`);
     const n8n = {
@@ -86,7 +91,7 @@ export async function startN8n({
       packageName,
       apiKey,
       cookie,
-      owner: { ...OWNER, password },
+      owner,
       runtime,
       env: childEnv,
       logs: proc.logs,
@@ -228,18 +233,22 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
 // n8n runs in its own process group (so stop() reaches its task runners); without this, an
 // interrupted test run would leave it running.
 const liveGroups = new Set();
+// Temp user folders created here, removed on exit even when stop() never ran.
+const tempFolders = new Set();
 let cleanupInstalled = false;
+function cleanupNow() {
+  for (const g of liveGroups) killGroup(g, 'SIGKILL');
+  for (const d of tempFolders) fs.rmSync(d, { recursive: true, force: true });
+}
 function trackGroup(pid) {
   liveGroups.add(pid);
   if (cleanupInstalled) return;
   cleanupInstalled = true;
-  process.on('exit', () => {
-    for (const g of liveGroups) killGroup(g, 'SIGKILL');
-  });
+  process.on('exit', cleanupNow);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     if (process.listenerCount(sig) > 0) continue;
     process.once(sig, () => {
-      for (const g of liveGroups) killGroup(g, 'SIGKILL');
+      cleanupNow();
       process.kill(process.pid, sig);
     });
   }
@@ -405,9 +414,11 @@ export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {
   const { code, signal } = await proc.exited;
   clearTimeout(timer);
   await proc.stop();
-  const result = parseTrailingJson(proc.stdout());
+  const stdout = proc.stdout();
+  const result = parseTrailingJson(stdout);
   if (code !== 0 || result === undefined) {
-    throw new Error(`n8n execute --id=${workflowId}: ${signal ?? `exit ${code}`}\n${proc.logs.slice(-30).join('\n')}`);
+    const why = code === 0 ? 'exit 0 without a complete JSON result' : (signal ?? `exit ${code}`);
+    throw new Error(`n8n execute --id=${workflowId}: ${why}\n${proc.logs.slice(-30).join('\n')}\n--- stdout tail ---\n${stdout.slice(-300)}`);
   }
   return result;
 }

@@ -17,6 +17,8 @@ const NODE_INTEGRITY =
 const RECIPE = 1;
 const LOCK_STALE_MS = 120_000;
 const LOCK_WAIT_MS = 20 * 60_000;
+// Installs of other lockfiles not used for this long are removed (2.6 GB each).
+const PRUNE_AFTER_MS = 14 * 24 * 3600_000;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const RUNTIME_SPEC_DIR = path.resolve(here, '../n8n-runtime');
@@ -60,6 +62,7 @@ export async function ensureRuntime({ log = (m) => process.stderr.write(`[runtim
   const p = runtimePaths();
   const t0 = Date.now();
   if (readStamp(p)) {
+    markUsed(p);
     log(`warm cache ${p.dir} (${ms(t0)})`);
     return p;
   }
@@ -72,6 +75,7 @@ export async function ensureRuntime({ log = (m) => process.stderr.write(`[runtim
       return p;
     }
     await install(p, log);
+    pruneOld(p, log);
   } finally {
     release();
   }
@@ -159,6 +163,33 @@ async function install(p, log) {
   const stamp = { key: p.key, nodeVersion: NODE_VERSION, n8nVersion, recipe: RECIPE, installedAt: new Date().toISOString(), timings };
   fs.writeFileSync(`${p.stamp}.tmp`, JSON.stringify(stamp, null, 2));
   fs.renameSync(`${p.stamp}.tmp`, p.stamp);
+}
+
+// The stamp's mtime records the last use, so pruning spares installs that are still in use.
+function markUsed(p) {
+  const now = new Date();
+  try {
+    fs.utimesSync(p.stamp, now, now);
+  } catch {
+    // read-only cache: pruning just sees it as older
+  }
+}
+
+function pruneOld(p, log) {
+  const root = path.dirname(p.dir);
+  for (const name of fs.readdirSync(root)) {
+    const dir = path.join(root, name);
+    if (dir === p.dir || !/^[0-9a-f]{16}$/.test(name) || fs.existsSync(`${dir}.lock`)) continue;
+    let lastUse;
+    try {
+      lastUse = fs.statSync(path.join(dir, 'stamp.json')).mtimeMs;
+    } catch {
+      lastUse = fs.statSync(dir).mtimeMs;
+    }
+    if (Date.now() - lastUse < PRUNE_AFTER_MS) continue;
+    fs.rmSync(dir, { recursive: true, force: true });
+    log(`removed an install unused for 14 days: ${dir}`);
+  }
 }
 
 function findNpmCli() {

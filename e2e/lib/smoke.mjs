@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureRuntime, ms } from './runtime.mjs';
 import {
   callWebhook,
+  createCredential,
   createWorkflow,
   executeCli,
   listExecutions,
@@ -114,6 +115,7 @@ async function main() {
   timings.runtime = ms(t);
 
   const pkgDir = writeSmokePackage(fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-pkg-')));
+  process.on('exit', () => fs.rmSync(pkgDir, { recursive: true, force: true }));
   let n8n;
   try {
     t = Date.now();
@@ -122,6 +124,9 @@ async function main() {
 
     const types = await nodeTypeNames(n8n);
     check('package node type is loaded', types.includes(TYPE), `${types.length} types`);
+
+    const cred = await createCredential(n8n, { name: 'e2e header', type: 'httpHeaderAuth', data: { name: 'x-e2e', value: 'v' } });
+    check('credential is created through the public API', typeof cred?.id === 'string' && cred.type === 'httpHeaderAuth');
 
     t = Date.now();
     const manual = await createWorkflow(n8n, manualWorkflow);

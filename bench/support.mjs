@@ -1,0 +1,119 @@
+/**
+ * Shared pieces of the *.bench.mjs files. Like bench/sandbox.bench.mjs they need no build: TypeScript
+ * sources are bundled with esbuild on the fly. Bundles go to node_modules/.cache so the one package kept
+ * external (n8n-workflow, the nodes' peer, as in tsup.config.ts) resolves from the repository.
+ */
+import { fork } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(fileURLToPath(import.meta.url), '../..');
+const cacheDir = join(root, 'node_modules/.cache/company-data-bench');
+const require = createRequire(import.meta.url);
+
+/** Bundles `source` (TypeScript, imports relative to the repository root) and returns the file. */
+export async function bundleFile(name, source) {
+  const { build } = await import('esbuild');
+  mkdirSync(cacheDir, { recursive: true });
+  const outfile = join(cacheDir, `${name}.cjs`);
+  await build({
+    stdin: { contents: source, resolveDir: root, loader: 'ts', sourcefile: `${name}.ts` },
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile,
+    external: ['n8n-workflow'],
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+/** Bundles and loads `source` in this process. */
+export async function load(name, source) {
+  return require(await bundleFile(name, source));
+}
+
+export const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+
+/** Prints one machine-readable line the runner collects: figures keyed by a stable id. */
+export function report(bench, figures) {
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ bench, figures })}\n`);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function quantile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+/**
+ * Rows like those of bench/enrich.bench.ts: 75% distinct identifiers (codes of real sandbox companies,
+ * every fourth one as its VAT number, then made-up valid codes), 20% repeats written differently
+ * (spaces, lower-case "ee"), 5% invalid (wrong check digit).
+ */
+export function makeRows(n, real, withRegistryCheckDigit) {
+  const unique = Math.round(n * 0.75);
+  const ids = [];
+  for (let i = 0; ids.length < unique; i++) {
+    const r = real[i];
+    if (r) ids.push(r.vat && i % 4 === 0 ? r.vat : r.code);
+    else ids.push(withRegistryCheckDigit(String(1_100_000 + i)));
+  }
+  const rows = [];
+  let dup = 0;
+  let bad = 0;
+  let next = 0;
+  for (let i = 0; i < n; i++) {
+    if (i % 20 === 7 && bad < n * 0.05) {
+      const c = withRegistryCheckDigit(String(1_200_000 + i));
+      rows.push(c.slice(0, 7) + String((Number(c[7]) + 1) % 10));
+      bad++;
+    } else if (i % 5 === 3 && dup < n * 0.2 && next > 0) {
+      const prev = ids[(i * 7919) % next];
+      rows.push(prev.startsWith('EE') ? prev.toLowerCase() : ` ${prev} `);
+      dup++;
+    } else rows.push(ids[next++ % ids.length]);
+  }
+  return rows;
+}
+
+/** Companies of the sandbox dataset as { code, vat }, in dataset order (no HTTP, no billing). */
+export function realCompanies(dataset, max = 5000) {
+  return dataset.companies.slice(0, max).map((c) => ({ code: c.code, vat: c.vat ?? null }));
+}
+
+/**
+ * A sandbox in a child process (its own core), so a benchmark's client and server do not share one
+ * event loop. Returns { url, apiKey, info, close }.
+ */
+export async function forkSandbox(opts) {
+  const bundle = await bundleFile('sandbox', "export { startSandbox } from './src/sandbox';");
+  const child = fork(fileURLToPath(import.meta.url), ['serve-sandbox', bundle, JSON.stringify(opts)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const info = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`sandbox child exited with ${code}`)));
+  });
+  return {
+    ...info,
+    close: () => new Promise((r) => {
+      child.once('exit', r);
+      child.send('stop');
+    }),
+  };
+}
+
+if (process.argv[2] === 'serve-sandbox') {
+  const { startSandbox } = require(process.argv[3]);
+  const sb = await startSandbox(JSON.parse(process.argv[4]));
+  process.send({ url: sb.url, apiKey: sb.apiKey, codes: sb.dataset.companies.slice(0, 1000).map((c) => c.code) });
+  process.on('message', async () => {
+    await sb.close();
+    process.exit(0);
+  });
+}

@@ -3,6 +3,7 @@
  * harness does (packages/core/nodes-testing): real expressions, real credential handling through
  * an ICredentialsHelper, real httpRequestWithAuthentication (axios) over loopback HTTP.
  */
+import './n8n-engine-env';
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import { mock } from 'jest-mock-extended';
 import type {

@@ -5,6 +5,7 @@ import { createClock, type SandboxClock } from './clock';
 import { buildDataset, type Dataset } from './dataset';
 import { DATASET_TODAY } from './dataset/prng';
 import { createWriteSide, type WriteSide } from './events/mount';
+import type { EventSettings } from './events/service';
 import type { Fixtures } from './fixtures';
 import { companyHandlers } from './handlers/companies';
 import { sectionHandlers } from './handlers/sections';
@@ -32,6 +33,8 @@ export interface SandboxOptions {
   keyReloadMs?: number;
   /** Reuse an already generated dataset (benchmarks, several servers on one dataset). */
   dataset?: Dataset;
+  /** Detection and delivery behaviour at start (also PUT /sandbox/settings): detectionRate, duplicateRate, duplicateCopies, answerTimeoutMs, concurrency. */
+  settings?: Partial<EventSettings>;
 }
 
 export interface Sandbox {
@@ -67,6 +70,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     companies: new DatasetCompanies(ds, () => new Date(clock.now()).toISOString().slice(0, 10)),
     seed,
     dataDir: opts.dataDir,
+    settings: opts.settings,
   });
   const server = new SandboxServer({
     ds,
@@ -80,6 +84,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const readHandlers = { ...companyHandlers, ...sectionHandlers };
   for (const [id, h] of Object.entries(readHandlers)) server.handle(id, h);
   server.handle('reference.openapi', () => ({ data: openApiDocument(), raw: true }));
+  // Usage also counts the companies the key's account monitors (distinct over its lists).
+  server.handle('reference.usage', async (ctx) => {
+    const r = await sectionHandlers['reference.usage']!(ctx);
+    const monitored = writeSide.service.account(ctx.key!.id).lists.codes().size;
+    return { ...r, data: { ...(r.data as object), monitored_companies: monitored } };
+  });
   for (const op of operations) {
     const id = operationId(op);
     const h = writeSide.handler(id);

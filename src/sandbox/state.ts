@@ -58,6 +58,7 @@ export class SandboxState {
   }
 
   private file(): string | null {
-    return this.dataDir ? join(this.dataDir, 'state.json') : null;
+    // Not state.json: that file belongs to the write side (lists, searches, webhooks) in the same data dir.
+    return this.dataDir ? join(this.dataDir, 'usage.json') : null;
   }
 }

@@ -4,7 +4,8 @@ import { financialsView, annualReportList, financialYear, quarterlyTaxesView, se
 import { codeLabel, contactTypes, legalForms, ownershipTypes, roles, statuses, tr } from './dataset/labels';
 import { PartyKind, type Company, type Rel } from './dataset/model';
 import { isoOf, TODAY } from './dataset/prng';
-import { creditScoreView, recordSections, taxDebtView, taxDeclarationsView } from './dataset/records';
+import { recordSections, taxDeclarationsView } from './dataset/records';
+import { boardRows, creditScoreWithOverlay, removedOn, taxDebtWithOverlay } from './overlay';
 import * as v from './dataset/vocab';
 
 /** JSON shapes of the interface, rendered from the dataset in one language. */
@@ -100,14 +101,20 @@ export function peopleRows(ds: Dataset, c: Company, section: PeopleSection, hist
   });
   if (section === 'shareholders' || section === 'holdings') rels.sort((a, b) => Number(a.until !== null) - Number(b.until !== null) || (b.pct ?? 0) - (a.pct ?? 0));
   else rels.sort((a, b) => Number(a.until !== null) - Number(b.until !== null) || a.from - b.from);
-  return rels.map((r) => {
-    const base = { role: codeLabel(roles[r.role]!, lang), from: isoOf(r.from), until: r.until === null ? null : isoOf(r.until) };
+  const o = ds.overlay?.get(c.code);
+  const out = rels.flatMap((r): Record<string, unknown>[] => {
+    // A board member removed by a change ends on the change's date.
+    const ended = section === 'representatives' && r.until === null && r.kind !== PartyKind.Company ? removedOn(o, ds.persons[r.p - 1]!.name) : undefined;
+    if (ended && !history) return [];
+    const until = ended ?? (r.until === null ? null : isoOf(r.until));
+    const base = { role: codeLabel(roles[r.role]!, lang), from: isoOf(r.from), until };
     if (section === 'holdings') {
-      const o = ds.companies[r.c]!;
-      return { company: { registry_code: o.code, name: o.name, url: companyUrl(o.code) }, ...base, share: shareView(r, lang) };
+      const h = ds.companies[r.c]!;
+      return [{ company: { registry_code: h.code, name: h.name, url: companyUrl(h.code) }, ...base, share: shareView(r, lang) }];
     }
-    return section === 'shareholders' ? { party: party(ds, r), ...base, share: shareView(r, lang) } : { party: party(ds, r), ...base };
+    return [section === 'shareholders' ? { party: party(ds, r), ...base, share: shareView(r, lang) } : { party: party(ds, r), ...base }];
   });
+  return section === 'representatives' ? [...out, ...boardRows(o, history, lang)] : out;
 }
 
 /** Section name (include key) → full rows or object. Lists are wrapped by the caller. */
@@ -127,11 +134,11 @@ export function sectionData(ds: Dataset, c: Company, section: string, history: b
     case 'quarterly_taxes':
       return quarterlyTaxesView(ds.seed, c);
     case 'tax_debt':
-      return taxDebtView(ds.seed, c, lang);
+      return taxDebtWithOverlay(ds.seed, c, lang, ds.overlay?.get(c.code));
     case 'tax_declarations':
       return taxDeclarationsView(ds.seed, c, lang);
     case 'credit_score':
-      return creditScoreView(ds.seed, c, lang);
+      return creditScoreWithOverlay(ds.seed, c, lang, ds.overlay?.get(c.code));
     default: {
       const fn = recordSections[section];
       if (!fn) throw new Error(`unknown section ${section}`);

@@ -16,7 +16,7 @@ describe('write side over the generated dataset', () => {
     const row = ds.companies[ds.byCode.get(code)!]!;
     expect(row).toMatchObject({ name: 'Muudetud Nimi OÜ', status: 'L' });
     expect(row.prev[0]).toBe(before.name);
-    expect(port.overlay.get(code)).toMatchObject({ tax_debt: 1234.5 });
+    expect(port.overlay.get(code)).toMatchObject({ tax: { total: 1234.5 } });
     expect(port.get(code)).toMatchObject({ name: 'Muudetud Nimi OÜ', status: 'L', tax_debt: 1234.5 });
   });
 

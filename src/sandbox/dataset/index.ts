@@ -4,6 +4,7 @@ import { generate, type GeneratedData } from './generate';
 import type { Company } from './model';
 import { DATASET_TODAY } from './prng';
 import { CompanySearch, PersonSearch } from './search';
+import type { Overlays } from '../overlay';
 
 export interface VatEntry {
   /** Companies holding the number now, registered first then oldest registration. */
@@ -19,6 +20,8 @@ export interface Dataset extends GeneratedData {
   /** Current roles per person id (index id). */
   activeRoles: Int32Array;
   fixtures: Fixtures;
+  /** Changes to generated sections (tax debt, credit score, board) announced by events. */
+  overlay: Overlays;
   /** Milliseconds spent generating. */
   buildMs: number;
 }
@@ -49,6 +52,7 @@ export function buildDataset(seed: number, companies: number): Dataset {
     vat,
     activeRoles,
     fixtures: undefined as unknown as Fixtures,
+    overlay: new Map(),
     buildMs: 0,
   };
   ds.fixtures = fixturesOf(ds);

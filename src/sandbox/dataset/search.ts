@@ -113,9 +113,12 @@ export class CompanySearch {
   private current = new PrefixIndex();
   private previous = new PrefixIndex();
   private exact = new Map<string, number[]>();
-  private codes: { code: string; i: number }[];
-  /** Company ids, newest registration first (listing without q). */
-  readonly newest: Int32Array;
+  private codes: { code: string; i: number }[] = [];
+  private newestIds: Int32Array = new Int32Array(0);
+  /** Companies registered or renamed after the indexes were built: scanned after the postings. */
+  private extra = new Set<number>();
+  /** Number of companies the code and date orders cover (registrations after it need a re-sort). */
+  private ordered = 0;
 
   constructor(private companies: readonly Company[]) {
     this.names = companies.map((c) => coreWords(c.name));
@@ -136,10 +139,43 @@ export class CompanySearch {
     }
     this.current.freeze();
     this.previous.freeze();
+    this.order();
+  }
+
+  private order(): void {
+    const companies = this.companies;
     this.codes = companies.map((c) => ({ code: c.code, i: c.i })).sort((a, b) => (a.code < b.code ? -1 : 1));
     const codeRank = new Int32Array(companies.length);
     this.codes.forEach((x, k) => (codeRank[x.i] = k));
-    this.newest = Int32Array.from(companies.map((c) => c.i)).sort((a, b) => companies[b]!.reg - companies[a]!.reg || codeRank[b]! - codeRank[a]!);
+    this.newestIds = Int32Array.from(companies.map((c) => c.i)).sort((a, b) => companies[b]!.reg - companies[a]!.reg || codeRank[b]! - codeRank[a]!);
+    this.ordered = companies.length;
+  }
+
+  /** Company ids, newest registration first (listing without q). */
+  get newest(): Int32Array {
+    if (this.ordered !== this.companies.length) this.order();
+    return this.newestIds;
+  }
+
+  /**
+   * Makes a company registered or renamed after the build searchable by its current and previous names
+   * and by code (sandbox controls and registry changes). Orders are re-sorted lazily, once per batch.
+   */
+  update(i: number): void {
+    const c = this.companies[i]!;
+    const core = coreWords(c.name);
+    this.names[i] = core;
+    const key = core.join(' ');
+    const list = this.exact.get(key);
+    if (!list) this.exact.set(key, [i]);
+    else if (!list.includes(i)) list.push(i);
+    if (c.prev.length) this.prevWords.set(i, c.prev.map(coreWords));
+    this.extra.add(i);
+  }
+
+  private candidates(index: PrefixIndex, qWords: readonly string[]): Iterable<number> {
+    if (!this.extra.size) return index.driver(qWords);
+    return [...index.driver(qWords), ...this.extra];
   }
 
   /** Ranked name search: exact names, then current-name matches, then previous-name matches. */
@@ -149,7 +185,7 @@ export class CompanySearch {
     const out: SearchHit[] = [];
     const taken = new Set<number>();
     const qFull = words(q).join(' ');
-    const exact = (this.exact.get(qWords.join(' ')) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
+    const exact = (this.exact.get(qWords.join(' ')) ?? []).filter((i) => this.names[i]!.join(' ') === qWords.join(' ') && (!filter || passes(this.companies[i]!, filter)));
     // A query that also names the right legal form ranks that company first.
     exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull));
     for (const i of exact) {
@@ -157,19 +193,19 @@ export class CompanySearch {
       out.push({ i, previous: null });
       taken.add(i);
     }
-    for (const i of this.current.driver(qWords)) {
+    for (const i of this.candidates(this.current, qWords)) {
       if (out.length >= max) return out;
       if (taken.has(i) || !allPrefixed(qWords, this.names[i]!)) continue;
       if (filter && !passes(this.companies[i]!, filter)) continue;
       out.push({ i, previous: null });
       taken.add(i);
     }
-    for (const i of this.previous.driver(qWords)) {
+    for (const i of this.candidates(this.previous, qWords)) {
       if (out.length >= max) return out;
       if (taken.has(i)) continue;
       if (filter && !passes(this.companies[i]!, filter)) continue;
       const c = this.companies[i]!;
-      const k = this.prevWords.get(i)!.findIndex((pw) => allPrefixed(qWords, pw));
+      const k = (this.prevWords.get(i) ?? []).findIndex((pw) => allPrefixed(qWords, pw));
       if (k < 0) continue;
       out.push({ i, previous: c.prev[k]! });
       taken.add(i);
@@ -179,6 +215,7 @@ export class CompanySearch {
 
   /** Registry code prefix (3-8 digits): active and large first. */
   byCodePrefix(prefix: string, max: number, filter?: CompanyFilter): SearchHit[] {
+    if (this.ordered !== this.companies.length) this.order();
     let lo = 0;
     let hi = this.codes.length;
     while (lo < hi) {

@@ -19,7 +19,9 @@ export interface KindSpec {
   tone(d: Details): Tone;
 }
 
-const RATINGS = ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'CCC', 'CC', 'C', 'D'];
+/** The sandbox's rating scale and the score range of each rating (as the credit score view rates). */
+const RATINGS = ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'C', 'D'];
+const SCORE_RANGE: Record<string, [number, number]> = { AAA: [90, 100], AA: [80, 89], A: [70, 79], BBB: [60, 69], BB: [50, 59], B: [40, 49], C: [20, 39], D: [0, 19] };
 const FIRST = ['Mari', 'Jaan', 'Kadri', 'Andres', 'Liis', 'Toomas', 'Kati', 'Peeter', 'Anu', 'Margus'];
 const LAST = ['Tamm', 'Saar', 'Sepp', 'Mägi', 'Kask', 'Kukk', 'Rebane', 'Ilves', 'Lepik', 'Oja'];
 const STREETS = ['Pärnu mnt', 'Narva mnt', 'Tartu mnt', 'Ahtri tn', 'Rüütli tn', 'Lossi tn', 'Kalda tee'];
@@ -131,11 +133,15 @@ export const kinds: readonly KindSpec[] = [
   /* rating */
   {
     kind: 'rating_changed', category: 'rating', tone: (d) => (ratingIndex(d.new) < ratingIndex(d.old) ? 'good' : ratingIndex(d.new) > ratingIndex(d.old) ? 'bad' : 'neutral'),
+    // Only rated companies (bankrupt, deleted and not-covered ones have no rating to change).
     make: (c, rng) => {
-      const i = Math.max(0, ratingIndex(c.rating ?? 'BBB'));
-      const j = Math.min(RATINGS.length - 2, Math.max(0, i + (rng.chance(0.5) ? -1 : 1)));
-      if (i === j) return null;
-      const score = Math.round((100 - j * 10 - rng.int(0, 9)) * 10) / 10;
+      if (c.rating === null) return null;
+      const i = Math.max(0, ratingIndex(c.rating));
+      const step = rng.chance(0.5) ? -1 : 1;
+      // At either end of the scale the rating can only move one way.
+      const j = i + step >= 0 && i + step <= RATINGS.length - 1 ? i + step : i - step;
+      const [lo, hi] = SCORE_RANGE[RATINGS[j]!]!;
+      const score = rng.int(lo, hi);
       return { old: c.rating, new: RATINGS[j], old_score: c.score, new_score: score };
     },
   },

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { nodeOperations } from '../../src/n8n/properties';
@@ -35,7 +35,7 @@ async function run(node: NodeKey, params: Record<string, unknown>, opts: { key?:
     items: opts.items?.map((json) => ({ json })),
     credentials: { apiKey: opts.key ?? sb.apiKey, baseUrl: sb.url, authStyle: 'xApiKey' },
   });
-  const out = await nodes[node].execute!.call(ctx);
+  const out = (await nodes[node].execute!.call(ctx)) as INodeExecutionData[][];
   for (const item of out[0]!) expect(item.pairedItem).toEqual({ item: expect.any(Number) });
   return { rows: jsonOf(out), requests };
 }

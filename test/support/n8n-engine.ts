@@ -14,6 +14,7 @@ import type {
   INode,
   INodeExecutionData,
   INodeType,
+  INodeTypeDescription,
   INodeTypes,
   IRun,
   IRunExecutionData,
@@ -25,7 +26,7 @@ import { CompanyDataApi } from '../../credentials/CompanyDataApi.credentials';
 
 /** A start node that emits the items given in its "items" parameter (the test's stand-in for a sheet). */
 class StaticItems implements INodeType {
-  description = {
+  description: INodeTypeDescription = {
     displayName: 'Items',
     name: 'staticItems',
     group: ['input'],
@@ -34,7 +35,7 @@ class StaticItems implements INodeType {
     defaults: { name: 'Items' },
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
-    properties: [{ displayName: 'Items', name: 'items', type: 'json' as const, default: '[]' }],
+    properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
   };
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     const rows = this.getNodeParameter('items', 0) as IDataObject[] | string;
@@ -122,8 +123,10 @@ export async function runWorkflow(opts: {
 
   const hooks = new ExecutionLifecycleHooks('manual', '1', mock());
   const done = createDeferredPromise<IRun>();
-  hooks.addHandler('workflowExecuteAfter', (fullRunData) => done.resolve(fullRunData));
-  const additionalData = mock<IWorkflowExecuteAdditionalData>({ hooks, currentNodeParameters: undefined });
+  hooks.addHandler('workflowExecuteAfter', (fullRunData) => done.resolve(fullRunData as unknown as IRun));
+  // n8n-core 1.122.10 carries its own n8n-workflow (1.120.6) next to the package's 1.120.4: the same
+  // shapes under two type identities, hence the casts at this boundary.
+  const additionalData = mock<Record<string, unknown>>({ hooks, currentNodeParameters: undefined }) as unknown as IWorkflowExecuteAdditionalData;
   additionalData.credentialsHelper = new TestCredentialsHelper({ companyDataApi: opts.credentials });
 
   const runExecutionData: IRunExecutionData = {
@@ -135,12 +138,12 @@ export async function runWorkflow(opts: {
       waitingExecutionSource: null,
       nodeExecutionStack: [{ node: nodes[0]!, data: { main: [[{ json: {} }]] }, source: null }],
     },
-  } as IRunExecutionData;
-  const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData as never);
+  } as unknown as IRunExecutionData;
+  const execute = new WorkflowExecute(additionalData as never, 'manual', runExecutionData as never);
   await execute.processRunExecutionData(workflow as never);
   const run = await done.promise;
   return {
     run,
-    output: (name) => run.data.resultData.runData[name]?.[0]?.data?.main[0] ?? [],
+    output: (name) => run.data.resultData.runData[name]?.[0]?.data?.main?.[0] ?? [],
   };
 }

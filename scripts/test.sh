@@ -3,8 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "== installing dependencies (npm ci)"
-  npm ci --no-audit --no-fund
+  # npm install, not npm ci: this registry lacks rollup's non-Linux optional packages, and npm ci
+  # refuses a lockfile without them. npm install still takes every locked version.
+  echo "== installing dependencies"
+  npm install --no-audit --no-fund
 fi
 echo "== type check"
 npx tsc --noEmit -p tsconfig.json

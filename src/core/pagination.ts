@@ -48,8 +48,9 @@ export async function* pages(call: Caller, op: AnyOperation, input: Record<strin
     else if (typeof pg?.has_more === 'boolean') hasMore = pg.has_more;
     else if (total !== undefined) hasMore = read < total;
     else hasMore = items.length >= limit;
-    // The service may say has_more=false at the cap or keep saying true: total tells more matched.
-    const capped = cap !== undefined && items.length > 0 && read >= cap && (hasMore || (total !== undefined && total > cap));
+    // At the cap the service may say has_more=false or keep saying true, and report the true total or
+    // one capped at 200 (the sandbox does): reaching the cap is reported either way, since more may exist.
+    const capped = cap !== undefined && items.length > 0 && read >= cap && (hasMore || total === undefined || total >= cap);
     if (capped) hasMore = false;
     yield { items, page, limit, total, hasMore, capped, pagination: pg, meta: res.meta, requestId: res.requestId };
     if (!hasMore) return;

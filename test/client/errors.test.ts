@@ -105,7 +105,7 @@ describe('not found and invalid parameters', () => {
       [() => client.companies.get({ registry_code: FX.active.code, colour: 'red' } as never), 'colour'],
     ];
     for (const [call, field] of cases) {
-      const e = await call().catch((x) => x);
+      const e = (await call().catch((x) => x)) as ValidationError;
       expect(e).toBeInstanceOf(ValidationError);
       expect(e.field).toBe(field);
       expect(e.status).toBeUndefined();

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer, type TestServer } from '../support/http-server';
-import { call, startHarness, type Harness } from './support/harness';
+import { call, startEventsSandbox, type EventsSandbox } from './support/sandbox';
 import { signatureValid, waitFor } from './support/receiver';
 
-let sb: Harness;
+let sb: EventsSandbox;
 let rx: TestServer;
 const api = (method: string, path: string, body?: unknown, key = sb.apiKey) => call(sb.url, key, method, path, body);
 
 beforeEach(async () => {
-  sb = await startHarness();
+  sb = await startEventsSandbox();
   rx = await startTestServer((_req, res) => json(res, 500, { no: true }));
 });
 afterEach(async () => {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { call, startHarness, type Harness } from './support/harness';
+import { call, startEventsSandbox, type EventsSandbox } from './support/sandbox';
 
-let sb: Harness;
+let sb: EventsSandbox;
 const api = (method: string, path: string, body?: unknown, key = sb.apiKey) => call(sb.url, key, method, path, body);
 
 beforeEach(async () => {
-  sb = await startHarness();
+  sb = await startEventsSandbox();
 });
 afterEach(async () => {
   await sb.close();

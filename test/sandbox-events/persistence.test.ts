@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer, type TestServer } from '../support/http-server';
-import { call, startHarness, type Harness } from './support/harness';
+import { call, startEventsSandbox, type EventsSandbox } from './support/sandbox';
 import { signatureValid, waitFor } from './support/receiver';
 
 let dir: string;
 let rx: TestServer;
-let open: Harness[] = [];
+let open: EventsSandbox[] = [];
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-events-'));
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function start() {
-  const h = await startHarness({ dataDir: dir });
+  const h = await startEventsSandbox({ dataDir: dir });
   open.push(h);
   return h;
 }
@@ -52,7 +52,8 @@ describe('data dir', () => {
     await a.close();
 
     for (const f of fs.readdirSync(dir)) expect(fs.readFileSync(path.join(dir, f), 'utf8')).not.toContain(secret);
-    expect(fs.readdirSync(dir).sort()).toEqual(['changes.jsonl', 'deliveries.jsonl', 'events.jsonl', 'state.json']);
+    // The write side's files, and the read side's usage counters (usage.json) of the same sandbox.
+    expect(fs.readdirSync(dir).sort()).toEqual(['changes.jsonl', 'deliveries.jsonl', 'events.jsonl', 'state.json', 'usage.json']);
 
     const b = await start();
     const api2 = (m: string, p: string, b2?: unknown) => call(b.url, b.apiKey, m, p, b2);

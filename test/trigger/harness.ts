@@ -2,20 +2,21 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
 import type { IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
-import { createClock } from '../../src/sandbox/clock';
+import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { writeHandlers } from '../../src/sandbox/events/handlers';
-import { SandboxError } from '../../src/sandbox/events/errors';
-import { EventService } from '../../src/sandbox/events/service';
-import { MemoryCompanies } from '../../src/sandbox/monitoring/memory-companies';
+import type { EventService } from '../../src/sandbox/events/service';
+import { hashKey, keyId } from '../../src/sandbox/http/keys';
+import type { CompanyPort } from '../../src/sandbox/monitoring/company-port';
 
 /**
- * Test rig: the sandbox's event service behind a small loopback HTTP API (the operations the trigger
- * calls, answered by the sandbox's own write handlers), a receiver that captures signed deliveries as
- * they arrive (raw body bytes and headers), and n8n contexts whose HTTP helper makes real requests.
+ * Test rig: the real sandbox (startSandbox) that the trigger calls over HTTP, a receiver that captures
+ * signed deliveries as they arrive (raw body bytes and headers), and n8n contexts whose HTTP helper makes
+ * real requests. Changes are made in-process on the sandbox's own event service.
  */
 
-export const ACCOUNT = 'acct_test';
 export const API_KEY = 'sk_test_trigger_key_0001';
+/** The sandbox account of API_KEY (accounts are key ids). */
+export const ACCOUNT = keyId(hashKey(API_KEY));
 
 export interface Captured {
   rawBody: Buffer;
@@ -33,17 +34,10 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const routes: Array<{ method: string; re: RegExp; op: string; params: (m: RegExpExecArray, q: URLSearchParams, body: IDataObject) => IDataObject }> = [
-  { method: 'GET', re: /^\/webhook$/, op: 'webhook.get', params: () => ({}) },
-  { method: 'PUT', re: /^\/webhook$/, op: 'webhook.set', params: (_m, _q, b) => b },
-  { method: 'POST', re: /^\/webhook\/test$/, op: 'webhook.test', params: () => ({}) },
-  { method: 'GET', re: /^\/monitoring\/events$/, op: 'monitoring.events', params: (_m, q) => ({ after: q.get('after') ?? undefined, limit: Number(q.get('limit') ?? 25) }) },
-  { method: 'GET', re: /^\/searches\/([^/]+)\/matches$/, op: 'searches.matches', params: (m, q) => ({ search_id: m[1], after: q.get('after') ?? undefined, limit: Number(q.get('limit') ?? 25) }) },
-];
-
 export interface Rig {
+  sandbox: Sandbox;
   svc: EventService;
-  companies: MemoryCompanies;
+  companies: CompanyPort;
   apiUrl: string;
   receiverUrl: string;
   captured: Captured[];
@@ -54,29 +48,13 @@ export interface Rig {
 }
 
 export async function startRig(opts: { duplicateRate?: number } = {}): Promise<Rig> {
-  const companies = new MemoryCompanies();
-  const svc = new EventService({ clock: createClock(), companies, seed: 7, settings: { duplicateRate: opts.duplicateRate ?? 0, duplicateCopies: 1 } });
-  const api = createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const raw = (await readBody(req)).toString('utf8');
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (req.headers['x-api-key'] !== API_KEY) return send(401, { success: false, error: { code: 'invalid_api_key', message: 'unknown key' } });
-    for (const r of routes) {
-      const m = r.re.exec(url.pathname);
-      if (!m || r.method !== req.method) continue;
-      try {
-        const out = writeHandlers[r.op]!(svc, ACCOUNT, r.params(m, url.searchParams, raw ? JSON.parse(raw) : {}));
-        return send(out.status ?? 200, { success: true, data: out.data, meta: { request_id: 'req_1', ...(out.meta ?? {}) } });
-      } catch (e) {
-        if (e instanceof SandboxError) return send(e.status, { success: false, error: { code: e.code, message: e.message } });
-        return send(500, { success: false, error: { code: 'internal', message: String(e) } });
-      }
-    }
-    send(404, { success: false, error: { code: 'not_found', message: 'no such path' } });
+  const sandbox = await startSandbox({
+    companies: 1500,
+    rateLimit: false,
+    keys: [{ key: API_KEY, plan: 'api' }],
+    settings: { detectionRate: 0, duplicateRate: opts.duplicateRate ?? 0, duplicateCopies: 1 },
   });
+  const svc = sandbox.writeSide.service;
   const captured: Captured[] = [];
   const rig = { receiverStatus: 200 } as Rig;
   const receiver = createServer(async (req, res) => {
@@ -85,12 +63,12 @@ export async function startRig(opts: { duplicateRate?: number } = {}): Promise<R
     res.writeHead(rig.receiverStatus);
     res.end();
   });
-  const apiUrl = await listen(api);
   const receiverUrl = await listen(receiver);
   Object.assign(rig, {
+    sandbox,
     svc,
-    companies,
-    apiUrl,
+    companies: svc.companies,
+    apiUrl: sandbox.url,
     receiverUrl,
     captured,
     async waitForDeliveries(n: number, timeoutMs = 5000) {
@@ -102,8 +80,8 @@ export async function startRig(opts: { duplicateRate?: number } = {}): Promise<R
       return captured.slice(0, n);
     },
     async close() {
-      await svc.close();
-      await Promise.all([api, receiver].map((s) => new Promise((r) => s.close(r))));
+      await sandbox.close();
+      await new Promise((r) => receiver.close(r));
     },
   });
   return rig;

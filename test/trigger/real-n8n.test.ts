@@ -89,6 +89,10 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
       throw new Error(`${e.message}: ${JSON.stringify(rig.svc.deliveries.list(ACCOUNT).map((d) => [d.status, d.last_status_code, d.last_error]))}\n${n8n.logText().slice(-1500)}`);
     });
     expect(delivered().every((d) => d.last_status_code === 200)).toBe(true);
+    // The copy sent on purpose is an attempt logged on the same delivery (duplicate: true), not a second
+    // delivery record: counting deliveries shows one even though n8n received the event twice.
+    await wait('the duplicate copy', () => delivered()[0]!.log.some((a) => a.duplicate === true && a.status_code === 200));
+    expect(delivered()).toHaveLength(1);
     // Redelivery of the same event in the same n8n process (a manual retry makes a new delivery).
     const original = delivered()[0]!;
     rig.svc.deliveries.retry(ACCOUNT, original.id);

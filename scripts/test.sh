@@ -10,5 +10,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 echo "== type check"
 npx tsc --noEmit -p tsconfig.json
+echo "== build (tsup)"
+npm run --silent build
 echo "== tests"
 npx vitest run

@@ -175,7 +175,7 @@ export class CompanySearch {
 
   private candidates(index: PrefixIndex, qWords: readonly string[]): Iterable<number> {
     if (!this.extra.size) return index.driver(qWords);
-    return [...index.driver(qWords), ...this.extra];
+    return withExtra(index.driver(qWords), this.extra);
   }
 
   /** Ranked name search: exact names, then current-name matches, then previous-name matches. */
@@ -243,6 +243,12 @@ export class CompanySearch {
     }
     return { ids, total };
   }
+}
+
+/** Postings, then the companies added later (without copying the postings). */
+function* withExtra(postings: Int32Array, extra: ReadonlySet<number>): Generator<number> {
+  yield* postings;
+  yield* extra;
 }
 
 export interface PersonLike {

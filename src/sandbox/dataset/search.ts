@@ -185,7 +185,9 @@ export class CompanySearch {
     const out: SearchHit[] = [];
     const taken = new Set<number>();
     const qFull = words(q).join(' ');
-    const exact = (this.exact.get(qWords.join(' ')) ?? []).filter((i) => this.names[i]!.join(' ') === qWords.join(' ') && (!filter || passes(this.companies[i]!, filter)));
+    const qKey = qWords.join(' ');
+    // A renamed company stays in the list of its old name: its current name must still be the key.
+    const exact = (this.exact.get(qKey) ?? []).filter((i) => (!this.extra.has(i) || this.names[i]!.join(' ') === qKey) && (!filter || passes(this.companies[i]!, filter)));
     // A query that also names the right legal form ranks that company first.
     exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull));
     for (const i of exact) {

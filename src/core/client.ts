@@ -96,7 +96,10 @@ export interface CallOptions {
 
 /* ---- Typed namespaces derived from the operation table ---- */
 
-type OperationMethod<O> = {} extends OperationInput<O>
+/** True when an empty input object is valid for O (every parameter optional), so the input may be left out. */
+type InputOptional<O> = Record<string, never> extends OperationInput<O> ? true : false;
+
+type OperationMethod<O> = InputOptional<O> extends true
   ? (input?: OperationInput<O>, opts?: CallOptions) => Promise<OperationResult<O>>
   : (input: OperationInput<O>, opts?: CallOptions) => Promise<OperationResult<O>>;
 
@@ -105,7 +108,7 @@ export type ClientNamespaces = {
 };
 
 /** Input of `call`: optional when every parameter of the operation is optional. */
-type InputArg<O> = {} extends OperationInput<O> ? [input?: OperationInput<O>, opts?: CallOptions] : [input: OperationInput<O>, opts?: CallOptions];
+type InputArg<O> = InputOptional<O> extends true ? [input?: OperationInput<O>, opts?: CallOptions] : [input: OperationInput<O>, opts?: CallOptions];
 
 const DEFAULT_USER_AGENT = 'n8n-nodes-company-data';
 
@@ -197,13 +200,17 @@ function unwrap(op: AnyOperation, json: unknown): { data: unknown; meta: Record<
 
 /* ---- The client ---- */
 
-export interface CoreClient extends ClientNamespaces {}
+/**
+ * Gives CoreClient the types of its per-group namespaces, which its constructor defines at run time from
+ * the operation table (a class cannot declare mapped members itself).
+ */
+const WithNamespaces = class {} as new () => ClientNamespaces;
 
 /**
  * The typed client every product shares. It takes a Transport and a Clock explicitly and touches no
  * timer globals, so n8n nodes can bundle it. Use CompanyDataClient (src/index.ts) for the defaults.
  */
-export class CoreClient {
+export class CoreClient extends WithNamespaces {
   /** The operation table, for generic calls: client.call(client.ops.companies.get, {...}). */
   readonly ops: OperationGroups = operationGroups;
   readonly lang?: Lang;
@@ -219,6 +226,7 @@ export class CoreClient {
   private readonly hooks: Pick<CoreClientOptions, 'onSchemaMismatch' | 'onRequest' | 'onRetry'>;
 
   constructor(opts: CoreClientOptions) {
+    super();
     if (!opts.baseUrl || !/^https?:\/\//i.test(opts.baseUrl)) {
       throw new ValidationError({ field: 'baseUrl', rule: 'must be an http:// or https:// address' });
     }

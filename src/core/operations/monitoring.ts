@@ -1,8 +1,7 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
 import { p, param, registryCodeSchema } from '../params';
-import { monitoringCategories } from '../schemas/events';
-import { monitoringChangeEventSchema } from '../schemas/events';
+import { monitoringCategories, monitoringChangeEventSchema } from '../schemas/events';
 import { obj } from '../schemas/common';
 import { listCompaniesChangeSchema, listCompanySchema, monitoringListSchema } from '../schemas/monitoring';
 

@@ -69,9 +69,9 @@ export function eventToItems(event: unknown, opts: TriggerOptions): TriggerItem[
     }
     case 'search.matches': {
       if (!isRec(data.search)) return [];
-      const companies = Array.isArray(data.companies) ? data.companies.filter(isRec) : [];
       if (!opts.onePerCompany) return [{ summary: matchesSummary(event as never, opts.lang), ...event }];
-      const { companies: _all, ...rest } = data;
+      const { companies: list, ...rest } = data;
+      const companies = Array.isArray(list) ? list.filter(isRec) : [];
       return companies.map((company) => ({
         summary: matchCompanySummary(data.search as { name: string }, company as never, opts.lang),
         ...event,

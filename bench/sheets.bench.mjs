@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+/**
+ * 1. Enrichment of a CSV file of --csv-rows rows (default 10,000; 20% duplicates, 5% invalid) against the
+ *    sandbox at its 10 requests/s limit: rows/s against the 1,000 rows/s bound (10 requests/s x 100 queries),
+ *    billed queries per unique valid identifier (the sandbox's usage counter), and what a second run bills.
+ * 2. Enrichment of a Google sheet (the local Sheets API stand-in, test/support/sheets-standin.ts) of 10,000
+ * and 100,000 rows against the sandbox at its 10 requests/s limit: Sheets API read and write calls per
+ * run, and the peak resident memory of the enriching process (a child of its own, so the figure is the
+ * enrich run alone, not the sandbox or the stand-in). Goal: < 300 MB for 100,000 rows.
+ * Each run is a child process; the parent (sandbox, stand-in) keeps serving while it runs.
+ * Run: node bench/sheets.bench.mjs [--csv-rows 10000] [--sizes 10000,100000]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { arg, bundleFile, load, makeRows, realCompanies, report } from './support.mjs';
+
+if (process.argv[2] === 'child') {
+  const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
+  const e = process.env;
+  const client = new CompanyDataClient({ baseUrl: e.BENCH_BASE_URL, apiKey: e.BENCH_API_KEY });
+  const table = e.BENCH_CSV ? new CsvTable(e.BENCH_CSV) : new GoogleSheetTable({ spreadsheetId: e.BENCH_SHEET_ID, sheet: 'Leads', auth: { accessToken: e.BENCH_TOKEN }, rootUrl: e.BENCH_ROOT });
+  const t0 = performance.now();
+  const r = await enrichTable({ table, client, stateDir: e.BENCH_STATE });
+  const seconds = (performance.now() - t0) / 1000;
+  await client.close();
+  process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024, seconds, rows: r.rows, unique: r.uniqueQueries, billed: r.billedQueries, errors: r.errors }) + '\n');
+  process.exit(0);
+}
+
+const sizes = String(arg('sizes', '10000,100000')).split(',').filter(Boolean).map(Number);
+const csvRows = Number(arg('csv-rows', 10_000));
+const BOUND = 1000;
+const lib = await load(
+  'sheets-parent',
+  `export { startSandbox } from './src/sandbox';
+   export { withRegistryCheckDigit, lookupQueryProblem } from './src/core/validation';
+   export { lookupKey } from './src/core/bulk-lookup';
+   export { startSheetsStandin } from './test/support/sheets-standin';`,
+);
+const childBundle = await bundleFile(
+  'sheets-child',
+  `export { CompanyDataClient } from './src/index';
+   export { GoogleSheetTable } from './src/sheets/google-table';
+   export { CsvTable } from './src/sheets/csv-table';
+   export { enrichTable } from './src/sheets/enrich';`,
+);
+
+const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
+const standin = await lib.startSheetsStandin();
+const dir = mkdtempSync(join(tmpdir(), 'sheets-bench-'));
+const figures = {};
+const child = (env) =>
+  new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [new URL(import.meta.url).pathname, 'child', childBundle],
+      { env: { ...process.env, BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey, ...env }, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
+    ),
+  );
+const billed = () => sb.usage(sb.apiKey).billed_lookup_queries;
+const pause = () => new Promise((r) => setTimeout(r, 1100));
+try {
+  const real = realCompanies(sb.dataset);
+  if (csvRows > 0) {
+    const rows = makeRows(csvRows, real, lib.withRegistryCheckDigit);
+    const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
+    const file = join(dir, 'rows.csv');
+    writeFileSync(file, 'registry code,owner\n' + rows.map((r, i) => `"${r}",owner ${i % 50}`).join('\n') + '\n');
+    const env = { BENCH_CSV: file, BENCH_STATE: join(dir, 'state-csv') };
+    const b0 = billed();
+    const first = await child(env);
+    await pause();
+    const b1 = billed();
+    const second = await child(env);
+    const b2 = billed();
+    const rps = csvRows / first.seconds;
+    console.log(`csv ${csvRows} rows: ${first.seconds.toFixed(2)} s, ${rps.toFixed(0)} rows/s (${(rps / BOUND).toFixed(2)} of the bound); billed ${b1 - b0} for ${unique} unique; second run billed ${b2 - b1} in ${second.seconds.toFixed(2)} s`);
+    figures.csv = { rows: csvRows, unique, seconds: first.seconds, rowsPerSecond: rps, ofBound: rps / BOUND, billed: b1 - b0, billedPerUnique: (b1 - b0) / unique, rerunBilled: b2 - b1, rerunSeconds: second.seconds, maxRssMb: first.maxRssMb };
+    await pause();
+  }
+  for (const n of sizes) {
+    const id = `bench-${n}`;
+    const rows = makeRows(n, real, lib.withRegistryCheckDigit);
+    standin.create(id, [{ title: 'Leads', rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])], rowCount: n + 1, columnCount: 26 }]);
+    const before = standin.calls.length;
+    const out = await child({ BENCH_SHEET_ID: id, BENCH_TOKEN: standin.accessToken, BENCH_ROOT: standin.url, BENCH_STATE: join(dir, `state-${n}`) });
+    const calls = standin.calls.slice(before);
+    const reads = calls.filter((c) => c.kind === 'read').length;
+    const writes = calls.filter((c) => c.kind === 'write').length;
+    const limited = calls.filter((c) => c.status === 429).length;
+    const values = standin.values(id, 'Leads');
+    const status = values[0].indexOf('enrich_status');
+    const filled = values.slice(1).filter((r) => String(r[status] ?? '') !== '').length;
+    console.log(`sheets ${n} rows: ${reads} reads, ${writes} writes (${limited} answered 429), ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MB, ${filled}/${n} rows have a status`);
+    await pause();
+    figures[n] = { reads, writes, rateLimited: limited, seconds: out.seconds, maxRssMb: out.maxRssMb, rowsWithStatus: filled, errors: out.errors, billed: out.billed, unique: out.unique };
+  }
+  report('sheets', figures);
+} finally {
+  await standin.close();
+  await sb.close();
+}

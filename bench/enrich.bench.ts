@@ -10,7 +10,8 @@
  * - billed queries of a second run (goal 0);
  * - peak RSS of a separate process enriching RSS_ROWS rows from CSV (goal < 300 MB).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,7 @@ async function main() {
       real.push({ code: s.registry_code, vat: s.vat_number });
     }
     await lister.close();
+    process.stderr.write(`listed ${real.length} sandbox companies\n`);
     await new Promise((r) => setTimeout(r, 1100));
 
     const rows = makeRows(ROWS, real);
@@ -100,6 +102,7 @@ async function main() {
     };
 
     // CSV, first run and re-run.
+    process.stderr.write('CSV run...\n');
     const first = await run(new CsvTable(file), join(dir, 'state-csv'));
     const again = await run(new CsvTable(file), join(dir, 'state-csv'));
     const r: EnrichReport = first.report;
@@ -116,6 +119,7 @@ async function main() {
     out['re-run seconds'] = again.seconds.toFixed(2);
 
     // Google Sheets (stand-in) with the same rows.
+    process.stderr.write('Google Sheets run...\n');
     const standin = await startSheetsStandin();
     try {
       standin.create('bench', [{ title: 'Leads', rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])], rowCount: ROWS + 1, columnCount: 26 }]);
@@ -131,18 +135,19 @@ async function main() {
     }
 
     // Peak memory of a separate process for RSS_ROWS rows.
+    process.stderr.write(`peak memory run, ${RSS_ROWS} rows...\n`);
     const big = join(dir, 'big.csv');
     writeFileSync(big, csv(makeRows(RSS_ROWS, real)));
     const bundle = join(dir, 'enrich-rss.cjs');
     buildSync({ entryPoints: [join(__dirname, 'enrich-rss.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: bundle, logLevel: 'error' });
     await new Promise((r) => setTimeout(r, 1100));
-    const child = JSON.parse(
-      execFileSync(process.execPath, [bundle], {
-        env: { ...process.env, BENCH_FILE: big, BENCH_STATE: join(dir, 'state-big'), BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey },
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      }),
-    ) as { maxRssMb: number; seconds: number; rows: number; billed: number; unique: number };
+    // Asynchronously: the sandbox answering the child runs in this process.
+    const { stdout } = await promisify(execFile)(process.execPath, [bundle], {
+      env: { ...process.env, BENCH_FILE: big, BENCH_STATE: join(dir, 'state-big'), BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey },
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
+    const child = JSON.parse(stdout) as { maxRssMb: number; seconds: number; rows: number; billed: number; unique: number };
     out[`peak RSS MB, ${RSS_ROWS} rows (goal < 300)`] = child.maxRssMb.toFixed(0);
     out[`rows/s, ${RSS_ROWS} rows`] = (child.rows / child.seconds).toFixed(0);
   } finally {

@@ -11,14 +11,13 @@ import {
   type IWebhookResponseData,
 } from 'n8n-workflow';
 import { CompanyDataError } from '../../src/core/errors';
+import { clientFor, type CompanyDataCredential } from '../../src/n8n/client';
+import { CREDENTIAL_TYPE } from '../../src/n8n/transport';
 import { webhookApi } from '../../src/n8n/trigger/api';
-import { readCredentials, triggerClient, type TriggerCredentials } from '../../src/n8n/trigger/context-client';
 import { handleDelivery } from '../../src/n8n/trigger/delivery';
 import { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from '../../src/n8n/trigger/lifecycle';
 import { readTriggerOptions, webhookTriggerProperties } from '../../src/n8n/trigger/properties';
 import { hasProcessedData, newIdsInProcessedData, processMemory } from '../../src/n8n/trigger/seen';
-
-const CREDENTIAL = 'companyDataApi';
 
 type RawRequest = ReturnType<IWebhookFunctions['getRequestObject']> & { rawBody?: Buffer; readRawBody?: () => Promise<void> };
 
@@ -30,14 +29,19 @@ function setupError(ctx: IHookFunctions, error: unknown): NodeOperationError {
 }
 
 async function hookContext(ctx: IHookFunctions) {
-  const creds = readCredentials(await ctx.getCredentials(CREDENTIAL));
+  const creds = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
   const url = ctx.getNodeWebhookUrl('default');
   if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n gave no production webhook address for this node');
-  const api = webhookApi(triggerClient(creds, (o) => ctx.helpers.httpRequest(o)));
+  const api = webhookApi(await clientFor(ctx));
   const state = ctx.getWorkflowStaticData('node') as HookState;
   return { creds, url, api, state };
 }
 
+// Rule of @n8n/node-cli 0.17.0 that is wrong for triggers: n8n would derive a "Company Data Trigger
+// Tool" from usableAsTool, an AI tool that cannot work (deliveries come from the service, not from an
+// agent), and the type allows only true. n8n exempts trigger nodes from this rule in later versions
+// (n8n-io/n8n#35769).
+// eslint-disable-next-line @n8n/community-nodes/node-usable-as-tool
 export class CompanyDataTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Company Data Trigger',
@@ -50,7 +54,7 @@ export class CompanyDataTrigger implements INodeType {
     defaults: { name: 'Company Data Trigger' },
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: CREDENTIAL, required: true }],
+    credentials: [{ name: CREDENTIAL_TYPE, required: true }],
     webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
     properties: webhookTriggerProperties,
   };
@@ -97,9 +101,9 @@ export class CompanyDataTrigger implements INodeType {
     const req = this.getRequestObject() as RawRequest;
     if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
     const state = this.getWorkflowStaticData('node') as HookState;
-    let creds: TriggerCredentials | undefined;
+    let creds: CompanyDataCredential | undefined;
     try {
-      creds = readCredentials(await this.getCredentials(CREDENTIAL));
+      creds = (await this.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
     } catch (error) {
       // The secret kept at activation still verifies; a webhook() that throws would start an execution.
       this.logger.warn(`Company Data Trigger could not read its credential: ${(error as Error).message}`);

@@ -1,6 +1,5 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
 import { CoreClient } from '../core/client';
-import { CREDENTIAL_TYPE, n8nClock, n8nTransport } from './transport';
+import { CREDENTIAL_TYPE, n8nClock, n8nTransport, type N8nRequestContext } from './transport';
 
 /** What the credential stores (credentials/CompanyDataApi.credentials.ts). */
 export interface CompanyDataCredential {
@@ -14,7 +13,7 @@ export interface CompanyDataCredential {
  * One client per execute() call, so its rate limiter and retries span every item of the run.
  * The client keeps the key only to scrub it from error texts: n8n's credential adds the header.
  */
-export async function clientFor(ctx: IExecuteFunctions): Promise<CoreClient> {
+export async function clientFor(ctx: N8nRequestContext): Promise<CoreClient> {
   const cred = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
   return new CoreClient({
     apiKey: cred.apiKey,

@@ -1,9 +1,12 @@
-import type { IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, IHttpRequestMethods, IHttpRequestOptions, IPollFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../core/transport';
 import { TransportError } from '../core/transport';
 
 export const CREDENTIAL_TYPE = 'companyDataApi';
+
+/** The n8n contexts that make API calls: node execution, trigger (de)activation and polling. */
+export type N8nRequestContext = IExecuteFunctions | IHookFunctions | IPollFunctions;
 
 /** Headers the core client sets from its own copy of the key; n8n's credential adds them instead. */
 const AUTH_HEADERS = new Set(['x-api-key', 'authorization']);
@@ -72,7 +75,7 @@ export function transportErrorFrom(error: unknown): TransportError {
  * The core client's transport over n8n's HTTP helpers, so n8n's proxy settings and the credential's
  * authenticate rule apply. Statuses are not errors here: the client maps them itself.
  */
-export function n8nTransport(ctx: IExecuteFunctions, credentialType = CREDENTIAL_TYPE): Transport {
+export function n8nTransport(ctx: N8nRequestContext, credentialType = CREDENTIAL_TYPE): Transport {
   return {
     async request(req: TransportRequest): Promise<TransportResponse> {
       const headers: Record<string, string> = {};

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { writeHandlers } from '../../src/sandbox/events/handlers';
 import type { EventService } from '../../src/sandbox/events/service';
 import { hashKey, keyId } from '../../src/sandbox/http/keys';
 import type { CompanyPort } from '../../src/sandbox/monitoring/company-port';
+import { authenticate, forwardHttp, type SentRequest } from '../support/n8n-http';
 
 /**
  * Test rig: the real sandbox (startSandbox) that the trigger calls over HTTP, a receiver that captures
@@ -95,12 +96,6 @@ export function watchCompany(rig: Rig, name = 'Näidis Ehitus OÜ'): { code: str
   return { code: code!, listId: list.id };
 }
 
-/** n8n's httpRequest helper, over real HTTP (fetch) with the options the trigger uses. */
-export async function httpRequest(o: IHttpRequestOptions): Promise<unknown> {
-  const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers as Record<string, string>, body: o.body as string | undefined });
-  return { statusCode: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
-}
-
 export interface NodeParams {
   events?: string[];
   language?: string;
@@ -118,16 +113,34 @@ export function credentials(rig: Rig, extra: IDataObject = {}): IDataObject {
 const node = { id: 'node-1', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
 const logger = () => ({ warn: vi.fn(), info: vi.fn(), error: vi.fn(), debug: vi.fn() });
 
+/**
+ * n8n's two HTTP helpers over real HTTP; httpRequestWithAuthentication applies the real credential's
+ * authenticate rule the way n8n does. Every request sent is logged in `requests`.
+ */
+function httpHelpers(creds: IDataObject) {
+  const requests: SentRequest[] = [];
+  const httpRequest = vi.fn(async (o: IHttpRequestOptions) => await forwardHttp(o, requests));
+  const httpRequestWithAuthentication = vi.fn(async (type: string, o: IHttpRequestOptions) => {
+    if (type !== 'companyDataApi') throw new Error(`unexpected credential type ${type}`);
+    return await forwardHttp(authenticate(creds as ICredentialDataDecryptedObject, o, node), requests);
+  });
+  return { requests, helpers: { httpRequest, httpRequestWithAuthentication } };
+}
+
+export type HttpHelpers = ReturnType<typeof httpHelpers>['helpers'];
+
 export function hookContext(rig: Rig, staticData: IDataObject, params: NodeParams = {}, creds: IDataObject = credentials(rig), url = 'https://n8n.example.ee/webhook/abc/webhook') {
+  const { requests, helpers } = httpHelpers(creds);
   return {
     getNode: () => node,
     getNodeWebhookUrl: () => url,
     getWorkflowStaticData: () => staticData,
     getCredentials: async () => creds,
     getNodeParameter: param(params),
-    helpers: { httpRequest },
+    helpers,
     logger: logger(),
-  } as unknown as IHookFunctions & { logger: ReturnType<typeof logger> };
+    requests,
+  } as unknown as IHookFunctions & { logger: ReturnType<typeof logger>; helpers: HttpHelpers; requests: SentRequest[] };
 }
 
 export interface WebhookCall {
@@ -189,14 +202,16 @@ export function executeContext(items: INodeExecutionData[], table: ProcessedData
   } as unknown as IExecuteFunctions;
 }
 
-export function pollContext(rig: Rig, staticData: IDataObject, params: NodeParams, mode = 'trigger') {
+export function pollContext(rig: Rig, staticData: IDataObject, params: NodeParams, mode = 'trigger', creds: IDataObject = credentials(rig)) {
+  const { requests, helpers } = httpHelpers(creds);
   return {
     getNode: () => node,
     getMode: () => mode,
     getWorkflowStaticData: () => staticData,
-    getCredentials: async () => credentials(rig),
+    getCredentials: async () => creds,
     getNodeParameter: param(params),
-    helpers: { httpRequest, returnJsonArray: (items: IDataObject[]) => items.map((json) => ({ json })) },
+    helpers: { ...helpers, returnJsonArray: (items: IDataObject[]) => items.map((json) => ({ json })) },
     logger: logger(),
-  } as unknown as IPollFunctions;
+    requests,
+  } as unknown as IPollFunctions & { helpers: HttpHelpers; requests: SentRequest[] };
 }

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { CompanyDataTrigger } from '../../nodes/CompanyDataTrigger/CompanyDataTrigger.node';
-import { ACCOUNT, credentials, hookContext, startRig, type Rig } from './harness';
+import type { SentRequest } from '../support/n8n-http';
+import { ACCOUNT, API_KEY, credentials, hookContext, startRig, type Rig } from './harness';
 
 const hooks = new CompanyDataTrigger().webhookMethods.default;
 const URL_A = 'https://n8n-a.example.ee/webhook/aaa/webhook';
@@ -15,6 +16,44 @@ afterEach(async () => rig.close());
 
 const account = () => rig.svc.account(ACCOUNT).webhook;
 const ctx = (state: IDataObject, url: string, options: IDataObject = {}, creds: IDataObject = credentials(rig)) => hookContext(rig, state, { options }, creds, url);
+
+/** The key headers of one request, names lower-cased. */
+const keyHeaders = (r: SentRequest) =>
+  Object.fromEntries(Object.entries(r.headers).filter(([k]) => ['authorization', 'x-api-key'].includes(k.toLowerCase())).map(([k, v]) => [k.toLowerCase(), v]));
+
+describe('credential header style (n8n applies the credential, as for the other nodes)', () => {
+  it('activates with a Bearer-style credential: Authorization: Bearer on every call, no X-API-Key', async () => {
+    const state: IDataObject = {};
+    const bearer = credentials(rig, { authStyle: 'bearer' });
+    const check = ctx(state, URL_A, {}, bearer);
+    expect(await hooks.checkExists.call(check)).toBe(false);
+    const c = ctx(state, URL_A, {}, bearer);
+    expect(await hooks.create.call(c)).toBe(true);
+    expect(state.signingSecret).toMatch(/.{16,}/);
+    expect(account()).toMatchObject({ url: URL_A, enabled: true });
+    expect(await hooks.checkExists.call(ctx(state, URL_A, {}, bearer))).toBe(true);
+
+    const sent = [...check.requests, ...c.requests];
+    expect(sent.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(['GET /webhook', 'GET /webhook', 'PUT /webhook']);
+    for (const r of sent) expect(keyHeaders(r)).toEqual({ authorization: `Bearer ${API_KEY}` });
+    for (const h of [check.helpers, c.helpers]) {
+      expect(h.httpRequest).not.toHaveBeenCalled();
+      expect(h.httpRequestWithAuthentication).toHaveBeenCalledWith('companyDataApi', expect.anything());
+    }
+  });
+
+  it('the default style sends X-API-Key only; the client adds no key header of its own', async () => {
+    const c = ctx({}, URL_A);
+    await hooks.create.call(c);
+    expect(c.requests).toHaveLength(2);
+    for (const r of c.requests) expect(keyHeaders(r)).toEqual({ 'x-api-key': API_KEY });
+  });
+
+  it('a Bearer credential with a wrong key is refused by the service: activation fails, nothing set', async () => {
+    await expect(hooks.create.call(ctx({}, URL_A, {}, credentials(rig, { authStyle: 'bearer', apiKey: 'sk_wrong' })))).rejects.toThrow();
+    expect(account()).toBeUndefined();
+  });
+});
 
 describe('activation and deactivation', () => {
   it('first activation creates the webhook and keeps the secret; checkExists then matches on the URL', async () => {

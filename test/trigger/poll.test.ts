@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
-import { CompanyDataPollTrigger } from '../../nodes/CompanyDataTrigger/CompanyDataPollTrigger.node';
+import { CompanyDataPollTrigger } from '../../nodes/CompanyDataPollTrigger/CompanyDataPollTrigger.node';
 import { writeHandlers } from '../../src/sandbox/events/handlers';
-import { ACCOUNT, pollContext, startRig, watchCompany, type NodeParams, type Rig } from './harness';
+import { ACCOUNT, API_KEY, credentials, pollContext, startRig, watchCompany, type NodeParams, type Rig } from './harness';
 
 let rig: Rig;
 beforeEach(async () => {
@@ -94,6 +94,23 @@ describe('poll trigger', () => {
     expect(out![0]!.map((i) => ((i.json.data as IDataObject).company as IDataObject).name).sort()).toEqual(['Alfa Tarkvara OÜ', 'Beeta OÜ']);
     expect(out![0]![0]!.json.summary).toMatch(/now matches the saved search "Tartu IT"/);
     expect(await poll(state, p)).toBeNull();
+  });
+
+  it('polls with a Bearer-style credential through n8n\'s credential helper', async () => {
+    const { code } = watchCompany(rig);
+    const state: IDataObject = {};
+    const bearer = credentials(rig, { authStyle: 'bearer' });
+    await new CompanyDataPollTrigger().poll.call(pollContext(rig, state, params, 'trigger', bearer));
+    change(code);
+    const c = pollContext(rig, state, params, 'trigger', bearer);
+    const out = await new CompanyDataPollTrigger().poll.call(c);
+    expect(out![0]).toHaveLength(1);
+    expect(c.helpers.httpRequest).not.toHaveBeenCalled();
+    expect(c.requests.length).toBeGreaterThan(0);
+    for (const r of c.requests) {
+      expect(r.headers.Authorization).toBe(`Bearer ${API_KEY}`);
+      expect(Object.keys(r.headers).map((k) => k.toLowerCase())).not.toContain('x-api-key');
+    }
   });
 
   it('asks for a saved search id when only search matches are chosen', async () => {

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, API_KEY, startRig, watchCompany, type Rig } from './harness';
 
 /**
- * Proof in a real n8n 2.41.1 (the e2e runtime): activation registers the webhook and keeps the secret,
+ * Proof in a real n8n 2.41.1 (the e2e runtime): activation with a Bearer-style credential (applied by
+ * n8n's httpRequestWithAuthentication) registers the webhook and keeps the secret,
  * a redelivered event runs the chat step once, a forged one gets 401 and no execution, and after an n8n
  * restart n8n's processed-data store still stops the same event. Slow (two n8n starts), so it runs only
  * with TRIGGER_REAL_N8N=1.
@@ -16,29 +17,23 @@ const enabled = process.env.TRIGGER_REAL_N8N === '1';
 // vitest's own settings (NODE_ENV=test, worker NODE_OPTIONS) make n8n exit at start.
 const N8N_ENV = { NODE_ENV: 'production', NODE_OPTIONS: '', VITEST: '', VITEST_WORKER_ID: '', VITEST_POOL_ID: '', TEST: '' };
 
-// A stand-in credential type until credentials/CompanyDataApi.credentials.ts lands; same field names.
-const CREDENTIAL_JS = `'use strict';
-class CompanyDataApi { constructor() { this.name = 'companyDataApi'; this.displayName = 'Company Data API'; this.properties = [
-  { displayName: 'API Key', name: 'apiKey', type: 'string', typeOptions: { password: true }, default: '' },
-  { displayName: 'Base URL', name: 'baseUrl', type: 'string', default: '' },
-  { displayName: 'Webhook Signing Secret', name: 'webhookSigningSecret', type: 'string', typeOptions: { password: true }, default: '' },
-]; } }
-module.exports = { CompanyDataApi };
-`;
+const NODES = ['CompanyDataTrigger', 'CompanyDataPollTrigger'];
 
+/** The two trigger nodes and the real credential (its authenticate rule sets the key header), each in its own folder. */
 async function buildPackage(dir: string) {
   const out = path.join(dir, 'dist');
+  const entries = [...NODES.map((n) => `nodes/${n}/${n}.node.ts`), 'credentials/CompanyDataApi.credentials.ts'];
   await build({
-    entryPoints: ['CompanyDataTrigger', 'CompanyDataPollTrigger'].map((n) => `nodes/CompanyDataTrigger/${n}.node.ts`),
-    outdir: path.join(out, 'nodes', 'CompanyDataTrigger'),
+    entryPoints: Object.fromEntries(entries.map((e) => [e.replace(/\.ts$/, ''), e])),
+    outdir: out,
     bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['n8n-workflow'], logLevel: 'error',
   });
-  for (const f of ['companyData.svg', 'companyData.dark.svg']) fs.copyFileSync(`nodes/CompanyDataTrigger/${f}`, path.join(out, 'nodes', 'CompanyDataTrigger', f));
-  fs.mkdirSync(path.join(out, 'credentials'), { recursive: true });
-  fs.writeFileSync(path.join(out, 'credentials', 'CompanyDataApi.credentials.js'), CREDENTIAL_JS);
+  for (const d of [...NODES.map((n) => `nodes/${n}`), 'credentials']) {
+    for (const f of fs.readdirSync(d).filter((f) => f.endsWith('.svg'))) fs.copyFileSync(path.join(d, f), path.join(out, d, f));
+  }
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
     name: 'n8n-nodes-company-data', version: '0.0.0', keywords: ['n8n-community-node-package'],
-    n8n: { n8nNodesApiVersion: 1, credentials: ['dist/credentials/CompanyDataApi.credentials.js'], nodes: ['dist/nodes/CompanyDataTrigger/CompanyDataTrigger.node.js'] },
+    n8n: { n8nNodesApiVersion: 1, credentials: ['dist/credentials/CompanyDataApi.credentials.js'], nodes: NODES.map((n) => `dist/nodes/${n}/${n}.node.js`) },
     peerDependencies: { 'n8n-workflow': '*' },
   }));
 }
@@ -67,7 +62,7 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     await buildPackage(pkgDir);
     const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-n8n-'));
     n8n = await lib.startN8n({ packageDir: pkgDir, userFolder, env: N8N_ENV });
-    const cred = await lib.createCredential(n8n, { name: 'Sandbox', type: 'companyDataApi', data: { apiKey: API_KEY, baseUrl: rig.apiUrl, webhookSigningSecret: '' } });
+    const cred = await lib.createCredential(n8n, { name: 'Sandbox', type: 'companyDataApi', data: { apiKey: API_KEY, baseUrl: rig.apiUrl, authStyle: 'bearer', webhookSigningSecret: '' } });
     const webhookId = randomUUID();
     const wf = await lib.createWorkflow(n8n, {
       name: 'Trigger proof',

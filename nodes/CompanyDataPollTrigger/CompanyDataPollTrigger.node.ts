@@ -8,8 +8,9 @@ import {
   type IPollFunctions,
 } from 'n8n-workflow';
 import { CompanyDataError } from '../../src/core/errors';
+import { clientFor } from '../../src/n8n/client';
+import { CREDENTIAL_TYPE } from '../../src/n8n/transport';
 import { pollApi } from '../../src/n8n/trigger/api';
-import { readCredentials, triggerClient } from '../../src/n8n/trigger/context-client';
 import { splitList } from '../../src/n8n/trigger/items';
 import { pollOnce, pollSources, type PollState } from '../../src/n8n/trigger/poll';
 import { pollTriggerProperties, readTriggerOptions } from '../../src/n8n/trigger/properties';
@@ -19,6 +20,10 @@ import { pollTriggerProperties, readTriggerOptions } from '../../src/n8n/trigger
  * (polling: true + poll()) and for webhooks. Cursors and seen ids live in static data, which n8n saves
  * after each poll.
  */
+// Rule of @n8n/node-cli 0.17.0 that is wrong for triggers: n8n would derive a "Company Data Poll
+// Trigger Tool" from usableAsTool, an AI tool that cannot work (a trigger has no execute step to call),
+// and the type allows only true. n8n exempts trigger nodes from this rule in later versions (n8n-io/n8n#35769).
+// eslint-disable-next-line @n8n/community-nodes/node-usable-as-tool
 export class CompanyDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Company Data Poll Trigger',
@@ -32,7 +37,7 @@ export class CompanyDataPollTrigger implements INodeType {
     polling: true,
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'companyDataApi', required: true }],
+    credentials: [{ name: CREDENTIAL_TYPE, required: true }],
     properties: pollTriggerProperties,
   };
 
@@ -43,7 +48,7 @@ export class CompanyDataPollTrigger implements INodeType {
     if (options.events.includes('search.matches') && searchIds.length === 0 && options.events.length === 1) {
       throw new NodeOperationError(this.getNode(), 'Saved Search IDs: enter at least one saved search ID (srch_...)');
     }
-    const client = triggerClient(readCredentials(await this.getCredentials('companyDataApi')), (o) => this.helpers.httpRequest(o));
+    const client = await clientFor(this);
     const state = this.getWorkflowStaticData('node') as PollState;
     try {
       const items = await pollOnce(pollSources(pollApi(client), { options, searchIds }), state, {

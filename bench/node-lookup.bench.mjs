@@ -7,7 +7,7 @@
  * unique valid identifier (from the sandbox's usage counter) and what a second execution bills.
  * Run: node bench/node-lookup.bench.mjs [--rows 10000]
  */
-import { arg, load, makeRows, realCompanies, report } from './support.mjs';
+import { arg, httpRequest, load, makeRows, n8nAuthenticated, realCompanies, report } from './support.mjs';
 
 const ROWS = Number(arg('rows', 10_000));
 const BOUND = 1000;
@@ -19,24 +19,6 @@ const lib = await load(
    export { lookupKey } from './src/core/bulk-lookup';
    export { CompanyDataCompanies } from './nodes/CompanyDataCompanies/CompanyDataCompanies.node';`,
 );
-
-/** n8n's httpRequest contract (returnFullResponse, ignoreHttpStatusErrors, encoding text, timeout) over fetch. */
-async function httpRequest(o) {
-  const url = new URL(o.url, o.baseURL);
-  for (const [k, v] of Object.entries(o.qs ?? {})) url.searchParams.append(k, String(v));
-  const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-  const res = await fetch(url, {
-    method: o.method ?? 'GET',
-    headers: o.headers,
-    body,
-    redirect: o.disableFollowRedirect ? 'manual' : 'follow',
-    signal: o.timeout ? AbortSignal.timeout(o.timeout) : undefined,
-  });
-  const text = await res.text();
-  if (!o.ignoreHttpStatusErrors && res.status >= 400) throw Object.assign(new Error(`Request failed with status code ${res.status}`), { httpCode: String(res.status) });
-  const parsed = o.encoding === 'text' || o.json === false ? text : text ? JSON.parse(text) : undefined;
-  return o.returnFullResponse ? { statusCode: res.status, headers: Object.fromEntries(res.headers), body: parsed } : parsed;
-}
 
 function context(items, credentials, params) {
   const node = { id: 'bench', name: 'Company Data: Companies', type: 'n8n-nodes-company-data.companyDataCompanies', typeVersion: 1, position: [0, 0], parameters: {} };
@@ -50,11 +32,7 @@ function context(items, credentials, params) {
     logger: { warn: (m) => warnings.push(m), info() {}, debug() {}, error: (m) => warnings.push(m) },
     helpers: {
       httpRequest,
-      // What the credential's generic authenticate rule adds (credentials/CompanyDataApi.credentials.ts).
-      httpRequestWithAuthentication: async (type, o) => {
-        if (type !== 'companyDataApi') throw new Error(`unexpected credential ${type}`);
-        return httpRequest({ ...o, headers: { ...o.headers, 'X-API-Key': credentials.apiKey } });
-      },
+      httpRequestWithAuthentication: n8nAuthenticated(credentials),
     },
     warnings,
   };

@@ -46,6 +46,33 @@ export function report(bench, figures) {
   process.stdout.write(`BENCH_RESULT ${JSON.stringify({ bench, figures })}\n`);
 }
 
+/** n8n's httpRequest contract (returnFullResponse, ignoreHttpStatusErrors, encoding text, timeout) over fetch. */
+export async function httpRequest(o) {
+  const url = new URL(o.url, o.baseURL);
+  for (const [k, v] of Object.entries(o.qs ?? {})) url.searchParams.append(k, String(v));
+  const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+  const res = await fetch(url, {
+    method: o.method ?? 'GET',
+    headers: o.headers,
+    body,
+    redirect: o.disableFollowRedirect ? 'manual' : 'follow',
+    signal: o.timeout ? AbortSignal.timeout(o.timeout) : undefined,
+  });
+  const text = await res.text();
+  if (!o.ignoreHttpStatusErrors && res.status >= 400) throw Object.assign(new Error(`Request failed with status code ${res.status}`), { httpCode: String(res.status) });
+  const parsed = o.encoding === 'text' || o.json === false ? text : text ? JSON.parse(text) : undefined;
+  return o.returnFullResponse ? { statusCode: res.status, headers: Object.fromEntries(res.headers), body: parsed } : parsed;
+}
+
+/** n8n's httpRequestWithAuthentication with the credential's generic rule (X-API-Key, or Bearer). */
+export function n8nAuthenticated(credentials) {
+  return async (type, o) => {
+    if (type !== 'companyDataApi') throw new Error(`unexpected credential ${type}`);
+    const header = credentials.authStyle === 'bearer' ? { Authorization: `Bearer ${credentials.apiKey}` } : { 'X-API-Key': credentials.apiKey };
+    return httpRequest({ ...o, headers: { ...o.headers, ...header } });
+  };
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function quantile(sorted, p) {

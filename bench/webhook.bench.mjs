@@ -10,7 +10,7 @@
  * Run: node bench/webhook.bench.mjs [--events 20000] [--deliveries 1000]
  */
 import { createServer } from 'node:http';
-import { arg, load, quantile, report, sleep } from './support.mjs';
+import { arg, httpRequest, load, n8nAuthenticated, quantile, report, sleep } from './support.mjs';
 
 const N = Number(arg('events', 20_000));
 const DELIVERIES = Number(arg('deliveries', 1000));
@@ -56,10 +56,6 @@ const perEventMs = (performance.now() - t0) / N;
 console.log(`verify + dedupe: ${N} events, ${(perEventMs * 1000).toFixed(1)} µs per event (${fresh} new)`);
 
 // --- 2. 1,000 events through the trigger --------------------------------------------------------
-async function httpRequest(o) {
-  const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers, body: o.body });
-  return { statusCode: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
-}
 const node = { id: 'bench-trigger', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
 const quiet = { warn() {}, info() {}, debug() {}, error() {} };
 const param = (name, fallback) => (name === 'events' ? ['monitoring.change', 'search.matches', 'webhook.test'] : fallback);
@@ -116,7 +112,7 @@ try {
     getWorkflowStaticData: () => staticData,
     getCredentials: async () => creds,
     getNodeParameter: param,
-    helpers: { httpRequest },
+    helpers: { httpRequest, httpRequestWithAuthentication: n8nAuthenticated(creds) },
     logger: quiet,
   });
   const list = await api('POST', '/monitoring/lists', { name: 'Bench' });

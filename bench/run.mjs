@@ -108,7 +108,7 @@ if (e) {
   add(`Enrich ${e.rows} rows (CSV): rows/s`, e.rowsPerSecond, '', null, 0);
   add('  rows/s / 1,000 rows/s bound', e.ofBound, '>= 0.90', e.ofBound >= 0.9);
   if (b) add(`  speed-up vs per-row GET loop (baseline extrapolated from ${b.sampleRows} rows)`, e.rowsPerSecond / b.rowsPerSecond, '>= 90x', e.rowsPerSecond / b.rowsPerSecond >= 90, 0);
-  add('  billed queries / unique valid identifiers', e.billedPerUnique, '1.00', e.billedPerUnique === 1);
+  add('  billed queries / unique valid identifiers', e.billedPerUnique.toFixed(2), '1.00', e.billedPerUnique === 1);
   add('  second run: billed queries', e.rerunBilled, '0', e.rerunBilled === 0);
 } else missing('enrich', 'Enrich 10,000 rows (CSV)');
 if (b) add(`Per-row baseline: rows/s (${b.sampleRows}-row sample; ${b.rateLimited} answered 429)`, b.rowsPerSecond, '', null);
@@ -117,7 +117,7 @@ if (n) {
   add(`Lookup node execute(), ${n.rows} items: rows/s`, n.rowsPerSecond, '', null, 0);
   add('  rows/s / 1,000 rows/s bound', n.ofBound, '>= 0.90', n.ofBound >= 0.9);
   if (b) add('  speed-up vs per-row GET loop', n.rowsPerSecond / b.rowsPerSecond, '>= 90x', n.rowsPerSecond / b.rowsPerSecond >= 90, 0);
-  add('  billed queries / unique valid identifiers', n.billedPerUnique, '1.00', n.billedPerUnique === 1);
+  add('  billed queries / unique valid identifiers', n.billedPerUnique.toFixed(2), '1.00', n.billedPerUnique === 1);
   add('  second execution: billed queries (no cache across executions)', n.secondRunBilled, '0', n.secondRunBilled === 0);
 } else missing('node-lookup', 'Lookup node execute()');
 if (results.sheets) {

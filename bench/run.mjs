@@ -47,9 +47,9 @@ async function bench(name, file, args) {
   results[name] = JSON.parse(line.slice('BENCH_RESULT '.length)).figures;
 }
 
-// 1. The Sheets engineer's enrichment benchmark, on request only: it runs its 100,000-row child with
-// execFileSync while its sandbox is in the same process, so that child waits on a server that cannot
-// answer (seen 2026-11-21). bench/sheets.bench.mjs measures the same figures with asynchronous children.
+// 1. The Sheets engineer's enrichment benchmark, on request only: bench/sheets.bench.mjs measures the same
+// figures (its children are asynchronous, so the sandbox in the parent keeps answering); this adds about
+// two minutes and one more figure, the peak RSS of a 100,000-row CSV enrich.
 if (process.argv.includes('--enrich-bench')) {
   const r = await run('enrich', 'npx', ['vite-node', 'bench/enrich.bench.ts'], { ROWS: size(10_000, 2000), RSS_ROWS: size(100_000, 5000) });
   if (!r.ok) failures.push('enrich');

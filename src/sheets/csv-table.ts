@@ -79,10 +79,17 @@ export class CsvTable implements Table {
 
   async flush(): Promise<void> {
     if (!this.dirty) return;
-    const width = Math.max(0, ...this.grid.map((r) => r.length));
-    const rows = this.grid.map((r) => (r.length < width ? [...r, ...Array<string>(width - r.length).fill('')] : r));
-    const text = stringify(rows, { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? 'windows' : 'unix' });
-    writeFileAtomic(this.options.out ?? this.path, (this.bom ? '\ufeff' : '') + text);
+    let width = 0;
+    for (const r of this.grid) width = Math.max(width, r.length);
+    const opts = { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? ('windows' as const) : ('unix' as const) };
+    writeFileAtomic(this.options.out ?? this.path, (write) => {
+      if (this.bom) write('\ufeff');
+      // In slices of 2,000 rows: the garbage stays small and short-lived however large the file.
+      for (let i = 0; i < this.grid.length; i += 2000) {
+        const rows = this.grid.slice(i, i + 2000).map((r) => (r.length < width ? [...r, ...Array<string>(width - r.length).fill('')] : r));
+        write(stringify(rows, opts));
+      }
+    });
     this.calls.save++;
     this.dirty = false;
   }

@@ -288,7 +288,7 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
     }
   };
 
-  for (const k of free) settle(k, journal.get(k)!);
+  for (const k of free) settle(k, journal.take(k)!);
   const settled = new Set(free);
   push(false);
 
@@ -313,7 +313,7 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
           journal.sync();
           for (const k of part) {
             if (settled.has(k)) continue;
-            const a = journal.get(k);
+            const a = journal.take(k);
             if (a) {
               settled.add(k);
               settle(k, a);

@@ -13,6 +13,8 @@ export class LookupJournal implements LookupCache {
   private readonly answers = new Map<string, LookupResult>();
   private fd: number | undefined;
   private unsynced = 0;
+  /** The file on disk is valid for this scope and is appended to. */
+  private reused = false;
 
   constructor(
     readonly path: string,
@@ -23,6 +25,7 @@ export class LookupJournal implements LookupCache {
     const head = safeJson(lines[0] ?? '');
     // Answers given under other options (limit, lang) or for another table are not reused.
     if (!head || JSON.stringify(head) !== JSON.stringify(scope)) return;
+    this.reused = true;
     for (const line of lines.slice(1)) {
       const e = safeJson(line) as { k?: string; r?: LookupResult } | undefined;
       if (e?.k && e.r) this.answers.set(e.k, e.r);
@@ -35,6 +38,13 @@ export class LookupJournal implements LookupCache {
 
   get(key: string): LookupResult | undefined {
     return this.answers.get(key);
+  }
+
+  /** Hands an answer over (to be written to the table) and forgets it in memory; the file keeps it. */
+  take(key: string): LookupResult | undefined {
+    const a = this.answers.get(key);
+    this.answers.delete(key);
+    return a;
   }
 
   set(key: string, result: LookupResult): void {
@@ -54,12 +64,10 @@ export class LookupJournal implements LookupCache {
 
   private open(): void {
     mkdirSync(dirname(this.path), { recursive: true });
-    const fresh = !existsSync(this.path) || this.answers.size === 0;
+    const fresh = !this.reused;
     this.fd = openSync(this.path, fresh ? 'w' : 'a', 0o600);
-    if (fresh) {
-      writeSync(this.fd, JSON.stringify(this.scope) + '\n');
-      for (const [k, r] of this.answers) writeSync(this.fd, JSON.stringify({ k, r }) + '\n');
-    }
+    if (fresh) writeSync(this.fd, JSON.stringify(this.scope) + '\n');
+    this.reused = true;
   }
 
   close(): void {

@@ -114,7 +114,8 @@ export function snapshotOf(grid: readonly string[][]): TableSnapshot {
   const header = [...(grid[0] ?? [])];
   while (header.length && header[header.length - 1] === '') header.pop();
   const width = header.length;
-  const rows = grid.slice(1).map((r) => (r.length >= width ? [...r] : [...r, ...Array<string>(width - r.length).fill('')]));
+  // Rows are shared with the grid, not copied (100,000 rows would double the memory); short rows are padded copies.
+  const rows = grid.slice(1).map((r) => (r.length >= width ? r : [...r, ...Array<string>(width - r.length).fill('')]));
   // Trailing empty rows are not data (spreadsheets and CSV exports often carry them).
   while (rows.length && rows[rows.length - 1]!.every((v) => v === '')) rows.pop();
   return { header, rows };

@@ -82,6 +82,9 @@ export async function startN8n({
     const tReady = ms(t0);
     const cookie = await login(baseUrl, owner.email, owner.password);
     const apiKey = await createApiKey(baseUrl, cookie);
+    // Readiness comes before community packages are registered: creating a credential of the
+    // package's type right away fails with "req.body.type is not a known type".
+    if (packageName) await waitForPackageTypes({ baseUrl, cookie }, packageName, proc.logs, readyTimeoutMs);
     log(`ready in ${tReady}, owner logged in and API key created (${ms(t0)})`);
     const n8n = {
       baseUrl,
@@ -322,6 +325,18 @@ export function rest(n8n, method, p, body) {
 /** Public API v1 (API-key auth). */
 export function api(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/api/v1${p}`, method, { 'x-n8n-api-key': n8n.apiKey }, body, `/api/v1${p}`);
+}
+
+async function waitForPackageTypes(n8n, packageName, logs, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const failed = logs.find((l) => l.includes(`Failed to load package "${packageName}"`));
+    if (failed) throw new Error(`n8n could not load ${packageName} (is dist/ complete and current?): ${failed.slice(0, 600)}`);
+    const names = await nodeTypeNames(n8n).catch(() => []);
+    if (names.some((n) => n.startsWith(`${packageName}.`))) return;
+    if (Date.now() > deadline) throw new Error(`n8n did not load node types of ${packageName} within ${timeoutMs / 1000} s`);
+    await sleep(250);
+  }
 }
 
 /** Node type names n8n has loaded (the editor's own list). */

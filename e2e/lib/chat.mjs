@@ -1,0 +1,31 @@
+// A local stand-in for a Slack-compatible incoming webhook: records every POSTed JSON body.
+import http from 'node:http';
+
+export async function startChatReceiver({ host = '127.0.0.1', port = 0 } = {}) {
+  const messages = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = { raw };
+      }
+      messages.push({ at: Date.now(), path: req.url, body });
+      // Slack answers a plain "ok".
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  const url = `http://${host}:${server.address().port}`;
+  return {
+    url,
+    messages,
+    /** Messages posted to one path (each workflow gets its own). */
+    at: (p) => messages.filter((m) => m.path === p),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

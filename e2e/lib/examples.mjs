@@ -1,0 +1,41 @@
+// Loads the example workflows of examples/ and points them at this machine: the credential created
+// here, a local files folder instead of the Docker default, a local chat receiver, a saved search.
+// The JSON files stay importable by hand; these are the only values a user edits after importing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
+export const CREDENTIAL_NAME = 'Company Data (sandbox)';
+/** The folder the examples read and write: n8n 2.x only allows files under ~/.n8n-files (/home/node in Docker). */
+export const DOCKER_FILES_DIR = '/home/node/.n8n-files';
+const CHAT_PLACEHOLDER = 'https://hooks.slack.com/services/REPLACE/WITH/YOURS';
+const SEARCH_PLACEHOLDER = 'srch_REPLACE_WITH_YOURS';
+
+export const exampleFiles = () => fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort();
+
+export function readExample(file) {
+  return JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
+}
+
+/**
+ * A copy of the example with local values filled in.
+ * credential: { id, name }; filesDir: folder for the CSV; chatUrl: where "Post to chat" posts;
+ * searchId: the saved search of the digest; pollTimes: overrides the poll trigger's schedule.
+ */
+export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId, pollTimes } = {}) {
+  const wf = structuredClone(workflow);
+  for (const node of wf.nodes) {
+    if (credential && node.credentials?.companyDataApi) node.credentials.companyDataApi = { id: credential.id, name: credential.name };
+    const p = node.parameters ?? {};
+    if (filesDir) {
+      for (const key of ['fileSelector', 'fileName']) {
+        if (typeof p[key] === 'string' && p[key].startsWith(`${DOCKER_FILES_DIR}/`)) p[key] = path.join(filesDir, p[key].slice(DOCKER_FILES_DIR.length + 1));
+      }
+    }
+    if (chatUrl && p.url === CHAT_PLACEHOLDER) p.url = chatUrl;
+    if (searchId && p.searchIds === SEARCH_PLACEHOLDER) p.searchIds = searchId;
+    if (pollTimes && node.type.endsWith('.companyDataPollTrigger')) p.pollTimes = pollTimes;
+  }
+  return wf;
+}

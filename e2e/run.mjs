@@ -1,0 +1,304 @@
+#!/usr/bin/env node
+// End-to-end checks in a real n8n 2.41.1: our built package loaded as a community package, the
+// sandbox started through the CLI, the example workflows of examples/ imported and run.
+// Usage: node e2e/run.mjs [--keep]   (--keep leaves the n8n user folder for inspection)
+// Prints "N passed, N failed" and exits 1 when a check failed.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import { ensureRuntime } from './lib/runtime.mjs';
+import { createCredential, createWorkflow, listExecutions, nodeTypeNames, publishWorkflow, runManual, sleep, startN8n } from './lib/n8n.mjs';
+import { startSandboxCli } from './lib/sandbox.mjs';
+import { startChatReceiver } from './lib/chat.mjs';
+import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from './lib/examples.mjs';
+import { buildIfStale } from './lib/build.mjs';
+import { expectedEnrichment } from './expected.mjs';
+
+const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const keep = process.argv.includes('--keep');
+const t0 = Date.now();
+const secs = (from = t0) => `${((Date.now() - from) / 1000).toFixed(1)} s`;
+const log = (m) => process.stdout.write(`${m}\n`);
+
+const results = [];
+/** Runs one named check; a thrown error fails it, the run goes on. */
+async function check(name, fn) {
+  const start = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    log(`  ok    ${name} (${secs(start)})`);
+  } catch (err) {
+    results.push({ name, ok: false, err });
+    log(`  FAIL  ${name} (${secs(start)})\n        ${String(err?.stack ?? err).split('\n').slice(0, 6).join('\n        ')}`);
+  }
+}
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+function assertEqual(actual, expected, what) {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
+}
+async function waitFor(what, ok, { timeoutMs = 30_000, everyMs = 250 } = {}) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await ok();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+// Whatever happens (a failed check, Ctrl-C), the n8n process group, the sandbox and temp folders go.
+const cleanups = [];
+let cleaning;
+const cleanup = () =>
+  (cleaning ??= (async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((e) => log(`cleanup: ${e.message}`));
+  })());
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    log(`\n${sig}: stopping`);
+    const force = setTimeout(() => process.exit(130), 20_000);
+    force.unref();
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+const NODE_TYPES = [
+  'companyDataCompanies', 'companyDataPeople', 'companyDataFinancials', 'companyDataRisk', 'companyDataAssets',
+  'companyDataMonitoring', 'companyDataSavedSearches', 'companyDataReference', 'companyDataTrigger', 'companyDataPollTrigger',
+].map((n) => `n8n-nodes-company-data.${n}`);
+
+async function main() {
+  log('Real-n8n end-to-end checks');
+  const runtime = await ensureRuntime({ log: (m) => log(`[runtime] ${m}`) });
+  log(`[time] runtime ready ${secs()}`);
+  await buildIfStale(repoDir, (m) => log(`[build] ${m}`));
+
+  const apiKey = `sk_api_${randomBytes(20).toString('hex')}`;
+  const sandbox = await startSandboxCli({ repoDir, apiKey, companies: 2000 });
+  cleanups.push(() => sandbox.stop());
+  log(`[sandbox] ${sandbox.url} (company-data sandbox, child pid ${sandbox.pid})`);
+  // Every delivery is sent three times (the original and two copies); no random detections.
+  await sandbox.call('PUT', '/sandbox/settings', { duplicate_rate: 1, duplicate_copies: 2, detection_rate: 0 });
+
+  const chat = await startChatReceiver();
+  cleanups.push(() => chat.close());
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-e2e-'));
+  cleanups.push(async () => {
+    if (!keep) fs.rmSync(work, { recursive: true, force: true });
+  });
+  const filesDir = path.join(work, 'files');
+  const userFolder = path.join(work, 'n8n');
+  fs.mkdirSync(filesDir);
+  fs.copyFileSync(path.join(repoDir, 'examples', 'companies.csv'), path.join(filesDir, 'companies.csv'));
+  const n8nEnv = { N8N_RESTRICT_FILE_ACCESS_TO: filesDir };
+
+  let t = Date.now();
+  let n8n = await startN8n({ runtime, packageDir: repoDir, userFolder, env: n8nEnv, log: (m) => log(`[n8n] ${m}`) });
+  cleanups.push(() => n8n.stop({ keepUserFolder: true }));
+  log(`[time] n8n started in ${secs(t)}`);
+
+  let credential;
+  const wf = {};
+
+  await check('n8n loads all ten node types of the package', async () => {
+    const names = await nodeTypeNames(n8n);
+    const missing = NODE_TYPES.filter((n) => !names.includes(n));
+    assertEqual(missing, [], 'missing node types');
+  });
+
+  await check('credential pointing at the sandbox is created and passes its test', async () => {
+    credential = await createCredential(n8n, {
+      name: CREDENTIAL_NAME,
+      type: 'companyDataApi',
+      data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
+    });
+    assert(credential?.id, 'no credential id');
+  });
+
+  const chatPath = { alert: '/alert', digest: '/digest' };
+  // Objects the examples refer to exist before the import: the watch list and the saved search.
+  const monitored = ['13545698', '14453248', '12623091'];
+  const watch = await sandbox.call('POST', '/monitoring/lists', { name: 'E2E watch' });
+  await sandbox.call('POST', `/monitoring/lists/${watch.id}/companies`, { add: monitored.map((registry_code) => ({ registry_code })) });
+  const search = await sandbox.call('POST', '/searches', { name: 'New in Tartu', filters: { county: ['Tartu'], registered_within_days: 30 } });
+  await check('every example workflow imports with node types n8n knows', async () => {
+    const names = new Set(await nodeTypeNames(n8n));
+    for (const file of exampleFiles()) {
+      const raw = readExample(file);
+      const unknown = raw.nodes.map((nd) => nd.type).filter((ty) => !names.has(ty) && !ty.startsWith('@n8n/n8n-nodes-langchain.'));
+      assertEqual(unknown, [], `${file}: unknown node types`);
+      const key = file.replace(/\.json$/, '');
+      const adapted = adaptExample(raw, {
+        credential,
+        filesDir,
+        chatUrl: `${chat.url}${chatPath[key === 'alert-to-chat' ? 'alert' : 'digest']}`,
+        searchId: search.id,
+        // Polls once a minute in the test instead of every morning.
+        pollTimes: { item: [{ mode: 'everyMinute' }] },
+      });
+      wf[key] = { json: adapted, created: await createWorkflow(n8n, adapted) };
+      assert(wf[key].created.id, `${file}: no workflow id`);
+    }
+    assert(wf['enrich-csv'] && wf['alert-to-chat'] && wf['saved-search-digest'], 'an example the checks need is missing');
+  });
+
+  await check('enrichment: companies.csv → Companies: Lookup → companies-enriched.csv, exact rows', async () => {
+    const ex = await runManual(n8n, wf['enrich-csv'].created.id, { timeoutMs: 120_000 });
+    const err = ex.data?.resultData?.error;
+    assertEqual(ex.status, 'success', `execution status${err ? ` (${err.message})` : ''}`);
+    const lookupItems = ex.data.resultData.runData['Look up companies'][0].data.main[0];
+    assertEqual(lookupItems.length, 30, 'items out of the lookup node');
+    // n8n's Convert to File starts the CSV with a byte-order mark (for spreadsheet apps).
+    const out = parse(fs.readFileSync(path.join(filesDir, 'companies-enriched.csv'), 'utf8'), { columns: true, bom: true });
+    fs.writeFileSync(path.join(work, 'enriched-rows.json'), JSON.stringify(out, null, 1));
+    const input = parse(fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8'), { columns: true });
+    assertEqual(out.length, input.length, 'rows written back');
+    assertEqual(Object.keys(out[0]), ['company', 'owner', 'note', 'enrich_status', 'registry_code', 'name', 'legal_form', 'status', 'vat_number', 'address', 'reason'], 'columns');
+    const bad = [];
+    out.forEach((row, i) => {
+      const want = expectedEnrichment[i];
+      if (row.company !== input[i].company || row.owner !== input[i].owner || row.note !== input[i].note) bad.push(`row ${i + 2}: input columns changed`);
+      for (const [k, v] of Object.entries(want)) if (row[k] !== v) bad.push(`row ${i + 2} (${input[i].company}): ${k} = ${JSON.stringify(row[k])}, expected ${JSON.stringify(v)}`);
+    });
+    assertEqual(bad, [], 'enriched rows');
+    const usage = await sandbox.call('GET', '/usage');
+    // 30 rows: 3 never sent (bad check digits, too short), duplicates sent once.
+    log(`        lookup billed ${usage.billed_lookup_queries} queries for ${input.length} rows`);
+  });
+
+  // Alert to chat: the trigger registers the webhook at publish; each event reaches the chat once.
+  const hookUrl = () => `${n8n.baseUrl}/webhook/${wf['alert-to-chat'].json.nodes[0].webhookId}/webhook`;
+  const changes = [];
+  await check('alert: publishing registers the sandbox webhook to n8n', async () => {
+    await publishWorkflow(n8n, wf['alert-to-chat'].created.id);
+    await waitFor('GET /webhook to point at n8n', async () => {
+      const hook = await sandbox.call('GET', '/webhook').catch(() => undefined);
+      return hook?.url === hookUrl() && hook.enabled === true;
+    });
+  });
+
+  const alertExecutions = () => listExecutions(n8n, { workflowId: wf['alert-to-chat'].created.id });
+  await check('alert: each event posts exactly one chat message although the sandbox delivers it 3 times and once more on retry', async () => {
+    for (const [registry_code, category, kind] of [[monitored[0], 'registry', 'name_changed'], [monitored[2], 'registry', 'address_changed']]) {
+      const res = await sandbox.call('POST', '/sandbox/changes', { registry_code, category, kind });
+      assertEqual(res.events.length, 1, `events for ${registry_code}`);
+      changes.push(res.events[0]);
+    }
+    const deliveries = async () => (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
+    await waitFor('every copy of both events to be delivered', async () => {
+      const ds = (await deliveries()).filter((d) => changes.includes(d.event_id));
+      return ds.length === 2 && ds.every((d) => d.status === 'delivered' && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2);
+    });
+    // A manual redelivery of the first event: a new delivery of the same event id.
+    const first = (await deliveries()).find((d) => d.event_id === changes[0]);
+    await sandbox.call('POST', `/webhook/deliveries/${first.id}/retry`);
+    await waitFor('the redelivery', async () => (await deliveries()).some((d) => d.retry_of === first.id && d.status === 'delivered'));
+    await waitFor('two chat messages', () => chat.at(chatPath.alert).length >= 2, { timeoutMs: 20_000 });
+    await sleep(2000); // room for a wrong extra message to arrive
+    const texts = chat.at(chatPath.alert).map((m) => m.body.text);
+    assertEqual(texts.length, 2, `chat messages (${JSON.stringify(texts)})`);
+    const events = await sandbox.call('GET', '/monitoring/events?limit=100');
+    const byId = Object.fromEntries(events.map((e) => [e.id, e]));
+    changes.forEach((id, i) => {
+      const name = byId[id]?.data?.company?.name;
+      assert(name && texts[i].includes(name), `message ${i + 1} ${JSON.stringify(texts[i])} should name ${name}`);
+    });
+    assert(/Name/.test(texts[0]) && /Address/.test(texts[1]), `messages should say what changed: ${JSON.stringify(texts)}`);
+  });
+
+  await check('alert: a forged delivery gets 401 and starts no execution', async () => {
+    const before = (await alertExecutions()).length;
+    const body = JSON.stringify({ id: 'evt_forged_1', type: 'monitoring.change', created_at: new Date().toISOString(), data: {} });
+    const forged = await fetch(hookUrl(), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-event-id': 'evt_forged_1',
+        'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-service-signature': `v1=${randomBytes(32).toString('hex')}`,
+      },
+      body,
+    });
+    assertEqual(forged.status, 401, 'status of a forged delivery');
+    const unsigned = await fetch(hookUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assertEqual(unsigned.status, 401, 'status of an unsigned delivery');
+    await sleep(1500);
+    assertEqual((await alertExecutions()).length, before, 'executions after forged deliveries');
+    assertEqual(chat.at(chatPath.alert).length, 2, 'chat messages after forged deliveries');
+  });
+
+  // Saved-search digest through the poll trigger, across an n8n restart.
+  const digestMessages = () => chat.at(chatPath.digest);
+  const registerMatching = async (n) => (await sandbox.call('POST', '/sandbox/companies', { count: n, template: { county: 'Tartu maakond' } })).registry_codes;
+  let firstBatch = [];
+  await check('digest: a morning run with new matches gives one chat message listing them', async () => {
+    // Publishing polls once at once: with "Start From: Now" that only marks where to start.
+    await publishWorkflow(n8n, wf['saved-search-digest'].created.id);
+    firstBatch = await registerMatching(3);
+    const run = await sandbox.call('POST', '/sandbox/runs', { kind: 'searches' });
+    assert(run.search_events >= 1, `search events of the run: ${JSON.stringify(run)}`);
+    await waitFor('the digest message (polls once a minute)', () => digestMessages().length >= 1, { timeoutMs: 75_000, everyMs: 500 });
+    await sleep(1500);
+    assertEqual(digestMessages().length, 1, 'digest messages');
+    const text = digestMessages()[0].body.text;
+    assert(/^Saved-search digest \d{4}-\d{2}-\d{2}\n/.test(text), `digest heading: ${JSON.stringify(text)}`);
+    for (const code of firstBatch) assert(text.includes(code), `digest should list ${code}: ${JSON.stringify(text)}`);
+  });
+
+  await check('restart: polling resumes after n8n restarts (the event made while it was down once, nothing again)', async () => {
+    const port = n8n.port;
+    t = Date.now();
+    await n8n.stop({ keepUserFolder: true });
+    // While n8n is down: a new match and a change of a watched company.
+    const downBatch = await registerMatching(2);
+    const run = await sandbox.call('POST', '/sandbox/runs', { kind: 'searches' });
+    assert(run.search_events >= 1, `search events of the run while down: ${JSON.stringify(run)}`);
+    n8n = await startN8n({ runtime, packageDir: repoDir, userFolder, port, env: n8nEnv, log: (m) => log(`[n8n] ${m}`) });
+    log(`        restarted in ${secs(t)}`);
+    await waitFor('the digest of the event made while n8n was down', () => digestMessages().length >= 2, { timeoutMs: 75_000, everyMs: 500 });
+    const text = digestMessages()[1].body.text;
+    for (const code of downBatch) assert(text.includes(code), `second digest should list ${code}: ${JSON.stringify(text)}`);
+    for (const code of firstBatch) assert(!text.includes(code), `second digest repeats ${code} from the first`);
+    // One more match after the restart: the next regular poll brings only it.
+    const afterBatch = await registerMatching(1);
+    await sandbox.call('POST', '/sandbox/runs', { kind: 'searches' });
+    await waitFor('the digest after the restart', () => digestMessages().length >= 3, { timeoutMs: 75_000, everyMs: 500 });
+    await sleep(1500);
+    assertEqual(digestMessages().length, 3, 'digest messages in all');
+    const third = digestMessages()[2].body.text;
+    assert(third.includes(afterBatch[0]), `third digest should list ${afterBatch[0]}`);
+    for (const code of [...firstBatch, ...downBatch]) assert(!third.includes(code), `third digest repeats ${code}`);
+  });
+
+  await check('restart: the alert webhook still verifies with the kept secret (one message for a new change)', async () => {
+    const res = await sandbox.call('POST', '/sandbox/changes', { registry_code: monitored[1], category: 'registry', kind: 'name_changed' });
+    await waitFor('a third alert message', () => chat.at(chatPath.alert).length >= 3, { timeoutMs: 30_000 });
+    await sleep(2000);
+    assertEqual(chat.at(chatPath.alert).length, 3, 'alert messages after the restart');
+    const events = await sandbox.call('GET', '/monitoring/events?limit=100');
+    const name = events.find((e) => e.id === res.events[0])?.data?.company?.name;
+    assert(name && chat.at(chatPath.alert)[2].body.text.includes(name), 'third alert should name the changed company');
+  });
+}
+
+let fatal;
+try {
+  await main();
+} catch (err) {
+  fatal = err;
+  log(`\nSTOPPED: ${err?.stack ?? err}`);
+}
+await cleanup();
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed + (fatal ? 1 : 0);
+log(`\n${passed} passed, ${failed} failed (${secs()} in all)`);
+process.exit(failed ? 1 : 0);

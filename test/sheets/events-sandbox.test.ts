@@ -11,13 +11,13 @@ import { CompanyDataClient } from '../../src/index';
 import { CsvTable } from '../../src/sheets/csv-table';
 import { pollEventsToSheet, startWebhookReceiver } from '../../src/sheets/event-sources';
 import { EventSheetWriter } from '../../src/sheets/events-to-rows';
-import { startHarness, type Harness } from '../sandbox-events/support/harness';
+import { startEventsSandbox, type EventsSandbox } from '../sandbox-events/support/sandbox';
 
-let h: Harness;
+let h: EventsSandbox;
 let client: CompanyDataClient;
 let listId: string;
 beforeAll(async () => {
-  h = await startHarness({ companies: 10 });
+  h = await startEventsSandbox({ companies: 10 });
   client = new CompanyDataClient({ baseUrl: h.url, apiKey: h.apiKey });
   const list = await client.monitoring.createList({ name: 'Customers' });
   listId = (list.data as { id: string }).id;

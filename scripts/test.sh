@@ -12,5 +12,7 @@ echo "== type check"
 npx tsc --noEmit -p tsconfig.json
 echo "== build (tsup)"
 npm run --silent build
+echo "== community-node lint (n8n-node lint, strict)"
+bash scripts/lint-n8n.sh
 echo "== tests"
 npx vitest run

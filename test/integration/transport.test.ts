@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CompanyDataClient, ConnectionError, ServerError, TimeoutError, TransportError, UndiciTransport, toTransportError } from '../../src';
+import { DeadlineTimer } from '../../src/transport/deadlines';
 import { json, startTestServer, type TestServer } from '../support/http-server';
 
 const KEY = 'sk_it_Vh3Lx9Qw2Rt5Yp8Z';
@@ -119,6 +120,44 @@ describe('UndiciTransport over a real socket', () => {
     expect(took).toBeLessThan(2000);
   });
 
+  it('applies each request its own deadline on the shared timer: a shorter one added later fires first', async () => {
+    const s = await server((q, res) => {
+      if (q.url === '/slow') setTimeout(() => json(res, 200, { ok: true }), 600);
+    });
+    const t = transport({ headersTimeoutMs: 5000 });
+    const started = Date.now();
+    const long = t.request({ ...get(`${s.url}/slow`), timeoutMs: 3000 });
+    const short = await transportError(t.request({ ...get(`${s.url}/hang`), timeoutMs: 200 }));
+    expect(short.code).toBe('DEADLINE');
+    const shortTook = Date.now() - started;
+    expect(shortTook).toBeGreaterThanOrEqual(190);
+    expect(shortTook).toBeLessThan(550);
+    expect((await long).status).toBe(200);
+  });
+
+  it('a finished request leaves no deadline behind that could cut a later one', async () => {
+    const s = await server((q, res) => (q.url === '/fast' ? json(res, 200, {}) : setTimeout(() => json(res, 200, { late: true }), 500)));
+    const t = transport();
+    for (let i = 0; i < 5; i++) expect((await t.request({ ...get(`${s.url}/fast`), timeoutMs: 100 })).status).toBe(200);
+    // The timer armed for the fast requests' 100 ms fires during this one and must re-arm, not abort it.
+    const r = await t.request({ ...get(`${s.url}/late`), timeoutMs: 3000 });
+    expect(JSON.parse(r.body)).toEqual({ late: true });
+  });
+
+  it('a request still queued for a connection fails at its deadline, and is never sent', async () => {
+    const s = await server(() => undefined);
+    const t = transport({ connections: 1, headersTimeoutMs: 5000 });
+    const hold = t.request({ ...get(`${s.url}/hold`), timeoutMs: 1500 }).catch((e: unknown) => e);
+    const started = Date.now();
+    const queued = await transportError(t.request({ ...get(`${s.url}/queued`), timeoutMs: 200 }));
+    expect(queued.code).toBe('DEADLINE');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(((await hold) as TransportError).code).toBe('DEADLINE');
+    // Give undici the freed connection: the expired request must not go out on it.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.requests.map((q) => q.url)).toEqual(['/hold']);
+  });
+
   it('maps other undici and socket errors by code', () => {
     expect(toTransportError(Object.assign(new Error('x'), { code: 'UND_ERR_CONNECT_TIMEOUT' }), false).kind).toBe('timeout');
     expect(toTransportError(Object.assign(new Error('x'), { code: 'ENOTFOUND' }), false).kind).toBe('dns');
@@ -219,5 +258,30 @@ describe('CompanyDataClient over real HTTP', () => {
     expect(s.requests[0]!.headers.authorization).toBeUndefined();
     expect(s.requests[0]!.headers['x-api-key']).toBeUndefined();
     expect(s.requests[1]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+});
+
+describe('DeadlineTimer', () => {
+  it('expires due deadlines in one pass, skips removed ones and disarms when nothing is pending', async () => {
+    const timer = new DeadlineTimer();
+    const expired: string[] = [];
+    const at = (ms: number, name: string) => ({ at: performance.now() + ms, expire: () => expired.push(name) });
+    const a = at(60, 'a');
+    const b = at(30, 'b');
+    const gone = at(20, 'removed');
+    timer.add(a);
+    timer.add(b);
+    timer.add(gone);
+    timer.remove(gone);
+    expect(timer.size).toBe(2);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(expired).toEqual(['b', 'a']);
+    expect(timer.size).toBe(0);
+    expect(timer.armed).toBe(false);
+    timer.add(at(10_000, 'later'));
+    expect(timer.armed).toBe(true);
+    timer.stop();
+    expect(timer.armed).toBe(false);
+    expect(timer.size).toBe(0);
   });
 });

@@ -197,6 +197,25 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
       description: 'Registry code (8 digits), VAT number (EE + 9 digits) or company name. Identical queries are sent once.',
       displayOptions: at({ querySource: ['value'] }),
     },
+    {
+      displayName: 'Skip Items Already Looked Up',
+      name: 'skipLookedUp',
+      type: 'boolean',
+      // On by default: a sheet read back after an earlier run would otherwise be billed again, row by row.
+      default: true,
+      description:
+        'Whether to pass items through unchanged, without a request or a charge, when they already hold this lookup\'s answer (company_data_status) for the same query, e.g. sheet rows enriched by an earlier run. Items with an error, and items whose query changed, are looked up again.',
+      displayOptions: at(),
+    },
+    {
+      displayName: 'Look Up Again After (Days)',
+      name: 'lookUpAgainAfterDays',
+      type: 'number',
+      typeOptions: { minValue: 0 },
+      default: 0,
+      description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days. 0: never.',
+      displayOptions: at({ skipLookedUp: [true] }),
+    },
   ];
 }
 

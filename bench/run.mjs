@@ -118,7 +118,7 @@ if (n) {
   add('  rows/s / 1,000 rows/s bound', n.ofBound, '>= 0.90', n.ofBound >= 0.9);
   if (b) add('  speed-up vs per-row GET loop', n.rowsPerSecond / b.rowsPerSecond, '>= 90x', n.rowsPerSecond / b.rowsPerSecond >= 90, 0);
   add('  billed queries / unique valid identifiers', n.billedPerUnique.toFixed(2), '1.00', n.billedPerUnique === 1);
-  add('  second execution over the first one's output: billed queries', n.secondRunBilled, '0', n.secondRunBilled === 0);
+  add('  second execution over the output of the first: billed queries', n.secondRunBilled, '0', n.secondRunBilled === 0);
 } else missing('node-lookup', 'Lookup node execute()');
 if (results.sheets) {
   for (const [rowsN, f] of Object.entries(sheetSizes)) {

@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CompanyDataClient } from '../../src';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { nodeOperations } from '../../src/n8n/properties';
 import { nodeSpecs, type NodeKey } from '../../src/n8n/nodes';
@@ -174,16 +175,16 @@ describe('Monitoring and webhook', () => {
     expect((await run('monitoring', { resource: 'monitoring', operation: 'deleteList', listId })).rows[0]!.deleted).toBe(true);
   });
   test('webhook settings, deliveries, test event and retry', async () => {
-    // Setting the address is the trigger's job (the node leaves it out); done here with a plain request.
-    const put = await fetch(`${sb.url}/webhook`, {
-      method: 'PUT',
-      headers: { 'X-API-Key': sb.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'http://127.0.0.1:9/company-data-hook', enabled: true }),
-    });
-    const secret = ((await put.json()) as { data: { signing_secret?: string } }).data.signing_secret;
+    // Setting the address is the trigger's job (the node leaves it out); done here with the core client,
+    // whose limiter and retries keep this call inside the sandbox's 10 requests/s after the bursts above.
+    const client = new CompanyDataClient({ apiKey: sb.apiKey, baseUrl: sb.url });
+    const { data: created } = await client.webhook.set({ url: 'http://127.0.0.1:9/company-data-hook', enabled: true });
+    await client.close();
+    const secret = created.signing_secret;
+    expect(secret).toEqual(expect.any(String));
     const hook = await run('monitoring', { resource: 'webhook', operation: 'get' });
     expect(hook.rows[0]).toMatchObject({ url: 'http://127.0.0.1:9/company-data-hook', enabled: true });
-    if (secret) expect(JSON.stringify(hook.rows)).not.toContain(secret);
+    expect(JSON.stringify(hook.rows)).not.toContain(secret!);
     const sent = await run('monitoring', { resource: 'webhook', operation: 'test' });
     expect(sent.rows[0]!.event_id).toMatch(/^evt_/);
     const deliveries = await run('monitoring', { resource: 'webhook', operation: 'deliveries', returnAll: true });

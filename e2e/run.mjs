@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { ensureRuntime } from './lib/runtime.mjs';
-import { createCredential, createWorkflow, listExecutions, nodeTypeNames, publishWorkflow, runManual, sleep, startN8n } from './lib/n8n.mjs';
+import { api, rest, createCredential, createWorkflow, listExecutions, nodeTypeNames, publishWorkflow, runManual, sleep, startN8n } from './lib/n8n.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 import { startChatReceiver } from './lib/chat.mjs';
 import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from './lib/examples.mjs';
@@ -122,6 +122,12 @@ async function main() {
       data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
     });
     assert(credential?.id, 'no credential id');
+    // What the editor's "Test" button does: n8n calls GET /usage on the sandbox with the key.
+    const test = await rest(n8n, 'POST', '/credentials/test', {
+      credentials: { id: credential.id, name: CREDENTIAL_NAME, type: 'companyDataApi', data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' } },
+    });
+    const result = test?.data ?? test;
+    assertEqual(result?.status, 'OK', `credential test (${result?.message})`);
   });
 
   const chatPath = { alert: '/alert', digest: '/digest' };
@@ -241,12 +247,20 @@ async function main() {
   const registerMatching = async (n) => (await sandbox.call('POST', '/sandbox/companies', { count: n, template: { county: 'Tartu maakond' } })).registry_codes;
   let firstBatch = [];
   await check('digest: a morning run with new matches gives one chat message listing them', async () => {
-    // Publishing polls once at once: with "Start From: Now" that only marks where to start.
+    // Activation polls once: with "Start From: Now" that only marks where to start. n8n 2.41 activates
+    // through an outbox a moment after the publish call answers, so wait for that first poll (the
+    // trigger's state names the source once it has read it); a match made before it would count as history.
     await publishWorkflow(n8n, wf['saved-search-digest'].created.id);
+    await waitFor('the activation poll', async () => {
+      const state = (await api(n8n, 'GET', `/workflows/${wf['saved-search-digest'].created.id}`)).staticData;
+      return Object.values(state ?? {}).some((node) => node?.started?.includes(`search:${search.id}`));
+    });
     firstBatch = await registerMatching(3);
     const run = await sandbox.call('POST', '/sandbox/runs', { kind: 'searches' });
     assert(run.search_events >= 1, `search events of the run: ${JSON.stringify(run)}`);
-    await waitFor('the digest message (polls once a minute)', () => digestMessages().length >= 1, { timeoutMs: 75_000, everyMs: 500 });
+    await waitFor('the digest message (polls once a minute)', () => digestMessages().length >= 1, { timeoutMs: 75_000, everyMs: 500 }).catch(async (e) => {
+      throw new Error(`${e.message}; trigger state ${JSON.stringify((await api(n8n, 'GET', `/workflows/${wf['saved-search-digest'].created.id}`)).staticData)}`);
+    });
     await sleep(1500);
     assertEqual(digestMessages().length, 1, 'digest messages');
     const text = digestMessages()[0].body.text;

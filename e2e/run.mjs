@@ -140,7 +140,7 @@ async function main() {
     const names = new Set(await nodeTypeNames(n8n));
     for (const file of exampleFiles()) {
       const raw = readExample(file);
-      const unknown = raw.nodes.map((nd) => nd.type).filter((ty) => !names.has(ty) && !ty.startsWith('@n8n/n8n-nodes-langchain.'));
+      const unknown = raw.nodes.map((nd) => nd.type).filter((ty) => !names.has(ty));
       assertEqual(unknown, [], `${file}: unknown node types`);
       const key = file.replace(/\.json$/, '');
       const adapted = adaptExample(raw, {

@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// `npm start`: the demo. Builds the package, starts the offline sandbox with a demo key and a real
+// n8n with the package, credential and example workflows ready, and says what to click.
+// `npm start -- --no-n8n`: only the sandbox, for the command-line tool.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildIfStale } from '../e2e/lib/build.mjs';
+import { startSandboxCli } from '../e2e/lib/sandbox.mjs';
+import { startChatReceiver } from '../e2e/lib/chat.mjs';
+import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from '../e2e/lib/examples.mjs';
+
+const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const withN8n = !args.includes('--no-n8n');
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write('npm start [-- --no-n8n]\n  Starts the sandbox on 127.0.0.1:4010 and n8n with this package on 127.0.0.1:5678.\n  --no-n8n   only the sandbox (for the company-data command-line tool)\n');
+  process.exit(0);
+}
+
+const HOST = '127.0.0.1';
+const PORTS = { sandbox: 4010, chat: 4011, n8n: 5678 };
+// A key for the local sandbox only (it accepts any key it is started with); never a real service key.
+const DEMO_KEY = 'sk_api_demo_local_sandbox_only';
+const OWNER = { email: 'demo@company-data.local', password: 'CompanyData-demo1', firstName: 'Demo', lastName: 'User' };
+const WATCHED = ['13545698', '10022830', '14453248'];
+
+const say = (m = '') => process.stdout.write(`${m}\n`);
+const step = (m) => say(`▸ ${m}`);
+
+const stops = [];
+let stopping;
+const stopAll = () =>
+  (stopping ??= (async () => {
+    for (const stop of stops.reverse()) await stop().catch((e) => say(`  (while stopping: ${e.message})`));
+  })());
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (stopping) {
+      say('Stopping now.');
+      process.exit(130);
+    }
+    say('\nStopping (Ctrl-C again to force)...');
+    stopAll().finally(() => {
+      say('Stopped.');
+      process.exit(0);
+    });
+  });
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
+  });
+}
+
+async function main() {
+  const wanted = withN8n ? Object.entries(PORTS) : [['sandbox', PORTS.sandbox]];
+  for (const [what, port] of wanted) {
+    if (!(await portFree(port))) throw new Error(`port ${port} (${what}) is in use on ${HOST}: stop what runs there, or an earlier npm start`);
+  }
+
+  step('Building the package');
+  await buildIfStale(repoDir, (m) => say(`  ${m}`));
+
+  step('Starting the sandbox (offline, synthetic data)');
+  const sandbox = await startSandboxCli({ repoDir, port: PORTS.sandbox, apiKey: DEMO_KEY, companies: 20_000 });
+  stops.push(() => sandbox.stop());
+  // Something to watch, so a change made with curl reaches the alert workflow.
+  const list = await sandbox.call('POST', '/monitoring/lists', { name: 'Demo watch list' });
+  await sandbox.call('POST', `/monitoring/lists/${list.id}/companies`, { add: WATCHED.map((registry_code) => ({ registry_code })) });
+  say(`  ${sandbox.url}  key ${DEMO_KEY}  (fixtures: ${sandbox.url}/sandbox/fixtures)`);
+
+  if (!withN8n) {
+    say('');
+    say('Sandbox ready. Enrich the example CSV with the command-line tool:');
+    say(`  COMPANY_DATA_BASE_URL=${sandbox.url} COMPANY_DATA_API_KEY=${DEMO_KEY} \\`);
+    say('    node dist/cli/main.js enrich examples/companies.csv --out companies-enriched.csv');
+    say('(Without the two variables the tool starts its own sandbox in-process.)');
+    say('Ctrl-C stops the sandbox.');
+    return;
+  }
+
+  const chat = await startChatReceiver({ host: HOST, port: PORTS.chat });
+  stops.push(() => chat.close());
+  const messagesShown = new Set();
+  setInterval(() => {
+    for (const m of chat.messages) {
+      if (messagesShown.has(m)) continue;
+      messagesShown.add(m);
+      say(`\n💬 chat ${m.path}: ${m.body.text ?? JSON.stringify(m.body)}`);
+    }
+  }, 300).unref();
+
+  step('Preparing n8n 2.41.1 on Node 24');
+  const { runtimePaths, ensureRuntime } = await import('../e2e/lib/runtime.mjs');
+  let ticker;
+  if (!fs.existsSync(runtimePaths().stamp)) {
+    say('  First run: downloading Node 24 and installing n8n (about 2.6 GB in ~/.cache/company-data-e2e).');
+    say('  This takes several minutes; later starts take about 20 seconds.');
+    const t0 = Date.now();
+    ticker = setInterval(() => say(`  ... still installing (${Math.round((Date.now() - t0) / 1000)} s)`), 20_000);
+  }
+  let runtime;
+  try {
+    runtime = await ensureRuntime({ log: (m) => say(`  ${m}`) });
+  } finally {
+    clearInterval(ticker);
+  }
+
+  const { startN8n, createCredential, createWorkflow, publishWorkflow } = await import('../e2e/lib/n8n.mjs');
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-demo-'));
+  stops.push(async () => fs.rmSync(work, { recursive: true, force: true }));
+  const filesDir = path.join(work, 'files');
+  fs.mkdirSync(filesDir);
+  fs.copyFileSync(path.join(repoDir, 'examples', 'companies.csv'), path.join(filesDir, 'companies.csv'));
+
+  step(`Starting n8n on http://${HOST}:${PORTS.n8n}`);
+  const n8n = await startN8n({
+    runtime,
+    packageDir: repoDir,
+    userFolder: path.join(work, 'n8n'),
+    port: PORTS.n8n,
+    owner: OWNER,
+    env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir, N8N_LOG_LEVEL: 'warn' },
+    log: (m) => say(`  ${m}`),
+  });
+  stops.push(() => n8n.stop({ keepUserFolder: true }));
+
+  step('Importing the credential and the example workflows');
+  const credential = await createCredential(n8n, {
+    name: CREDENTIAL_NAME,
+    type: 'companyDataApi',
+    data: { apiKey: DEMO_KEY, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
+  });
+  const search = await sandbox.call('POST', '/searches', { name: 'New in Tartu', filters: { county: ['Tartu'], registered_within_days: 30 } });
+  const created = {};
+  for (const file of exampleFiles()) {
+    const wf = adaptExample(readExample(file), {
+      credential,
+      filesDir,
+      chatUrl: `${chat.url}/${file.replace(/\.json$/, '')}`,
+      searchId: search.id,
+    });
+    try {
+      created[file] = await createWorkflow(n8n, wf);
+      say(`  ${wf.name}`);
+    } catch (e) {
+      say(`  ${wf.name}: not imported (${e.message.slice(0, 160)})`);
+    }
+  }
+  const alert = created['alert-to-chat.json'];
+  if (alert) await publishWorkflow(n8n, alert.id);
+
+  const editor = n8n.baseUrl;
+  const wfUrl = (file) => (created[file] ? `${editor}/workflow/${created[file].id}` : '(not imported)');
+  say('');
+  say('Ready.');
+  say(`  n8n editor   ${editor}`);
+  say(`  login        ${OWNER.email} / ${OWNER.password}`);
+  say(`  sandbox      ${sandbox.url}  (API key ${DEMO_KEY})`);
+  say('');
+  say('Try:');
+  say(`  1. "Enrich companies (CSV file)": ${wfUrl('enrich-csv.json')}`);
+  say('     Click "Execute workflow". It looks up the 30 rows of examples/companies.csv and writes');
+  say(`     ${path.join(filesDir, 'companies-enriched.csv')}`);
+  say(`  2. "Alert to chat" (published): ${wfUrl('alert-to-chat.json')}`);
+  say('     Make a change to a watched company; the chat message shows up here:');
+  say(`     curl -X POST ${sandbox.url}/sandbox/changes -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' \\`);
+  say(`       -d '{"registry_code":"${WATCHED[0]}","category":"registry","kind":"name_changed"}'`);
+  say(`  3. "Saved-search digest": ${wfUrl('saved-search-digest.json')}`);
+  say('     Register companies in Tartu and run the morning search, then click "Execute workflow":');
+  say(`     curl -X POST ${sandbox.url}/sandbox/companies -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"count":3,"template":{"county":"Tartu maakond"}}'`);
+  say(`     curl -X POST ${sandbox.url}/sandbox/runs -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"kind":"searches"}'`);
+  say('');
+  say('Everything is synthetic and starts fresh each time. Ctrl-C stops n8n and the sandbox.');
+  await n8n.exited.then((r) => {
+    if (!stopping) {
+      say(`n8n stopped by itself (${r.signal ?? `exit ${r.code}`}); see ${path.join(work, 'n8n', 'n8n.log')}`);
+      return stopAll().then(() => process.exit(1));
+    }
+  });
+}
+
+main().catch(async (err) => {
+  say(`\nnpm start failed: ${err.message}`);
+  await stopAll();
+  process.exit(1);
+});

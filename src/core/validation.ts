@@ -120,13 +120,15 @@ export interface LookupQueryClass {
  * Classifies a lookup query exactly as the service reads it (spec, POST /companies/lookup):
  * 8 digits = registry code; EE plus 9 digits, or 9 digits = VAT number; anything else = name search,
  * which is skipped with query_too_short when no word has 3 or more characters.
- * Decision (docs/assumptions.md): surrounding white space is ignored and "EE" is case-insensitive,
- * as on the by-vat path; the answer still echoes the query verbatim.
+ * Decision (docs/assumptions.md): the VAT forms are those of the by-vat path ("EE", "ee", one space
+ * after it, or the 9 digits alone) and surrounding white space is ignored, so a pasted "EE 102224658"
+ * is not billed as a name search that cannot match; the answer still echoes the query verbatim.
  */
 export function classifyLookupQuery(query: string): LookupQueryClass {
   const trimmed = query.trim();
   if (/^\d{8}$/.test(trimmed)) return { type: 'registry_code', normalised: trimmed };
-  if (/^(?:[Ee][Ee])?\d{9}$/.test(trimmed)) return { type: 'vat_number', normalised: `EE${trimmed.slice(-9)}` };
+  const vat = normaliseVatNumber(trimmed);
+  if (vat) return { type: 'vat_number', normalised: vat };
   const words = trimmed.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   if (!words.some((w) => [...w].length >= 3)) return { type: 'name', normalised: trimmed, skipped: 'query_too_short' };
   return { type: 'name', normalised: trimmed };

@@ -190,6 +190,12 @@ describe('lookup', () => {
     const usage = await call('/usage');
     expect(usage.body.data.billed_lookup_queries).toBe(before + 8);
   });
+  it('reads a VAT number in the by-vat forms (EE with a space, lower case) as a VAT query', async () => {
+    const vat = fx().active!.vat_number!;
+    const queries = [`ee ${vat.slice(2)}`, `EE ${vat.slice(2)}`, ` ${vat.toLowerCase()} `];
+    const r = await call('/companies/lookup', { method: 'POST', body: { queries } });
+    expect(r.body.data.map((x: any) => [x.query, x.type, x.vat_holders, x.matches[0]?.registry_code])).toEqual(queries.map((q) => [q, 'vat_number', 1, code('active')]));
+  });
   it('1-100 queries and limit 1-10', async () => {
     expect((await call('/companies/lookup', { method: 'POST', body: { queries: [] } })).body.error.param).toBe('queries');
     expect((await call('/companies/lookup', { method: 'POST', body: { queries: Array(101).fill('x') } })).body.error.param).toBe('queries');

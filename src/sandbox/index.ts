@@ -7,7 +7,7 @@ import { DATASET_TODAY } from './dataset/prng';
 import { createWriteSide, type WriteSide } from './events/mount';
 import type { EventSettings } from './events/service';
 import type { Fixtures } from './fixtures';
-import { companyHandlers } from './handlers/companies';
+import { companyHandlers, period } from './handlers/companies';
 import { sectionHandlers } from './handlers/sections';
 import { KeyStore, newKey, type Plan } from './http/keys';
 import { DatasetCompanies } from './monitoring/dataset-port';
@@ -84,11 +84,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const readHandlers = { ...companyHandlers, ...sectionHandlers };
   for (const [id, h] of Object.entries(readHandlers)) server.handle(id, h);
   server.handle('reference.openapi', () => ({ data: openApiDocument(), raw: true }));
-  // Usage also counts the companies the key's account monitors (distinct over its lists).
-  server.handle('reference.usage', async (ctx) => {
-    const r = await sectionHandlers['reference.usage']!(ctx);
-    const monitored = writeSide.service.account(ctx.key!.id).lists.codes().size;
-    return { ...r, data: { ...(r.data as object), monitored_companies: monitored } };
+  // Usage joins the read side's counters with the companies the key's account monitors (distinct over its lists).
+  server.handle('reference.usage', ({ key, state, now }) => {
+    const u = state.usage(key!.id, period(now()));
+    const monitored = writeSide.service.account(key!.id).lists.codes().size;
+    return { data: { period: u.period, requests: u.requests, billed_lookup_queries: u.billed_lookup_queries, monitored_companies: monitored, plan: key!.plan } };
   });
   for (const op of operations) {
     const id = operationId(op);
@@ -110,7 +110,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     usage: (key) => {
       const info = keys.lookup(key);
       if (!info) throw new Error('usage: unknown key');
-      return { ...state.usage(info.id, new Date(clock.now()).toISOString().slice(0, 7)) };
+      return { ...state.usage(info.id, period(clock.now())) };
     },
     async close() {
       await server.close();

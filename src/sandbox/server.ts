@@ -124,7 +124,7 @@ export class SandboxServer {
       if (key) {
         this.o.state.usage(key.id, period(this.o.now())).requests++;
         const wait = this.limiter?.take(key.id);
-        if (wait) throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, { 'Retry-After': String(wait) }, wait);
+        if (wait) throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, { 'Retry-After': String(wait) });
       }
       const body = parseJson(bodyText);
       if (entry.kind === 'raw') {

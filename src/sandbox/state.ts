@@ -9,26 +9,19 @@ export interface KeyUsage {
 
 interface Persisted {
   usage: Record<string, KeyUsage>;
-  slots: Record<string, unknown>;
 }
 
 /**
- * The sandbox's mutable state. Modules (monitoring, saved searches, webhooks) keep their data in
- * named slots; everything here is plain JSON so it can be written to the data dir and read back.
+ * Usage per key (requests and billed lookup queries of the month), written to the data dir's usage.json.
+ * The write side (lists, searches, webhooks) keeps its own state.json.
  */
 export class SandboxState {
-  private data: Persisted = { usage: {}, slots: {} };
+  private data: Persisted = { usage: {} };
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly dataDir?: string) {
     const f = this.file();
-    if (f && existsSync(f)) this.data = { usage: {}, slots: {}, ...(JSON.parse(readFileSync(f, 'utf8')) as Partial<Persisted>) };
-  }
-
-  /** A module's own state object, created by init on first use; mutate it, then call changed(). */
-  slot<T>(name: string, init: () => T): T {
-    if (!(name in this.data.slots)) this.data.slots[name] = init();
-    return this.data.slots[name] as T;
+    if (f && existsSync(f)) this.data = { usage: {}, ...(JSON.parse(readFileSync(f, 'utf8')) as Partial<Persisted>) };
   }
 
   usage(keyId: string, period: string): KeyUsage {

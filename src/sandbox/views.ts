@@ -1,7 +1,8 @@
 import type { Lang } from '../core/schemas/common';
 import type { Dataset } from './dataset';
+import { emtakTitle } from './dataset/emtak';
 import { financialsView, annualReportList, financialYear, quarterlyTaxesView, sectionRng } from './dataset/financials';
-import { codeLabel, contactTypes, legalForms, ownershipTypes, roles, statuses, tr } from './dataset/labels';
+import { codeLabel, legalForms, ownershipTypes, roles, statuses } from './dataset/labels';
 import { PartyKind, type Company, type Rel } from './dataset/model';
 import { isoOf, TODAY } from './dataset/prng';
 import { recordSections, taxDeclarationsView } from './dataset/records';
@@ -158,7 +159,7 @@ export function profile(ds: Dataset, c: Company, include: readonly string[], his
     accounting_required: legalForms[c.form]!.accounting,
     previous_names: c.prev,
     contacts: contacts(ds, c),
-    activities: c.acts.map((a) => ({ code: a.code, title: activityTitle(a.code, a.version, lang), emtak_version: a.version, main: a.main })),
+    activities: c.acts.map((a) => ({ code: a.code, title: emtakTitle(a.code, a.version, lang), emtak_version: a.version, main: a.main })),
     vat_registrations: c.vatRegs.map((r) => ({ vat_number: r.vat, from: isoOf(r.from), until: r.until === null ? null : isoOf(r.until) })),
     einvoice_providers: einvoice(ds, c),
     consumer_blacklist_since: c.flags.has('blacklist') ? isoOf(TODAY - 400) : null,
@@ -169,16 +170,6 @@ export function profile(ds: Dataset, c: Company, include: readonly string[], his
     out[s] = Array.isArray(data) ? { items: data.slice(0, EMBEDDED_ROWS), total: data.length } : data;
   }
   return out;
-}
-
-import { emtakTitle } from './dataset/emtak';
-function activityTitle(code: string, version: number, lang: Lang): string {
-  return emtakTitle(code, version, lang);
-}
-
-export function contactLabel(type: string, lang: Lang): string {
-  const e = contactTypes.find((x) => x.code === type);
-  return e ? e[lang] : type;
 }
 
 export function personItem(ds: Dataset, id: number) {
@@ -221,4 +212,3 @@ export function personView(ds: Dataset, id: number, history: boolean, lang: Lang
   };
 }
 
-export { tr };

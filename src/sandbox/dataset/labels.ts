@@ -160,10 +160,6 @@ export const classifierTables: Record<string, readonly Entry[]> = {
   relations,
 };
 
-export function label(entry: Entry, lang: Lang): string {
-  return entry[lang];
-}
-
 export function codeLabel(entry: Entry, lang: Lang): { code: string; label: string } {
   return { code: entry.code, label: entry[lang] };
 }

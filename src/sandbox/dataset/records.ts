@@ -1,6 +1,6 @@
 import type { Lang } from '../../core/schemas/common';
 import { financialYears, reports, sectionRng } from './financials';
-import { creditRatings, declarationTypes, legalForms, scoreGroups, taxClaimTypes, tr, unratedReasons } from './labels';
+import { declarationTypes, legalForms, scoreGroups, taxClaimTypes, tr, unratedReasons } from './labels';
 import type { Company } from './model';
 import { isoOf, TODAY, type Rng } from './prng';
 import * as v from './vocab';
@@ -115,7 +115,6 @@ export function creditScoreView(seed: number, c: Company, lang: Lang) {
     list.slice(0, 5).map(([factor, et, en, ru, group]) => ({ factor: factor!, label: tr(lang, et!, en!, ru!), value: String(rng.int(1, 20)), group: group!, effect: sign * rng.int(1, 12) }));
   const risks = rule ? fx(factors.risks.filter((f) => rule !== 'in_default' || f[0] !== 'young_company'), -1).slice(0, rng.int(1, 5)) : fx(factors.risks, -1).slice(0, rng.int(0, 2));
   const strengths = fx(factors.strengths, 1).slice(0, rule ? rng.int(0, 2) : rng.int(2, 5));
-  void creditRatings;
   return {
     rated: true,
     reason: null,

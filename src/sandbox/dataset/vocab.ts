@@ -75,4 +75,3 @@ export const streets = [
 export const einvoiceOperators = ['Omniva', 'Telema', 'Finbite', 'Unifiedpost', 'Fitek', 'RIK e-arveldaja'];
 export const bailiffs = ['Kohtutäitur Mari Kask', 'Kohtutäitur Jaan Lepik', 'Kohtutäitur Olga Petrova', 'Kohtutäitur Ants Org'];
 export const judges = ['Kai Lill', 'Peeter Mets', 'Merike Vares', 'Rein Kuusk', 'Tiina Nurm', 'Andres Laas'];
-export const courts = ['Harju Maakohus', 'Tartu Maakohus', 'Pärnu Maakohus', 'Viru Maakohus'];

@@ -4,8 +4,8 @@ import { fold } from '../dataset/search';
 import { notFound } from '../http/errors';
 import { annualReportView } from '../dataset/financials';
 import { personItem, personView, sectionData, type PeopleSection } from '../views';
-import { companyByCode, period } from './companies';
-import { paged, type OpContext, type OpHandler } from './types';
+import { companyByCode } from './companies';
+import { paged, type OpHandler } from './types';
 
 /** q on people and risk lists: keep rows where any text column (names, numbers, roles) contains q. */
 export function textContains(row: unknown, q: string): boolean {
@@ -65,11 +65,6 @@ const emtak: OpHandler = ({ params, lang }) => {
   return paged(hits.map((r) => ({ code: r.code, title: lang === 'et' ? r.title_et : r.title_en, version: r.version, section: r.section, level: 'subclass' })), params);
 };
 
-const usage: OpHandler = ({ key, state, now }: OpContext) => {
-  const u = state.usage(key!.id, period(now()));
-  return { data: { period: u.period, requests: u.requests, billed_lookup_queries: u.billed_lookup_queries, monitored_companies: 0, plan: key!.plan } };
-};
-
 export const sectionHandlers: Record<string, OpHandler> = {
   ...Object.fromEntries(Object.entries(peopleSections).map(([name, s]) => [`people.${name}`, list(s, true)])),
   'people.searchPersons': searchPersons,
@@ -87,5 +82,4 @@ export const sectionHandlers: Record<string, OpHandler> = {
   'risk.rulings': list('rulings', false),
   'reference.classifiers': classifiers,
   'reference.emtak': emtak,
-  'reference.usage': usage,
 };

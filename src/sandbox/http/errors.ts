@@ -6,11 +6,9 @@ export class ApiError extends Error {
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
-    readonly retryAfter?: number,
   ) {
     super(message);
   }
 }
 
 export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found`);
-export const invalidParam = (param: string, message: string) => new ApiError(400, 'invalid_parameter', `${param} ${message}`, param);

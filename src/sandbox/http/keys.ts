@@ -85,12 +85,6 @@ export class KeyStore {
     return this.memory.get(hash) ?? this.file.get(hash) ?? null;
   }
 
-  /** Number of keys that work now. */
-  activeCount(): number {
-    this.maybeReload();
-    return this.memory.size + this.file.size;
-  }
-
   private maybeReload(): void {
     if (!this.dataDir) return;
     const t = this.now();

@@ -63,6 +63,7 @@ export class EventService {
   private readonly accounts = new Map<string, Account>();
   private readonly seed: number;
   private readonly secretKey: Buffer;
+  private readonly secrets = new Map<string, string>();
   private readonly data?: DataDir;
   private readonly runTimer: VirtualTimer;
   private readonly rng: Rng;
@@ -85,7 +86,7 @@ export class EventService {
       seed: this.seed,
       target: (account) => {
         const w = this.accounts.get(account)?.webhook;
-        return w?.enabled ? { url: w.url, secret: signingSecret(this.secretKey, w.nonce) } : null;
+        return w?.enabled ? { url: w.url, secret: this.secretOf(w.nonce) } : null;
       },
       event: (account, id) => this.accounts.get(account)?.log.get(id),
       saved: (d) => this.data?.append(DELIVERIES, d),
@@ -103,6 +104,16 @@ export class EventService {
     // Runs made due by a clock move happen before the control call answers, so a test sees their events.
     this.unsubscribeClock = this.clock.onChange(() => this.runDueSlots());
     this.deliveries.wake();
+  }
+
+  /**
+   * The delivery engine asks for the target of every waiting delivery each time it re-arms its timer
+   * (once per new event), so the HMAC is computed once per webhook, not per delivery and scan.
+   */
+  private secretOf(nonce: string): string {
+    let s = this.secrets.get(nonce);
+    if (s === undefined) this.secrets.set(nonce, (s = signingSecret(this.secretKey, nonce)));
+    return s;
   }
 
   account(id: string): Account {
@@ -240,7 +251,7 @@ export class EventService {
     let secret: string | undefined;
     if (!a.webhook) {
       a.webhook = { url, enabled, nonce: newNonce(), created_at: now, updated_at: now };
-      secret = signingSecret(this.secretKey, a.webhook.nonce);
+      secret = this.secretOf(a.webhook.nonce);
     } else {
       Object.assign(a.webhook, { url, enabled, updated_at: now });
     }

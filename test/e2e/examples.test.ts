@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Static checks of examples/*.json (the real-n8n run is `npm run e2e`): every node of ours exists in the
+ * built package under the name n8n gives it, credentials are referenced by the documented name, and
+ * connections point at nodes that exist.
+ */
+const root = path.resolve(__dirname, '../..');
+const examplesDir = path.join(root, 'examples');
+const files = fs.readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; n8n: { nodes: string[] } };
+
+// Node names from the sources' descriptions (n8n types are <package>.<description name>, tools add "Tool").
+const ourTypes = new Set<string>();
+for (const dir of fs.readdirSync(path.join(root, 'nodes'))) {
+  for (const f of fs.readdirSync(path.join(root, 'nodes', dir)).filter((x) => x.endsWith('.node.ts'))) {
+    const src = fs.readFileSync(path.join(root, 'nodes', dir, f), 'utf8');
+    const name = /name: '([a-zA-Z]+)',/.exec(src)?.[1];
+    if (!name) continue;
+    ourTypes.add(`${pkg.name}.${name}`);
+    if (/usableAsTool/.test(src)) ourTypes.add(`${pkg.name}.${name}Tool`);
+  }
+}
+
+interface WfNode { name: string; type: string; credentials?: Record<string, { name: string }> }
+interface Wf { name: string; nodes: WfNode[]; connections: Record<string, Record<string, { node: string }[][]>> }
+
+describe('example workflows', () => {
+  it('the five documented examples exist', () => {
+    expect(files.sort()).toEqual(['ai-agent-company-research.json', 'alert-to-chat.json', 'enrich-csv.json', 'enrich-google-sheet.json', 'saved-search-digest.json']);
+  });
+
+  for (const file of files) {
+    it(`${file}: our node types exist, credential by name, connections valid`, () => {
+      const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8')) as Wf;
+      expect(wf.name).toBeTruthy();
+      const names = new Set(wf.nodes.map((n) => n.name));
+      expect(names.size).toBe(wf.nodes.length);
+      const ours = wf.nodes.filter((n) => n.type.startsWith(`${pkg.name}.`));
+      expect(ours.length).toBeGreaterThan(0);
+      for (const n of ours) {
+        expect(ourTypes, `${n.name}: ${n.type}`).toContain(n.type);
+        expect(n.credentials?.companyDataApi?.name).toBe('Company Data (sandbox)');
+      }
+      for (const [from, outputs] of Object.entries(wf.connections)) {
+        expect(names, `connection from ${from}`).toContain(from);
+        for (const targets of Object.values(outputs)) for (const t of targets.flat()) expect(names, `connection to ${t.node}`).toContain(t.node);
+      }
+    });
+  }
+});

@@ -3,6 +3,7 @@ import type { AnyOperation } from '../core/operation';
 import { groups } from '../core/operation';
 import { operationGroups } from '../core/operations';
 import type { ParamOption, ParamSpec } from '../core/params';
+import { choicesByParam, labelOverrides, titleCase } from './choices';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';
 
@@ -53,11 +54,25 @@ export function fieldsOf(op: AnyOperation): Field[] {
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
-function choiceOptions(kind: Kind, given?: readonly ParamOption[]): INodePropertyOptions[] {
-  if (given?.length) return given.map((o) => ({ name: o.label, value: o.value })).sort(byName);
+function choiceOptions(name: string, kind: Kind, given?: readonly ParamOption[]): INodePropertyOptions[] {
+  if (given?.length) return given.map((o) => ({ name: titleCase(labelOverrides[name]?.[o.value] ?? o.label), value: o.value })).sort(byName);
   const values = kind.t === 'choice' ? kind.values : [];
   return values.map((v) => ({ name: typeof v === 'string' ? humanize(v) : String(v), value: v })).sort(byName);
 }
+
+/** The parameter's own labels, else the shared list for its name when that fits its values. */
+function knownChoices(name: string, kind: Kind, own?: readonly ParamOption[]): readonly ParamOption[] | undefined {
+  if (own?.length) return own;
+  const shared = choicesByParam[name];
+  if (!shared) return undefined;
+  const values = kind.t === 'choice' ? kind.values : kind.t === 'array' && kind.of.t === 'choice' ? kind.of.values : undefined;
+  // A parameter named alike with other values (a webhook delivery's status) keeps its own.
+  if (values && !shared.every((o) => values.includes(o.value))) return undefined;
+  return shared;
+}
+
+/** "Companies" → "Company", "Entries" → "Entry": the placeholder of a list's add button. */
+const singular = (label: string) => label.replace(/ies$/, 'y').replace(/s$/, '');
 
 /** Default of an optional choice inside Options: English for languages, else the first choice. */
 function choiceDefault(name: string, options: INodePropertyOptions[]): string | number {
@@ -67,21 +82,28 @@ function choiceDefault(name: string, options: INodePropertyOptions[]): string | 
 
 /** n8n field for a value of the given kind; nested object fields get humanized labels. */
 function propertyFor(name: string, label: string, description: string, kind: Kind, required: boolean, extra: { options?: readonly ParamOption[]; example?: unknown } = {}): INodeProperties {
-  const base = { displayName: label, name: camel(name), description };
+  const base = { displayName: label, name: camel(name), description: paramDescriptions[name] ?? description };
+  const given = knownChoices(name, kind, extra.options);
+  if (given && (kind.t === 'string' || (kind.t === 'array' && kind.of.t === 'string'))) {
+    // Free text in the table, but the values are known: a list to pick from (an expression can still give another).
+    const options = choiceOptions(name, kind, given);
+    if (kind.t === 'array') return { ...base, type: 'multiOptions', options, default: [] };
+    return { ...base, type: 'options', options, default: options[0]!.value as string, ...(required ? { required: true } : {}) };
+  }
   switch (kind.t) {
     case 'choice': {
-      const options = choiceOptions(kind, extra.options);
+      const options = choiceOptions(name, kind, given);
       return { ...base, type: 'options', options, default: choiceDefault(name, options), ...(required ? { required: true } : {}) };
     }
     case 'array': {
-      if (kind.of.t === 'choice') return { ...base, type: 'multiOptions', options: choiceOptions(kind.of, extra.options), default: [] };
+      if (kind.of.t === 'choice') return { ...base, type: 'multiOptions', options: choiceOptions(name, kind.of, given), default: [] };
       if (kind.of.t === 'object') {
-        const values = Object.entries(kind.of.shape).map(([k, v]) => propertyFor(k, humanize(k), nestedDescription(k), v.kind, !v.optional));
+        const values = Object.entries(kind.of.shape).map(([k, v]) => propertyFor(k, nestedLabel(k), nestedDescription(k), v.kind, !v.optional));
         return {
           ...base,
           type: 'fixedCollection',
           typeOptions: { multipleValues: true },
-          placeholder: `Add ${label.replace(/s$/, '')}`,
+          placeholder: `Add ${singular(label)}`,
           default: {},
           options: [{ name: 'entries', displayName: label, values }],
         };
@@ -90,12 +112,17 @@ function propertyFor(name: string, label: string, description: string, kind: Kin
     }
     case 'object': {
       const options = Object.entries(kind.shape)
-        .map(([k, v]) => propertyFor(k, humanize(k), nestedDescription(k), v.kind, false))
+        .map(([k, v]) => propertyFor(k, nestedLabel(k), nestedDescription(k), v.kind, false))
         .sort((a, b) => a.displayName.localeCompare(b.displayName));
       return { ...base, type: 'collection', placeholder: 'Add Filter', default: {}, options };
     }
-    case 'number':
-      return { ...base, type: 'number', default: typeof extra.example === 'number' ? extra.example : 0, ...(required ? { required: true } : {}) };
+    case 'number': {
+      if (required) return { ...base, type: 'number', default: typeof extra.example === 'number' ? extra.example : 0, required: true };
+      // An optional number appears only when added, and then with a value the rule accepts.
+      const bounds = { ...(kind.min !== undefined ? { minValue: kind.min } : {}), ...(kind.max !== undefined ? { maxValue: kind.max } : {}) };
+      const fallback = Math.max(0, kind.min ?? 0);
+      return { ...base, type: 'number', ...(Object.keys(bounds).length ? { typeOptions: bounds } : {}), default: typeof extra.example === 'number' ? extra.example : fallback };
+    }
     case 'boolean':
       return { ...base, type: 'boolean', default: false };
     default:
@@ -115,12 +142,18 @@ const nestedDescriptions: Record<string, string> = {
   external_ref: 'Your own reference for this company, returned in every event',
   categories: 'Follow only these kinds of change. Empty: all.',
   activity: 'EMTAK activity code prefixes, e.g. 62 or 62011',
-  county: 'County names, e.g. Harju maakond',
+  county: 'Counties of the legal address',
   registered_within_days: 'Only companies registered within this many days',
   legal_form: 'Legal forms, e.g. OÜ, AS, MTÜ',
   status: 'Only companies with these statuses',
 };
 const nestedDescription = (k: string) => nestedDescriptions[k] ?? humanize(k);
+/** Texts for n8n where the table's description is written for developers. */
+const paramDescriptions: Record<string, string> = {
+  filters: 'Which companies to watch for. Companies that start to meet every filter set here are reported each morning.',
+};
+const nestedLabels: Record<string, string> = { external_ref: 'External Reference' };
+const nestedLabel = (k: string) => nestedLabels[k] ?? humanize(k);
 
 /* ---- Whole node ---- */
 
@@ -147,9 +180,9 @@ function show(spec: NodeSpec, resource: string, operations: string[], more: Reco
 const RETURN_ALL = 'Whether to return all results or only up to a given limit';
 
 function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
-  const capNote = op.qCap ? ` A search by name returns at most ${op.qCap} results.` : '';
+  const description = op.qCap ? `${RETURN_ALL}. A search by name returns at most ${op.qCap} results.` : RETURN_ALL;
   return [
-    { displayName: 'Return All', name: 'returnAll', type: 'boolean', default: false, description: RETURN_ALL + '.' + capNote, displayOptions: show(spec, resource, [op.name]) },
+    { displayName: 'Return All', name: 'returnAll', type: 'boolean', default: false, description, displayOptions: show(spec, resource, [op.name]) },
     {
       displayName: 'Limit',
       name: 'limit',

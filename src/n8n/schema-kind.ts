@@ -3,7 +3,7 @@ import type { z } from 'zod/v4';
 /** The shape of a parameter as far as an n8n field needs it, read from its zod rule. */
 export type Kind =
   | { t: 'string' }
-  | { t: 'number' }
+  | { t: 'number'; min?: number; max?: number }
   | { t: 'boolean' }
   | { t: 'choice'; values: Array<string | number> }
   | { t: 'array'; of: Kind }
@@ -23,6 +23,21 @@ interface Def {
 
 const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
 
+interface NumberBag {
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+}
+
+/** Bounds a user can meet; zod also records the safe-integer range of .int(), which is no rule of ours. */
+function numberKind(s: z.ZodType): Kind {
+  const bag = (s as unknown as { _zod: { bag?: NumberBag } })._zod.bag ?? {};
+  const sane = (n: number | undefined) => (n !== undefined && Math.abs(n) < 1e9 ? n : undefined);
+  const min = sane(bag.exclusiveMinimum !== undefined ? bag.exclusiveMinimum + 1 : bag.minimum);
+  const max = sane(bag.maximum);
+  return { t: 'number', ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+}
+
 /** Unwraps optional/nullable/default and transforms (a transform's input is what the user types). */
 export function kindOf(schema: z.ZodType): { kind: Kind; optional: boolean } {
   let s = schema;
@@ -40,7 +55,7 @@ export function kindOf(schema: z.ZodType): { kind: Kind; optional: boolean } {
     case 'string':
       return { kind: { t: 'string' }, optional };
     case 'number':
-      return { kind: { t: 'number' }, optional };
+      return { kind: numberKind(s), optional };
     case 'boolean':
       return { kind: { t: 'boolean' }, optional };
     case 'enum':

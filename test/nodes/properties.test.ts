@@ -70,3 +70,66 @@ test('the credential: password key, base URL, header style, signing secret, a te
   expect(c.test.request.url).toBe('/usage');
   expect(keys).toHaveLength(8);
 });
+
+describe('texts and choices a user meets', () => {
+  const all = (props: INodeProperties[]): INodeProperties[] =>
+    props.flatMap((p) => [p, ...all(((p.options ?? []) as INodeProperties[]).flatMap((o) => ('type' in o ? [o] : ((o as { values?: INodeProperties[] }).values ?? []))))]);
+  const optionsOf = (key: NodeKey, op: string) => nodeProperties(nodeSpecs[key]).find((p) => p.name === 'options' && shownFor(p, op))!.options as INodeProperties[];
+
+  test('counties are picked from the 15 registered ones, in search and in saved-search filters', () => {
+    const search = optionsOf('companies', 'search').find((p) => p.name === 'county')!;
+    const filters = nodeProperties(nodeSpecs.searches).find((p) => p.name === 'filters')!;
+    const saved = (filters.options as INodeProperties[]).find((p) => p.name === 'county')!;
+    for (const county of [search, saved]) {
+      expect(county.type).toBe('multiOptions');
+      expect(county.options).toHaveLength(15);
+      expect(county.options).toContainEqual({ name: 'Ida-Viru', value: 'Ida-Viru maakond' });
+    }
+  });
+
+  test('saved-search statuses read as words, a delivery status keeps its own values', () => {
+    const filters = nodeProperties(nodeSpecs.searches).find((p) => p.name === 'filters')!;
+    expect(filters.description).not.toMatch(/_/);
+    const status = (filters.options as INodeProperties[]).find((p) => p.name === 'status')!;
+    expect(status.options!.map((o) => o.name)).toEqual(['Bankrupt', 'Deleted', 'In Liquidation', 'Registered']);
+    const delivery = nodeProperties(nodeSpecs.monitoring).find((p) => p.name === 'options' && shownFor(p, 'deliveries'))!;
+    const dStatus = (delivery.options as INodeProperties[]).find((p) => p.name === 'status')!;
+    expect(dStatus.options!.map((o) => (o as { value: string }).value)).toContain('retry_scheduled');
+  });
+
+  test('the classifier is a list of the known classifiers', () => {
+    const type = nodeProperties(nodeSpecs.reference).find((p) => p.name === 'type')!;
+    expect(type.type).toBe('options');
+    expect(type.options!.map((o) => (o as { value: string }).value)).toEqual(expect.arrayContaining(['roles', 'legal_forms', 'counties']));
+  });
+
+  test('include sections are in Title Case and named as the Assets node names its operations', () => {
+    const include = optionsOf('companies', 'get').find((p) => p.name === 'include')!;
+    const names = include.options!.map((o) => o.name);
+    expect(names).toEqual(expect.arrayContaining(['All Sections', 'Annual Reports', 'Official Notices', 'Real Estate', 'Tax Debt']));
+    const assetOps = nodeProperties(nodeSpecs.assets).find((p) => p.name === 'operation')!.options!.map((o) => o.name.replace(/^Get /, ''));
+    for (const op of assetOps) expect(names).toContain(op);
+  });
+
+  test('optional numbers start at a value their rule accepts; the add button names one company', () => {
+    const matches = optionsOf('companies', 'lookup').find((p) => p.name === 'limit')!;
+    expect(matches.default).toBe(1);
+    expect(matches.typeOptions).toEqual({ minValue: 1, maxValue: 10 });
+    const filters = nodeProperties(nodeSpecs.searches).find((p) => p.name === 'filters')!;
+    expect((filters.options as INodeProperties[]).find((p) => p.name === 'registeredWithinDays')!.default).toBe(1);
+    const add = nodeProperties(nodeSpecs.monitoring).find((p) => p.name === 'add')!;
+    expect(add.placeholder).toBe('Add Company');
+    expect(all([add]).map((p) => p.displayName)).toContain('External Reference');
+  });
+
+  test('every node: Title Case field names, booleans start with "Whether", no code words in option names', () => {
+    for (const key of keys) {
+      for (const p of all(nodeProperties(nodeSpecs[key]))) {
+        expect(p.displayName, `${key}.${p.name}`).toMatch(/^[A-Z0-9]/);
+        for (const w of p.displayName.split(' ').slice(1)) if (!/^(a|an|and|as|at|by|for|from|in|of|on|or|per|the|to)$/.test(w)) expect(w, `${key}.${p.name}`).toMatch(/^[A-Z0-9(]/);
+        if (p.type === 'boolean') expect(p.description, `${key}.${p.name}`).toMatch(/^Whether /);
+        for (const o of p.options ?? []) if ('value' in o && typeof o.value === 'string') expect(o.name, `${key}.${p.name}`).not.toMatch(/_/);
+      }
+    }
+  });
+});

@@ -20,6 +20,17 @@ describe('write side over the generated dataset', () => {
     expect(port.get(code)).toMatchObject({ name: 'Muudetud Nimi OÜ', status: 'L', tax_debt: 1234.5 });
   });
 
+  it('a VAT group member leaving status R no longer comes first (by-vat answers registered companies first)', () => {
+    const g = ds.fixtures.vat_groups.g1!;
+    const [a, b] = [ds.fixtures.companies.vat_group_a!.registry_code, ds.fixtures.companies.vat_group_b!.registry_code];
+    const first = () => ds.companies[ds.vat.get(g.vat_number)!.holders[0]!]!.code;
+    expect(first()).toBe(a);
+    port.applyChange({ registry_code: a, category: 'registry', kind: 'status_changed', details: { old: 'R', new: 'L' } });
+    expect(first()).toBe(b);
+    port.applyChange({ registry_code: a, category: 'registry', kind: 'status_changed', details: { old: 'L', new: 'R' } });
+    expect(first()).toBe(a);
+  });
+
   it('registers companies that saved searches then match', () => {
     const f = port.register({ county: 'Saare maakond', activity_code: '62012' }, '2026-11-20');
     expect(ds.byCode.has(f.registry_code)).toBe(true);

@@ -38,10 +38,7 @@ export function buildDataset(seed: number, companies: number): Dataset {
       else if (e.last === null || (lastUntil(g.companies[e.last]!, r.vat) ?? 0) < r.until) e.last = c.i;
     }
   }
-  const statusOrder = { R: 0, L: 1, N: 2, D: 3 };
-  for (const e of vat.values()) {
-    e.holders.sort((a, b) => statusOrder[g.companies[a]!.status] - statusOrder[g.companies[b]!.status] || g.companies[a]!.reg - g.companies[b]!.reg);
-  }
+  for (const e of vat.values()) orderHolders(e.holders, g.companies);
   const activeRoles = new Int32Array(g.persons.length + 1);
   for (const p of g.persons) activeRoles[p.id] = p.rels.reduce((n, r) => n + (g.rels[r]!.until === null ? 1 : 0), 0);
   const peopleBest = [...g.persons].sort((a, b) => activeRoles[b.id]! - activeRoles[a.id]! || a.id - b.id);
@@ -58,6 +55,13 @@ export function buildDataset(seed: number, companies: number): Dataset {
   ds.fixtures = fixturesOf(ds);
   ds.buildMs = Math.round(performance.now() - t0);
   return ds;
+}
+
+const STATUS_ORDER = { R: 0, L: 1, N: 2, D: 3 } as const;
+
+/** By-vat answers with the first holder: registered companies first, then the oldest registration. */
+export function orderHolders(holders: number[], companies: readonly Company[]): void {
+  holders.sort((a, b) => STATUS_ORDER[companies[a]!.status] - STATUS_ORDER[companies[b]!.status] || companies[a]!.reg - companies[b]!.reg);
 }
 
 function lastUntil(c: Company, vatNumber: string): number | null {

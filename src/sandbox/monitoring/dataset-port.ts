@@ -1,5 +1,5 @@
 import { withRegistryCheckDigit } from '../../core/validation';
-import type { Dataset } from '../dataset';
+import { orderHolders, type Dataset } from '../dataset';
 import { counties, legalForms } from '../dataset/labels';
 import type { Company } from '../dataset/model';
 import { dayOf, isoOf } from '../dataset/prng';
@@ -129,6 +129,8 @@ export class DatasetCompanies implements CompanyPort {
     if (f.status !== c.status) {
       c.status = f.status;
       c.del = f.status === 'D' ? day : null;
+      const e = c.vat ? this.ds.vat?.get(c.vat) : undefined;
+      if (e) orderHolders(e.holders, this.ds.companies);
     }
     c.capital = f.share_capital;
     if (change.kind === 'activity_changed') c.acts = [{ code: f.activity_codes[0]!, version: 2008, main: true }, ...c.acts.filter((a) => a.code !== f.activity_codes[0]).map((a) => ({ ...a, main: false }))];

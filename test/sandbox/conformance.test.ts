@@ -337,6 +337,14 @@ describe('financials and risk', () => {
     expect(due.submitted_on).toBeNull();
     expect(due.due_on).not.toBeNull();
   });
+  it('statement forms and row names follow lang; figures stay the same', async () => {
+    const list = (await call(`/companies/${code('annual_reports')}/annual-reports`)).body.data;
+    const year = list.find((r: any) => r.status === 'valid' && r.has_statements).year;
+    const [et, en, ru] = await Promise.all(['et', 'en', 'ru'].map(async (l) => (await call(`/companies/${code('annual_reports')}/annual-reports/${year}?lang=${l}`)).body.data.statements));
+    expect([et[0].rows[0].name, en[0].rows[0].name, ru[0].rows[0].name]).toEqual(['Raha', 'Cash', 'Денежные средства']);
+    for (const s of ru) for (const row of s.rows) expect(row.name).toMatch(/^[А-Яа-яЁё() ,]+$/);
+    expect(ru.map((s: any) => s.rows.map((r: any) => r.value))).toEqual(et.map((s: any) => s.rows.map((r: any) => r.value)));
+  });
   it('credit score: rated, each unrated reason, each rule', async () => {
     expect((await call(`/companies/${code('active')}/credit-score`)).body.data).toMatchObject({ rated: true, rule: null });
     for (const [k, reason] of [['status_bankrupt', 'bankrupt'], ['status_liquidation', 'liquidation'], ['status_deleted', 'deleted'], ['not_covered', 'not_covered']]) {

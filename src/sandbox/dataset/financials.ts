@@ -155,43 +155,43 @@ export function annualReportList(seed: number, c: Company) {
   }));
 }
 
-type Row = [et: string, en: string, key: string | ((f: Figures) => number | null), total?: boolean];
+type Row = [et: string, en: string, ru: string, key: string | ((f: Figures) => number | null), total?: boolean];
 const statementForms: { code: string; et: string; en: string; ru: string; rows: Row[] }[] = [
   {
     code: 'balance_sheet', et: 'Bilanss', en: 'Balance sheet', ru: 'Баланс',
     rows: [
-      ['Raha', 'Cash', (f) => Math.round((f.current_assets ?? 0) * 0.3)],
-      ['Nõuded ja ettemaksed', 'Receivables and prepayments', (f) => Math.round((f.current_assets ?? 0) * 0.5)],
-      ['Varud', 'Inventories', (f) => Math.round((f.current_assets ?? 0) * 0.2)],
-      ['Käibevarad kokku', 'Total current assets', 'current_assets', true],
-      ['Materiaalsed põhivarad', 'Property, plant and equipment', 'non_current_assets'],
-      ['Põhivarad kokku', 'Total non-current assets', 'non_current_assets', true],
-      ['Varad kokku', 'Total assets', 'total_assets', true],
-      ['Lühiajalised kohustised kokku', 'Total current liabilities', 'current_liabilities', true],
-      ['Pikaajalised kohustised kokku', 'Total non-current liabilities', 'non_current_liabilities', true],
-      ['Kohustised kokku', 'Total liabilities', 'total_liabilities', true],
-      ['Osakapital nimiväärtuses', 'Share capital at nominal value', 'share_capital'],
-      ['Eelmiste perioodide jaotamata kasum (kahjum)', 'Retained earnings (loss)', 'retained_earnings'],
-      ['Aruandeaasta kasum (kahjum)', 'Profit (loss) for the year', 'net_profit'],
-      ['Omakapital kokku', 'Total equity', 'equity', true],
+      ['Raha', 'Cash', 'Денежные средства', (f) => Math.round((f.current_assets ?? 0) * 0.3)],
+      ['Nõuded ja ettemaksed', 'Receivables and prepayments', 'Требования и предоплаты', (f) => Math.round((f.current_assets ?? 0) * 0.5)],
+      ['Varud', 'Inventories', 'Запасы', (f) => Math.round((f.current_assets ?? 0) * 0.2)],
+      ['Käibevarad kokku', 'Total current assets', 'Оборотные активы всего', 'current_assets', true],
+      ['Materiaalsed põhivarad', 'Property, plant and equipment', 'Материальные основные средства', 'non_current_assets'],
+      ['Põhivarad kokku', 'Total non-current assets', 'Основные средства всего', 'non_current_assets', true],
+      ['Varad kokku', 'Total assets', 'Активы всего', 'total_assets', true],
+      ['Lühiajalised kohustised kokku', 'Total current liabilities', 'Краткосрочные обязательства всего', 'current_liabilities', true],
+      ['Pikaajalised kohustised kokku', 'Total non-current liabilities', 'Долгосрочные обязательства всего', 'non_current_liabilities', true],
+      ['Kohustised kokku', 'Total liabilities', 'Обязательства всего', 'total_liabilities', true],
+      ['Osakapital nimiväärtuses', 'Share capital at nominal value', 'Уставный капитал по номиналу', 'share_capital'],
+      ['Eelmiste perioodide jaotamata kasum (kahjum)', 'Retained earnings (loss)', 'Нераспределённая прибыль (убыток) прошлых периодов', 'retained_earnings'],
+      ['Aruandeaasta kasum (kahjum)', 'Profit (loss) for the year', 'Прибыль (убыток) отчётного года', 'net_profit'],
+      ['Omakapital kokku', 'Total equity', 'Собственный капитал всего', 'equity', true],
     ],
   },
   {
     code: 'income_statement', et: 'Kasumiaruanne', en: 'Income statement', ru: 'Отчёт о прибыли',
     rows: [
-      ['Müügitulu', 'Revenue', 'revenue'],
-      ['Tööjõukulud', 'Labour expenses', (f) => -Math.round((f.revenue ?? 0) * 0.3)],
-      ['Ärikasum (kahjum)', 'Operating profit (loss)', (f) => Math.round((f.net_profit ?? 0) + (f.revenue ?? 0) * 0.02), true],
-      ['Aruandeaasta kasum (kahjum)', 'Profit (loss) for the year', 'net_profit', true],
+      ['Müügitulu', 'Revenue', 'Выручка', 'revenue'],
+      ['Tööjõukulud', 'Labour expenses', 'Расходы на персонал', (f) => -Math.round((f.revenue ?? 0) * 0.3)],
+      ['Ärikasum (kahjum)', 'Operating profit (loss)', 'Операционная прибыль (убыток)', (f) => Math.round((f.net_profit ?? 0) + (f.revenue ?? 0) * 0.02), true],
+      ['Aruandeaasta kasum (kahjum)', 'Profit (loss) for the year', 'Прибыль (убыток) отчётного года', 'net_profit', true],
     ],
   },
   {
     code: 'cash_flow', et: 'Rahavoogude aruanne', en: 'Cash flow statement', ru: 'Отчёт о движении денежных средств',
     rows: [
-      ['Rahavood äritegevusest', 'Cash flows from operating activities', (f) => Math.round((f.net_profit ?? 0) * 1.2)],
-      ['Rahavood investeerimistegevusest', 'Cash flows from investing activities', (f) => -Math.round((f.non_current_assets ?? 0) * 0.1)],
-      ['Rahavood finantseerimistegevusest', 'Cash flows from financing activities', (f) => -Math.round((f.non_current_liabilities ?? 0) * 0.1)],
-      ['Rahavood kokku', 'Total cash flows', (f) => Math.round((f.net_profit ?? 0) * 1.2 - (f.non_current_assets ?? 0) * 0.1 - (f.non_current_liabilities ?? 0) * 0.1), true],
+      ['Rahavood äritegevusest', 'Cash flows from operating activities', 'Денежные потоки от основной деятельности', (f) => Math.round((f.net_profit ?? 0) * 1.2)],
+      ['Rahavood investeerimistegevusest', 'Cash flows from investing activities', 'Денежные потоки от инвестиционной деятельности', (f) => -Math.round((f.non_current_assets ?? 0) * 0.1)],
+      ['Rahavood finantseerimistegevusest', 'Cash flows from financing activities', 'Денежные потоки от финансовой деятельности', (f) => -Math.round((f.non_current_liabilities ?? 0) * 0.1)],
+      ['Rahavood kokku', 'Total cash flows', 'Денежные потоки всего', (f) => Math.round((f.net_profit ?? 0) * 1.2 - (f.non_current_assets ?? 0) * 0.1 - (f.non_current_liabilities ?? 0) * 0.1), true],
     ],
   },
 ];
@@ -209,8 +209,8 @@ export function annualReportView(seed: number, c: Company, year: number, lang: L
       ? statementForms.map((s) => ({
           code: s.code,
           name: tr(lang, s.et, s.en, s.ru),
-          rows: s.rows.map(([et, en, key, total]) => ({
-            name: lang === 'et' ? et : en,
+          rows: s.rows.map(([et, en, ru, key, total]) => ({
+            name: tr(lang, et, en, ru),
             value: typeof key === 'string' ? y.figures[key] ?? null : key(y.figures),
             total: total ?? false,
           })),

@@ -1,4 +1,5 @@
 import { CoreClient } from '../core/client';
+import { toNodeError } from './errors';
 import { CREDENTIAL_TYPE, n8nClock, n8nTransport, type N8nRequestContext } from './transport';
 
 /** What the credential stores (credentials/CompanyDataApi.credentials.ts). */
@@ -15,6 +16,15 @@ export interface CompanyDataCredential {
  */
 export async function clientFor(ctx: N8nRequestContext): Promise<CoreClient> {
   const cred = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
+  try {
+    return newClient(ctx, cred);
+  } catch (error) {
+    // A base URL without http(s):// is the credential's fault, and every node and trigger should say so.
+    throw toNodeError(ctx.getNode(), error, undefined, 0);
+  }
+}
+
+function newClient(ctx: N8nRequestContext, cred: CompanyDataCredential): CoreClient {
   return new CoreClient({
     apiKey: cred.apiKey,
     baseUrl: (cred.baseUrl ?? '').trim(),

@@ -15,8 +15,17 @@ export function fieldLabel(op: AnyOperation | undefined, path: string): string {
   return parts.join(' → ');
 }
 
+/** Hints written for a library user that say something else in n8n, where the key lives in the credential. */
+const n8nHints: Record<string, string> = {
+  api_key_required: 'Open the Company Data API credential and enter your API key.',
+  invalid_api_key: 'Open the Company Data API credential and check the API key. A revoked or lost key must be replaced by the operator.',
+};
+
+/** Fields of the credential as the user sees them there. */
+const credentialFields: Record<string, string> = { baseUrl: 'Base URL', apiKey: 'API Key' };
+
 function details(e: CompanyDataError): string {
-  const bits = [e.hint];
+  const bits = [(e.code && n8nHints[e.code]) || e.hint];
   if (e.code) bits.push(`Error code: ${e.code}.`);
   if (e.requestId) bits.push(`Request ID: ${e.requestId}.`);
   return bits.join(' ');
@@ -30,6 +39,10 @@ export function toNodeError(node: INode, error: unknown, op: AnyOperation | unde
   if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
   if (!(error instanceof CompanyDataError)) {
     return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+  }
+  if (error instanceof ValidationError && error.field in credentialFields && !(op && error.field in op.params)) {
+    const field = credentialFields[error.field]!;
+    return new NodeOperationError(node, `${field} in the Company Data API credential: ${error.rule}`, { itemIndex, description: `Open the credential and correct the ${field}.` });
   }
   if (error instanceof ValidationError) {
     const field = fieldLabel(op, error.field);
@@ -48,9 +61,14 @@ export function toNodeError(node: INode, error: unknown, op: AnyOperation | unde
   });
 }
 
-/** What the error carries into n8n's error view: never the key (the client scrubbed the texts). */
+/**
+ * What the error carries into n8n's error view: never the key (the client scrubbed the texts). The
+ * code is company_data_code: NodeApiError reads code, error_code, errorCode and status_code as the
+ * HTTP status when it is given none (no answer: connection refused, no key), and would show
+ * "HTTP code: connection_refused".
+ */
 function errorJson(e: CompanyDataError): JsonObject {
-  const out: JsonObject = { message: e.message, code: e.code };
+  const out: JsonObject = { message: e.message, company_data_code: e.code };
   if (e.status !== undefined) out.status = e.status;
   if (e.requestId) out.request_id = e.requestId;
   if (e instanceof ValidationError && e.field) out.field = e.field;

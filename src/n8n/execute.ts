@@ -3,6 +3,7 @@ import type { CoreClient } from '../core/client';
 import type { AnyOperation } from '../core/operation';
 import { inputSchema } from '../core/operation';
 import { validationErrorFromIssues } from '../core/client';
+import { ValidationError } from '../core/errors';
 import { ITERATION_PAGE_SIZE, iterateItems } from '../core/pagination';
 import { clientFor } from './client';
 import { toNodeError } from './errors';
@@ -32,6 +33,8 @@ async function resultOf(ctx: IExecuteFunctions, client: CoreClient, op: AnyOpera
     if (!parsed.success) throw validationErrorFromIssues(parsed.error.issues, input);
     const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
     const maxItems = returnAll ? undefined : (ctx.getNodeParameter('limit', i, 50) as number);
+    // The field's minimum holds only for typed values; an expression giving 0 would return nothing, silently.
+    if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1)) throw new ValidationError({ field: 'limit', rule: 'must be a whole number of 1 or more' });
     // Pages as large as the service allows, but no larger than what was asked for.
     const pageSize = Math.min(ITERATION_PAGE_SIZE, maxItems ?? ITERATION_PAGE_SIZE);
     const source =

@@ -148,6 +148,43 @@ describe('errors', () => {
     expect(err.description).toMatch(/API key/);
   });
 
+  test('a base URL without http(s):// names the credential field, before any request', async () => {
+    const { ctx, requests } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: sb.apiKey, baseUrl: 'api.example.com' } });
+    const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeOperationError;
+    expect(err).toBeInstanceOf(NodeOperationError);
+    expect(err.message).toBe('Base URL in the Company Data API credential: must be an http:// or https:// address');
+    expect(err.description).toMatch(/Open the credential/);
+    expect(requests).toHaveLength(0);
+  });
+
+  test('an empty API key points at the credential; no answer means no HTTP code', async () => {
+    const { ctx } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: '', baseUrl: sb.url } });
+    const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
+    expect(err).toBeInstanceOf(NodeApiError);
+    expect(err.httpCode).toBeNull();
+    expect(err.description).toMatch(/^Open the Company Data API credential and enter your API key\. Error code: api_key_required\./);
+  });
+
+  test('a refused connection says so, with its code in the description and no HTTP code', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise((r) => server.close(r));
+    const { ctx } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: sb.apiKey, baseUrl: `http://127.0.0.1:${port}` } });
+    const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
+    expect(err).toBeInstanceOf(NodeApiError);
+    expect(err.httpCode).toBeNull();
+    expect(err.description).toMatch(/Check the base URL.*Error code: connection_/);
+  });
+
+  test('Limit below 1 from an expression is an error naming Limit, not an empty output', async () => {
+    const { ctx, requests } = executeContext({ params: { operation: 'search', q: 'Tarkvara', returnAll: false, limit: 0 }, credentials: creds() });
+    const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeOperationError;
+    expect(err).toBeInstanceOf(NodeOperationError);
+    expect(err.message).toBe('Limit: must be a whole number of 1 or more');
+    expect(requests).toHaveLength(0);
+  });
+
   test('Lookup with continueOnFail: a failing request marks its items, with the error', async () => {
     const items = [{ json: { q: sb.fixtures.companies.active!.registry_code } }];
     const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'q' }, items, credentials: { apiKey: 'sk_wrong_key_123456', baseUrl: sb.url }, continueOnFail: true });

@@ -93,6 +93,10 @@ describe('saved searches', () => {
     expect((await api('GET', '/searches')).body.data.map((x: any) => x.id)).toEqual([s.id]);
     expect((await api('GET', `/searches/${s.id}`)).body.data.filters).toEqual({ registered_within_days: 7 });
     expect((await api('POST', '/searches', { name: 'x', filters: { colour: ['red'] } })).status).toBe(400);
+    // Registered companies get the same rules as the interface: a real date, a registry code with its check digit.
+    for (const bad of [{ registered_on: '2026-02-30' }, { registry_code: '12345679' }]) {
+      expect((await api('POST', '/sandbox/companies', { companies: [bad] })).status).toBe(400);
+    }
     expect((await api('DELETE', `/searches/${s.id}`)).body.data).toEqual({ id: s.id, deleted: true });
     expect((await api('GET', `/searches/${s.id}/matches`)).status).toBe(404);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { dateSchema, registryCodeSchema } from '../../core/params';
 import { monitoringCategories } from '../../core/schemas/events';
 import { MAX_TIME_SCALE } from '../clock';
 import { SandboxError } from '../events/errors';
@@ -23,12 +24,12 @@ interface ControlRoute {
 }
 
 const companyInput = z.strictObject({
-  registry_code: z.string().regex(/^\d{8}$/, 'must be 8 digits').optional(),
+  registry_code: registryCodeSchema.optional(),
   name: z.string().min(1).max(200).optional(),
   legal_form: z.string().min(1).optional(),
   county: z.string().min(1).optional(),
   activity_code: z.string().regex(/^\d{5}$/, 'must be a 5-digit EMTAK code').optional(),
-  registered_on: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').optional(),
+  registered_on: dateSchema.optional(),
   employees: z.number().int().min(0).nullable().optional(),
   revenue: z.number().nullable().optional(),
 });

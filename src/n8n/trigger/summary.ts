@@ -5,12 +5,16 @@
 
 export type SummaryLang = 'en' | 'et';
 
-type ValueFormat = 'money' | 'percent' | 'status' | 'text' | 'names';
+type ValueFormat = 'money' | 'percent' | 'status' | 'text' | 'names' | 'rating' | 'ended';
 interface KindText {
   en: string;
   et: string;
   /** How old and new are shown; records (added or removed items) are described by describeRecord. */
   format?: ValueFormat;
+  /** English word before the company in "<label> <prep> <company>: <record>" (default "for"; "" for none). */
+  prep?: string;
+  /** The Estonian label is plural, so its verb is too ("tegelikud kasusaajad muutusid"). */
+  etPlural?: boolean;
 }
 
 const kindTexts: Record<string, KindText> = {
@@ -20,13 +24,13 @@ const kindTexts: Record<string, KindText> = {
   activity_changed: { en: 'Main activity', et: 'põhitegevusala' },
   capital_changed: { en: 'Share capital', et: 'osakapital', format: 'money' },
   board_member_added: { en: 'New board member', et: 'uus juhatuse liige' },
-  board_member_removed: { en: 'Board member left', et: 'juhatusest lahkus' },
+  board_member_removed: { en: 'Board member left', et: 'juhatusest lahkus', prep: '' },
   shareholder_changed: { en: 'Shareholding', et: 'osalus', format: 'percent' },
-  beneficial_owner_changed: { en: 'Beneficial owners', et: 'tegelikud kasusaajad', format: 'names' },
+  beneficial_owner_changed: { en: 'Beneficial owners', et: 'tegelikud kasusaajad', format: 'names', etPlural: true },
   tax_debt: { en: 'Tax debt', et: 'maksuvõlg', format: 'money' },
   tax_debt_cleared: { en: 'Tax debt', et: 'maksuvõlg', format: 'money' },
   declaration_missing: { en: 'Missing tax declaration', et: 'esitamata maksudeklaratsioon' },
-  vat_deregistered: { en: 'VAT registration ended', et: 'KMKR registreering lõppes' },
+  vat_deregistered: { en: 'VAT registration', et: 'KMKR registreering', format: 'ended' },
   court_case: { en: 'New court case', et: 'uus kohtuasi' },
   payment_order: { en: 'New payment order', et: 'uus maksekäsk' },
   enforcement: { en: 'New enforcement proceeding', et: 'uus täitemenetlus' },
@@ -34,9 +38,9 @@ const kindTexts: Record<string, KindText> = {
   registry_ruling: { en: 'New registry ruling', et: 'uus registriosakonna määrus' },
   annual_report_filed: { en: 'Annual report filed', et: 'majandusaasta aruanne esitatud' },
   annual_report_overdue: { en: 'Annual report overdue', et: 'majandusaasta aruanne hilineb' },
-  rating_changed: { en: 'Credit rating', et: 'krediidireiting' },
-  property_acquired: { en: 'Property acquired', et: 'kinnistu omandatud' },
-  property_sold: { en: 'Property sold', et: 'kinnistu võõrandatud' },
+  rating_changed: { en: 'Credit rating', et: 'krediidireiting', format: 'rating' },
+  property_acquired: { en: 'Property acquired', et: 'kinnistu omandatud', prep: 'by' },
+  property_sold: { en: 'Property sold', et: 'kinnistu võõrandatud', prep: 'by' },
   domain_registered: { en: 'Domain registered', et: 'domeen registreeritud' },
   permit_granted: { en: 'Permit granted', et: 'luba väljastatud' },
 };
@@ -47,9 +51,11 @@ const statusLabels: Record<SummaryLang, Record<string, string>> = {
 };
 
 const words = {
-  en: { rose: 'rose', fell: 'fell', changed: 'changed', none: 'none', list: 'list', lists: 'lists', ref: 'ref', more: 'more' },
-  et: { rose: 'tõusis', fell: 'langes', changed: 'muutus', none: 'puudub', list: 'nimekiri', lists: 'nimekirjad', ref: 'viide', more: 'veel' },
+  en: { rose: 'rose', fell: 'fell', changed: 'changed', ended: 'ended', none: 'none', list: 'list', lists: 'lists', ref: 'ref', more: 'more' },
+  et: { rose: 'tõusis', fell: 'langes', changed: 'muutus', ended: 'lõppes', none: 'puudub', list: 'nimekiri', lists: 'nimekirjad', ref: 'viide', more: 'veel' },
 } as const;
+/** Estonian verbs of a plural subject. */
+const etPluralVerbs: Record<string, string> = { tõusis: 'tõusid', langes: 'langesid', muutus: 'muutusid', lõppes: 'lõppesid' };
 
 const locale = (lang: SummaryLang) => (lang === 'et' ? 'et-EE' : 'en-US');
 
@@ -57,8 +63,11 @@ export function formatNumber(n: number, lang: SummaryLang): string {
   return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: 2 }).format(n);
 }
 
+/** Whole amounts without decimals, others with two: "4,210 €", "25,757.60 €". */
 export function formatMoney(n: number, lang: SummaryLang, currency = 'EUR'): string {
-  return `${formatNumber(n, lang)} ${currency === 'EUR' ? '€' : currency}`;
+  const digits = Number.isInteger(n) ? 0 : 2;
+  const text = new Intl.NumberFormat(locale(lang), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
+  return `${text} ${currency === 'EUR' ? '€' : currency}`;
 }
 
 type Rec = Record<string, unknown>;
@@ -103,6 +112,8 @@ export interface ChangeEventLike {
     company: { registry_code: string; name: string };
     lists?: { id: string; name: string; external_ref?: string | null }[];
     kind: string;
+    /** bad, good or neutral for the company: says whether a rating rose or fell. */
+    tone?: string;
     details?: Rec;
   };
 }
@@ -130,17 +141,27 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string
   const { old: oldV, new: newV } = details;
   const isRecordChange = (isRec(newV) && (oldV === null || oldV === undefined)) || (isRec(oldV) && (newV === null || newV === undefined));
 
+  const verbOf = (v: string) => (lang === 'et' && text?.etPlural ? (etPluralVerbs[v] ?? v) : v);
+
   let sentence: string;
   if (isRecordChange) {
     const record = (isRec(newV) ? newV : oldV) as Rec;
     const desc = describeRecord(record, lang);
-    sentence = lang === 'et' ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${label} for ${co}${desc ? `: ${desc}` : ''}`;
+    const prep = text?.prep ?? 'for';
+    sentence = lang === 'et' ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${label} ${prep ? `${prep} ` : ''}${co}${desc ? `: ${desc}` : ''}`;
   } else if (oldV === undefined && newV === undefined) {
-    sentence = lang === 'et' ? `${co}: ${label} ${w.changed}` : `${label} of ${co} ${w.changed}`;
+    sentence = lang === 'et' ? `${co}: ${label} ${verbOf(w.changed)}` : `${label} of ${co} ${w.changed}`;
+  } else if (format === 'ended') {
+    const was = formatValue(oldV, 'text', lang, details);
+    sentence = lang === 'et' ? `${co} ${label} ${verbOf(w.ended)}: ${was}` : `${label} of ${co} ${w.ended}: ${was}`;
   } else {
     const party = isRec(details.party) ? str(details.party.name) : undefined;
-    const verb = typeof oldV === 'number' && typeof newV === 'number' ? (newV > oldV ? w.rose : newV < oldV ? w.fell : w.changed)
-      : (oldV === null || oldV === undefined) && typeof newV === 'number' && format !== 'text' ? w.rose : w.changed;
+    const tone = event.data.tone;
+    const verb = verbOf(
+      format === 'rating' ? (tone === 'good' ? w.rose : tone === 'bad' ? w.fell : w.changed)
+        : typeof oldV === 'number' && typeof newV === 'number' ? (newV > oldV ? w.rose : newV < oldV ? w.fell : w.changed)
+        : (oldV === null || oldV === undefined) && typeof newV === 'number' && format !== 'text' ? w.rose : w.changed,
+    );
     const from = formatValue(oldV, format, lang, details);
     const to = formatValue(newV, format, lang, details);
     const who = party ? ` (${party})` : '';

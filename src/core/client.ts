@@ -340,9 +340,7 @@ export class CoreClient extends WithNamespaces {
         if (res.status < 400) return res;
         error = errorFromResponse(res.status, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
         failure = { kind: 'http', status: res.status, retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : undefined };
-        if (res.status === 503 && failure.kind === 'http') {
-          failure.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.now());
-        }
+        if (res.status === 503) failure.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.now());
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
         error = this.connectionError(e);

@@ -44,7 +44,8 @@ export const holdingSchema = obj({
 });
 export type Holding = z.infer<typeof holdingSchema>;
 
-export const personSearchItemSchema = obj({
+/** Fields a person search item and a person share (registry_code: organisations only). */
+const personFields = {
   id: z.number().int(),
   type: z.string(),
   name: z.string(),
@@ -52,8 +53,9 @@ export const personSearchItemSchema = obj({
   registry_code: z.string().nullable().optional(),
   birth_date: isoDate.nullable(),
   url: z.string(),
-  active_roles: z.number().int(),
-});
+};
+
+export const personSearchItemSchema = obj({ ...personFields, active_roles: z.number().int() });
 export type PersonSearchItem = z.infer<typeof personSearchItemSchema>;
 
 export const relationTypes = ['representative', 'shareholder', 'beneficial_owner', 'other'] as const;
@@ -73,15 +75,5 @@ export const personRoleSchema = obj({
   until: isoDate.nullable(),
 });
 
-export const personSchema = obj({
-  id: z.number().int(),
-  type: z.string(),
-  name: z.string(),
-  personal_code: z.string().nullable(),
-  registry_code: z.string().nullable().optional(),
-  birth_date: isoDate.nullable(),
-  url: z.string(),
-  roles_total: z.number().int(),
-  roles: z.array(personRoleSchema),
-});
+export const personSchema = obj({ ...personFields, roles_total: z.number().int(), roles: z.array(personRoleSchema) });
 export type Person = z.infer<typeof personSchema>;

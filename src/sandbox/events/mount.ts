@@ -1,11 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SandboxClock } from '../clock';
 import { applyFault, FaultInjector } from '../control/faults';
 import { handleControl, isControlPath } from '../control/routes';
-import type { CompanyPort } from '../monitoring/company-port';
 import type { WriteResult } from './handler';
 import { writeHandlers } from './handlers';
-import { EventService, type EventSettings } from './service';
+import { EventService, type EventServiceOptions } from './service';
 
 /**
  * What the sandbox server needs from the write side, in one object:
@@ -24,14 +22,7 @@ export interface WriteSide {
   close(): Promise<void>;
 }
 
-export function createWriteSide(opts: {
-  clock: SandboxClock;
-  companies: CompanyPort;
-  seed?: number;
-  dataDir?: string;
-  secretKey?: Buffer;
-  settings?: Partial<EventSettings>;
-}): WriteSide {
+export function createWriteSide(opts: EventServiceOptions): WriteSide {
   const service = new EventService(opts);
   const faults = new FaultInjector();
   return {

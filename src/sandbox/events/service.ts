@@ -157,7 +157,9 @@ export class EventService {
           details: change.details,
           detected_at: new Date(detectedAt).toISOString(),
         }, detectedAt);
-        emitted.set(id, [...(emitted.get(id) ?? []), e.id]);
+        let ids = emitted.get(id);
+        if (!ids) emitted.set(id, (ids = []));
+        ids.push(e.id);
       }
     }
     return emitted;

@@ -11,7 +11,7 @@
  *
  * With neither a base URL nor a key, commands run against the in-process sandbox (synthetic data).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { CompanyDataClient } from '../index';
@@ -63,10 +63,20 @@ export function setOfflineStarter(start: OfflineStarter): void {
   offlineStarter = start;
 }
 
-export async function openClient(flags: ApiFlags, say: (line: string) => void): Promise<OpenedClient> {
+/** Both or neither of base URL and key; throws naming the missing one. Undefined means: the offline sandbox. */
+export function apiTarget(flags: ApiFlags): { baseUrl: string; apiKey: string } | undefined {
   const baseUrl = flags.baseUrl?.trim();
   const apiKey = flags.apiKey?.trim();
-  if (!baseUrl && !apiKey) {
+  if (!baseUrl && !apiKey) return undefined;
+  if (!apiKey) throw new Error('api-key: is required with --base-url; set --api-key or COMPANY_DATA_API_KEY');
+  if (!baseUrl) throw new Error('base-url: is required with --api-key; set --base-url or COMPANY_DATA_BASE_URL');
+  if (!/^https?:\/\//i.test(baseUrl)) throw new Error('base-url: must be an http:// or https:// address');
+  return { baseUrl, apiKey };
+}
+
+export async function openClient(flags: ApiFlags, say: (line: string) => void): Promise<OpenedClient> {
+  const target = apiTarget(flags);
+  if (!target) {
     if (!offlineStarter) throw new Error('base-url: set --base-url and --api-key (or COMPANY_DATA_BASE_URL and COMPANY_DATA_API_KEY)');
     const sb = await offlineStarter();
     say('No --base-url or --api-key: using the offline sandbox. All data is synthetic, not real companies.');
@@ -80,9 +90,7 @@ export async function openClient(flags: ApiFlags, say: (line: string) => void): 
       },
     };
   }
-  if (!apiKey) throw new Error('api-key: is required with --base-url; set --api-key or COMPANY_DATA_API_KEY');
-  if (!baseUrl) throw new Error('base-url: is required with --api-key; set --base-url or COMPANY_DATA_BASE_URL');
-  const client = new CompanyDataClient({ baseUrl, apiKey });
+  const client = new CompanyDataClient(target);
   return { client, offline: false, close: () => client.close() };
 }
 
@@ -108,6 +116,8 @@ export interface TableTarget {
   spreadsheet?: string;
   sheet?: string;
   out?: string;
+  /** The file is read, not only appended to: a missing one is an error, not an empty table. */
+  mustExist?: boolean;
 }
 
 /** A CSV or XLSX file by extension, or a Google sheet with --spreadsheet. */
@@ -124,6 +134,7 @@ export function openTable(target: TableTarget, google: GoogleFlags): Table {
   }
   if (!target.file) throw new Error('file: give a .csv or .xlsx file, or --spreadsheet ID');
   const ext = extname(target.file).toLowerCase();
+  if (target.mustExist && (ext === '.csv' || ext === '.txt' || ext === '.xlsx') && !existsSync(target.file)) throw new Error(`file: ${target.file} does not exist`);
   if (ext === '.csv' || ext === '.txt') return new CsvTable(target.file, target.out ? { out: target.out } : {});
   if (ext === '.xlsx') return new XlsxTable(target.file, { ...(target.sheet ? { sheet: target.sheet } : {}), ...(target.out ? { out: target.out } : {}) });
   throw new Error(`file: ${target.file} must end in .csv or .xlsx`);

@@ -93,6 +93,8 @@ export interface EnrichReport {
   skipped: number;
   invalid: number;
   errors: number;
+  /** The first error, so a run whose rows all failed says why (the client keeps secrets out of it). */
+  firstError?: { code: string; message: string; hint?: string };
   /** Rows left for a later run because of --max-queries. */
   deferred: number;
   /** Cells left as a person typed them (use force to overwrite). */
@@ -270,6 +272,12 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
     }
   };
 
+  const noteError = (e: unknown) => {
+    if (report.firstError || !e) return;
+    const err = e as Partial<CompanyDataError>;
+    report.firstError = { code: err.code ?? 'unknown', message: err.message ?? String(e), ...(err.hint ? { hint: err.hint } : {}) };
+  };
+
   const matchedCodes = new Map<string, number[]>();
   const settle = (key: string, result: LookupResult) => {
     const entry = rowsByKey.get(key)!;
@@ -336,6 +344,7 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
       if (item.status !== 'error') return;
       const k = part[j]!;
       report.errors += rowsByKey.get(k)!.rows.length;
+      noteError(item.error);
       for (const r of rowsByKey.get(k)!.rows) put(r, statusCol, `error: ${(item.error as CompanyDataError | undefined)?.code ?? 'unknown'}`, true);
     });
   }
@@ -357,6 +366,8 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
       for (const r of rows) for (const { s, col } of sectionCols) put(r, col, sectionText(s, profile[s]), enrichedBefore.has(r));
     } catch (e) {
       report.profileRequests++;
+      report.errors += rows.length;
+      noteError(e);
       for (const r of rows) put(r, statusCol, `error: ${(e as CompanyDataError).code ?? 'profile_failed'}`, true);
     }
     push(false);

@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -59,5 +61,33 @@ describe('company-data enrich', () => {
     await expect(runEnrich([join(dir, 'x.csv'), '--base-url', server.url])).rejects.toThrow(/api-key: is required with --base-url/);
     await expect(runEnrich([join(dir, 'x.csv'), '--mode', 'sometimes'])).rejects.toThrow(/mode: must be missing, all, or older-than:DAYS/);
     await expect(runEnrich([join(dir, 'x.csv'), '--fields', 'name,colour'])).rejects.toThrow(/fields: "colour" is not one of/);
+  });
+
+  it('a missing input file is named before anything starts; a half-given or odd base URL is named first', async () => {
+    const missing = join(dir, 'missing.csv');
+    await expect(runEnrich([missing, '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(`file: ${missing} does not exist`);
+    await expect(runEnrich([join(dir, 'missing.xlsx'), '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(/file: .*missing\.xlsx does not exist/);
+    expect(existsSync(missing)).toBe(false);
+    await expect(runEnrich([missing, '--base-url', 'api.example.com', '--api-key', server.apiKey])).rejects.toThrow('base-url: must be an http:// or https:// address');
+  });
+
+  it('when requests fail, the report says why and what happens next, the exit code is 2 and the key never shows', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const src = join(dir, 'refused.csv');
+    writeFileSync(src, 'registry_code\n10000001\n');
+    const before = process.exitCode;
+    try {
+      const run = await runEnrich([src, '--base-url', `http://127.0.0.1:${port}`, '--api-key', server.apiKey, '--state-dir', join(dir, 'state-refused')]);
+      expect(run.out).toMatch(/^Finished with errors\. Key column: registry_code/);
+      expect(run.out).toMatch(/errors 1\n/);
+      expect(run.out).toMatch(/Error: The connection was refused.*\(connection_refused\)\. Could not reach the service\. Check the base URL.*Rows with an error are tried again on the next run\./);
+      expect(process.exitCode).toBe(2);
+      expect(run.out + run.err + readFileSync(src, 'utf8')).not.toContain(server.apiKey);
+    } finally {
+      process.exitCode = before;
+    }
   });
 });

@@ -137,6 +137,17 @@ describe('enrich engine', () => {
     expect(server.billed).toBe(unique);
     expect(col(t, 'enrich_status').filter((s) => s !== 'matched' && s !== 'no_match')).toEqual([]);
   });
+
+  it('a failed profile request for sections counts as an error of its rows and is reported', async () => {
+    // This stand-in answers only the lookup: every profile read is a 404.
+    const t = new MemoryTable([['registry_code'], ['10000001'], ['10000001'], ['10000018']]);
+    const report = await enrichTable({ table: t, client, sections: ['credit_score'], stateDir });
+    expect(report.matched).toBe(3);
+    expect(report.profileRequests).toBe(2);
+    expect(report.errors).toBe(3);
+    expect(report.firstError).toMatchObject({ code: 'not_found' });
+    expect(col(t, 'enrich_status')).toEqual(['error: not_found', 'error: not_found', 'error: not_found']);
+  });
 });
 
 /** Registry code with the right check digit for the first 7 digits of n. */

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { includeSections, type IncludeSection } from '../../core/params';
 import { enrichTable, summaryFields, defaultFields, type EnrichMode, type EnrichReport, type SummaryField } from '../../sheets/enrich';
-import { addApiOptions, addGoogleOptions, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+import { addApiOptions, addGoogleOptions, apiTarget, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
 
 interface EnrichFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -50,12 +50,16 @@ export function formatReport(r: EnrichReport): string[] {
         `Billed queries: ${r.billedQueries}`,
       ]
     : [
-        `Done. Key column: ${r.keyColumn}. Rows enriched this run: ${r.matched + r.noMatch + r.vatGroups}`,
+        `${r.errors ? 'Finished with errors' : 'Done'}. Key column: ${r.keyColumn}. Rows enriched this run: ${r.matched + r.noMatch + r.vatGroups}`,
         `Matched ${r.matched}, VAT groups ${r.vatGroups}, no match ${r.noMatch}, skipped ${r.skipped}, invalid ${r.invalid}, errors ${r.errors}`,
         `Requests: ${r.requests}; billed queries: ${r.billedQueries}${r.fromJournal ? `; ${r.fromJournal} answers reused from the interrupted run` : ''}`,
       ];
   if (r.profileRequests) lines.push(`Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company, billed as profile reads)' : ''}`);
   if (!r.dryRun && r.invalid + r.skipped) lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
+  if (r.firstError) {
+    const e = r.firstError;
+    lines.push(`Error: ${e.message} (${e.code}).${e.hint ? ` ${e.hint}` : ''} Rows with an error are tried again on the next run.`);
+  }
   if (r.deferred) lines.push(`${r.deferred} row(s) left for the next run (--max-queries).`);
   if (r.keptCells) lines.push(`${r.keptCells} cell(s) typed by a person were kept; use --force to overwrite them.`);
   if (r.interrupted) lines.push('Interrupted: finished rows are saved; run the same command again to continue without paying twice.');
@@ -71,7 +75,7 @@ export function enrichCommand(): Command {
     .option('--column <header>', 'header of the column holding registry codes, VAT numbers or names (found automatically otherwise)')
     .option('--out <file>', 'write the result to this file instead of changing the input')
     .addOption(new Option('--fields <list>', `columns to add, comma-separated: ${Object.keys(summaryFields).join(', ')}`).argParser(list(Object.keys(summaryFields) as SummaryField[], 'fields')).default([...defaultFields], defaultFields.join(',')))
-    .addOption(new Option('--sections <list>', 'profile sections to add, e.g. credit_score,tax_debt (one extra request per matched company)').argParser(list(includeSections, 'sections')).default([]))
+    .addOption(new Option('--sections <list>', 'profile sections to add, e.g. credit_score,tax_debt (one extra request per matched company)').argParser(list(includeSections, 'sections')).default([], 'none'))
     .addOption(new Option('--mode <mode>', 'which rows: missing (not enriched yet), older-than:DAYS, or all').argParser(parseMode).default('missing'))
     .option('--dry-run', 'show the cost (rows, unique queries, requests, billed queries) and change nothing')
     .addOption(new Option('--max-queries <n>', 'pay for at most this many queries in this run').argParser(positiveInt('max-queries')))
@@ -82,7 +86,8 @@ export function enrichCommand(): Command {
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: EnrichFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
-    const table = openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out }, flags);
+    apiTarget(flags); // a half-given service address is named before the file is looked at
+    const table = openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true }, flags);
     const opened = await openClient(flags, say);
     const controller = new AbortController();
     const onSignal = () => {

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { createStoredKey, readKeyFile, revokeStoredKey, type Plan } from '../../sandbox/http/keys';
 
 const int = (name: string, min: number, max: number) => (v: string) => {
@@ -30,8 +30,8 @@ export function sandboxCommand(): Command {
     .description('Run the offline sandbox service (synthetic data, same interface as the real service)')
     .option('--port <port>', 'port to listen on', int('port', 0, 65535), 4010)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--key <key>', 'accept this API key on the API plan (repeatable)', collect, [])
-    .option('--basic-key <key>', 'accept this API key on the basic plan (repeatable)', collect, [])
+    .addOption(new Option('--key <key>', 'accept this API key on the API plan (repeatable)').argParser(collect).default([], 'the keys kept in --data-dir, else a new one shown once'))
+    .addOption(new Option('--basic-key <key>', 'accept this API key on the basic plan (repeatable)').argParser(collect).default([], 'none'))
     .option('--seed <n>', 'dataset seed', int('seed', 0, 2 ** 31), 1)
     .option('--companies <n>', 'number of generated companies', int('companies', 1500, 2_000_000), 20_000)
     .option('--data-dir <dir>', 'keep key hashes and sandbox state here')

@@ -16,3 +16,11 @@ echo "== community-node lint (n8n-node lint, strict)"
 bash scripts/lint-n8n.sh
 echo "== tests"
 npx vitest run
+# The example workflows in a real n8n 2.41.1 (Node 24 and n8n are installed into a cache on first use:
+# several minutes cold, about two minutes warm). COMPANY_DATA_SKIP_E2E=1 skips it for quick local runs.
+if [ "${COMPANY_DATA_SKIP_E2E:-}" = "1" ]; then
+  echo "== real-n8n end to end: skipped (COMPANY_DATA_SKIP_E2E=1)"
+else
+  echo "== real-n8n end to end (example workflows)"
+  node e2e/run.mjs
+fi

@@ -20,6 +20,17 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 
+// On a fresh clone `npm start` alone is enough: install the (dev) dependencies the build needs first.
+if (!fs.existsSync(path.join(repoDir, 'node_modules', '.package-lock.json'))) {
+  process.stdout.write('▸ Installing dependencies (npm install), once...\n');
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: repoDir, stdio: 'inherit' });
+  if (r.status !== 0) {
+    process.stderr.write('npm install failed; see the messages above.\n');
+    process.exit(1);
+  }
+}
+
 const HOST = '127.0.0.1';
 const PORTS = { sandbox: 4010, chat: 4011, n8n: 5678 };
 // A key for the local sandbox only (it accepts any key it is started with); never a real service key.

@@ -23,8 +23,7 @@ type RawRequest = ReturnType<IWebhookFunctions['getRequestObject']> & { rawBody?
 
 /** The API error as an n8n error: message plus the hint of what to do. */
 function setupError(ctx: IHookFunctions, error: unknown): NodeOperationError {
-  if (error instanceof WebhookSetupError) return new NodeOperationError(ctx.getNode(), error.message, { description: error.hint });
-  if (error instanceof CompanyDataError) return new NodeOperationError(ctx.getNode(), error.message, { description: error.hint });
+  if (error instanceof WebhookSetupError || error instanceof CompanyDataError) return new NodeOperationError(ctx.getNode(), error.message, { description: error.hint });
   return new NodeOperationError(ctx.getNode(), error as Error);
 }
 
@@ -138,6 +137,8 @@ export class CompanyDataTrigger implements INodeType {
     if (this.getMode() === 'manual' || !hasProcessedData(this.helpers)) return [items];
     const ids = items.map((i) => i.json.id).filter((id): id is string => typeof id === 'string');
     const fresh = await newIdsInProcessedData(this.helpers, ids);
-    return [items.filter((i) => typeof i.json.id !== 'string' || fresh.has(i.json.id)).map((i, index) => ({ ...i, pairedItem: { item: index } }))];
+    // Paired before filtering, so each kept item points at its own input item.
+    const paired = items.map((i, index) => ({ ...i, pairedItem: { item: index } }));
+    return [paired.filter((i) => typeof i.json.id !== 'string' || fresh.has(i.json.id))];
   }
 }

@@ -94,6 +94,13 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     expect(out2[0]).toHaveLength(0);
   });
 
+  it('the execute() step keeps each fresh item paired with its own input item', async () => {
+    const table = new ProcessedDataTable();
+    await node.execute!.call(executeContext([{ json: { id: 'evt_1' } }], table));
+    const out = await node.execute!.call(executeContext([{ json: { id: 'evt_1' } }, { json: { id: 'evt_2' } }], table));
+    expect(out[0]).toEqual([{ json: { id: 'evt_2' }, pairedItem: { item: 1 } }]);
+  });
+
   it('manual test runs do not record ids in the processed-data store', async () => {
     const { captured } = await realChange();
     const table = new ProcessedDataTable();

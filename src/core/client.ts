@@ -123,13 +123,26 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return v;
 }
 
-/** Zod issues → one ValidationError naming the field (dotted path) and the rule. */
+const TYPE_WORDS: Record<string, string> = { number: 'a number', int: 'a whole number', string: 'text', boolean: 'true or false', array: 'a list', object: 'an object' };
+
+/**
+ * A wrong type keeps the schema's own message ("each query must be text"); zod's default one
+ * ("Invalid input: expected number, received string") is put in plain words.
+ */
+function typeRule(i: z.core.$ZodIssue): string {
+  if (!i.message.startsWith('Invalid input')) return i.message;
+  const expected = (i as { expected?: string }).expected;
+  return `must be ${(expected && TYPE_WORDS[expected]) ?? `of type ${expected ?? 'the documented one'}`}`;
+}
+
+/** Zod issues → one ValidationError naming the field (dotted path) and the rule (also the sandbox's 400 answers). */
 export function validationErrorFromIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input: unknown): ValidationError {
   const list = issues.flatMap((i) => {
     if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ field: [...i.path, k].join('.'), rule: 'is not a parameter of this operation' }));
     const field = i.path.map(String).join('.');
-    const missing = i.code === 'invalid_type' && valueAt(input, i.path) === undefined;
-    return [{ field, rule: missing ? 'is required' : i.message }];
+    if (i.code !== 'invalid_type') return [{ field, rule: i.message }];
+    // zod v4 issues do not carry the input, so "missing" is read from the input itself.
+    return [{ field, rule: valueAt(input, i.path) === undefined ? 'is required' : typeRule(i) }];
   });
   const first = list[0] ?? { field: '', rule: 'is not valid' };
   return new ValidationError({ field: first.field, rule: first.rule, issues: list });

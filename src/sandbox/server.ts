@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { validationErrorFromIssues } from '../core/client';
 import { inputSchema, operationId, type AnyOperation } from '../core/operation';
 import { operations } from '../core/operations';
 import type { Lang } from '../core/schemas/common';
@@ -191,10 +192,9 @@ export class SandboxServer {
     }
     const parsed = inputSchema(op).safeParse(input);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const param = issue.path.length ? String(issue.path[0]) : ((issue as { keys?: string[] }).keys?.[0] ?? 'body');
-      const msg = issue.code === 'invalid_type' ? (issue.input === undefined ? 'is required' : `must be ${(issue as { expected?: string }).expected}`) : issue.message;
-      throw new ApiError(400, 'invalid_parameter', `${param} ${msg}`, param);
+      // The client's own reading of the same schema: one wording for a rule on both sides.
+      const e = validationErrorFromIssues(parsed.error.issues, input);
+      throw new ApiError(400, 'invalid_parameter', e.message, e.field.split('.')[0] || 'body');
     }
     return parsed.data;
   }

@@ -101,6 +101,21 @@ describe('authentication and errors', () => {
       expect(r.body.error.param).toBe('registry_code');
     }
   });
+  it('400 for a value of the wrong type says what it must be (not "is required")', async () => {
+    for (const [p, param, message] of [
+      [`/companies/${code('active')}/annual-reports/abc`, 'year', 'year must be a number'],
+      ['/persons/abc', 'id', 'id must be a number'],
+      ['/companies?limit=ten', 'limit', 'limit must be a number'],
+      [`/companies/${code('active')}/representatives?history=maybe`, 'history', 'history must be true or false'],
+    ]) {
+      const r = await call(p!);
+      expect([p, r.status, r.body.error]).toEqual([p, 400, { code: 'invalid_parameter', param, message }]);
+    }
+    const body = await call('/companies/lookup', { method: 'POST', body: { queries: 'Bolt' } });
+    expect(body.body.error).toEqual({ code: 'invalid_parameter', param: 'queries', message: 'queries must be a list' });
+    const missing = await call('/companies/lookup', { method: 'POST', body: {} });
+    expect(missing.body.error).toEqual({ code: 'invalid_parameter', param: 'queries', message: 'queries is required' });
+  });
   it('403 plan_required for monitoring with a basic key', async () => {
     const r = await call('/monitoring/lists', { method: 'POST', body: { name: 'x' }, key: sb.basicKey });
     expect([r.status, r.body.error.code]).toEqual([403, 'plan_required']);

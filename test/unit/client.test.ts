@@ -74,6 +74,17 @@ describe('input validation (before any request)', () => {
     expect(transport.seen).toHaveLength(0);
   });
 
+  it('puts a wrong type in plain words', async () => {
+    const { client, transport } = setup();
+    const year = (await caught(client.financials.annualReport({ registry_code: '12417834', year: '2024' as unknown as number }))) as ValidationError;
+    expect([year.field, year.rule]).toEqual(['year', 'must be a number']);
+    const history = (await caught(client.people.shareholders({ registry_code: '12417834', history: 'yes' as unknown as boolean }))) as ValidationError;
+    expect([history.field, history.rule]).toEqual(['history', 'must be true or false']);
+    const queries = (await caught(client.companies.lookup({ queries: '12417834' as unknown as string[] }))) as ValidationError;
+    expect([queries.field, queries.rule]).toEqual(['queries', 'must be a list']);
+    expect(transport.seen).toHaveLength(0);
+  });
+
   it('refuses to send a keyed request without a key', async () => {
     const { client, transport } = setup(undefined, { apiKey: undefined });
     const e = await caught(client.companies.get({ registry_code: '12417834' }));

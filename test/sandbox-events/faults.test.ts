@@ -47,4 +47,16 @@ describe('fault injection', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe('kind');
   });
+
+  it('names the field and the rule in plain words when a control body is wrong', async () => {
+    const cases: [string, unknown, string, string][] = [
+      ['/sandbox/clock', { advance_seconds: 'soon' }, 'advance_seconds', 'advance_seconds must be a number'],
+      ['/sandbox/faults', { kind: 'slow', count: 'two' }, 'count', 'count must be a number'],
+      ['/sandbox/clock', { advance: 60 }, 'advance', 'advance is not a parameter of this operation'],
+    ];
+    for (const [path, body, param, message] of cases) {
+      const r = await api('POST', path, body);
+      expect([path, r.status, r.body.error]).toEqual([path, 400, { code: 'invalid_parameter', param, message }]);
+    }
+  });
 });

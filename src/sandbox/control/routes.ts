@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { validationErrorFromIssues } from '../../core/client';
 import { dateSchema, registryCodeSchema } from '../../core/params';
 import { monitoringCategories } from '../../core/schemas/events';
 import { MAX_TIME_SCALE } from '../clock';
@@ -179,9 +180,8 @@ export function handleControl(ctx: ControlContext, method: string, path: string,
   if (route.body) {
     const parsed = route.body.safeParse(input);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const param = issue.path.join('.') || 'body';
-      throw new SandboxError(400, 'invalid_parameter', `${param} ${issue.message}`, param);
+      const e = validationErrorFromIssues(parsed.error.issues, input);
+      throw new SandboxError(400, 'invalid_parameter', e.message, e.field || 'body');
     }
     input = parsed.data;
   }

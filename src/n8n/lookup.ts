@@ -123,7 +123,8 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
   const queries: string[] = [];
   /** Input positions of the queries sent, in the same order. */
   const positions: number[] = [];
-  const missing = new Set<number>();
+  /** Items without the query field, with the field name they were read by. */
+  const missing = new Map<number, string>();
   const out: INodeExecutionData[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {
     const json = items[i]!.json;
@@ -133,7 +134,7 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
     else {
       const field = String(ctx.getNodeParameter('queryField', i, '')).trim();
       raw = fieldValue(json, field);
-      if (raw === undefined) missing.add(i);
+      if (raw === undefined) missing.set(i, field);
     }
     const query = raw === undefined || raw === null ? '' : String(raw);
     if (run.skipLookedUp && alreadyLookedUp(json, query, run.maxAgeMs, nowMs)) {
@@ -146,11 +147,10 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
   if (!queries.length) return out;
 
   const { results } = await bulkLookup(client, queries, { limit: run.limit, lang: run.lang });
-  const field = String(ctx.getNodeParameter('queryField', 0, ''));
   const lookedUpAt = new Date(nowMs).toISOString();
   results.forEach((r, j) => {
     const i = positions[j]!;
-    if (missing.has(i)) r.reason = `the item has no field "${field}"`;
+    if (missing.has(i)) r.reason = `the item has no field "${missing.get(i)}"`;
     const json: IDataObject = { ...items[i]!.json, ...resultFields(r, run.limit, lookedUpAt) };
     // The error text of an earlier failed run would otherwise stick to an item that now has its answer.
     if (items[i]!.json[`${OUT}status`] === 'error') delete json.error;

@@ -72,6 +72,18 @@ describe('Companies → Lookup over input items', () => {
   });
 });
 
+test('Lookup: a missing field is named as that item\'s Field Name gave it (an expression may differ per item)', async () => {
+  const items = [{ json: { code: codes[0] } }, { json: { vat: 'x' } }];
+  const { ctx } = executeContext({
+    params: (name, i) => ({ operation: 'lookup', querySource: 'field', queryField: i === 0 ? 'code' : 'registry' })[name],
+    items,
+    credentials: creds(),
+  });
+  const out = jsonOf(await companies.execute.call(ctx));
+  expect(out[0]!.company_data_status).toBe('matched');
+  expect(out[1]!.company_data_reason).toBe('the item has no field "registry"');
+});
+
 describe('errors', () => {
   test('a bad registry code is a NodeOperationError naming the field, sent nowhere', async () => {
     const { ctx, requests } = executeContext({ params: { operation: 'get', registryCode: '1234' }, credentials: creds() });

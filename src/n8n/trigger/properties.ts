@@ -125,7 +125,7 @@ export const pollTriggerProperties: INodeProperties[] = [
     default: '',
     placeholder: 'srch_4hd82, srch_9kq1',
     displayOptions: { show: { events: ['search.matches'] } },
-    description: 'Saved searches whose new matches to read, separated by commas',
+    description: 'Saved searches whose new matches to read, separated by commas. Empty: no saved-search matches are read.',
   },
   languageProperty,
   filtersProperty,

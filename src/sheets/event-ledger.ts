@@ -23,7 +23,7 @@ export class EventLedger {
       try {
         e = line ? (JSON.parse(line) as typeof e) : {};
       } catch {
-        continue;
+        continue; // the last line, torn by a crash mid-write: that event was not stored
       }
       if (e.t === 'begin' && e.id && !this.done.has(e.id)) this.pending.set(e.id, e.rows ?? []);
       else if (e.t === 'done' && e.id) {

@@ -78,6 +78,9 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       event = verifyWebhook({ rawBody, headers: req.headers, secrets: opts.secrets, ...(opts.toleranceSeconds ? { toleranceSeconds: opts.toleranceSeconds } : {}) });
     } catch (e) {
       const reason = e instanceof SignatureVerificationError ? e.reason : 'invalid';
+      // Said aloud: with a wrong secret every delivery is refused, and the sheet would stay empty without a word.
+      const id = req.headers['x-service-event-id'];
+      opts.onEvent?.(typeof id === 'string' ? id : 'a delivery', `rejected (${reason}); check the signing secret`);
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: reason }));
       return;
     }

@@ -76,12 +76,14 @@ describe('events → rows, webhook mode', () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'events-state-'));
     let writer = new EventSheetWriter({ table: makeTable(), stateDir });
     await writer.open();
-    let rx = await startWebhookReceiver({ writer, secrets: [secret] });
+    const log: string[] = [];
+    let rx = await startWebhookReceiver({ writer, secrets: [secret], onEvent: (id, outcome) => log.push(`${id}: ${outcome}`) });
     // Redelivery, concurrent duplicates, a forged request and a test event.
     expect(await deliver(rx.url, change(1))).toBe(200);
     expect(await deliver(rx.url, change(1))).toBe(200);
     expect(await Promise.all([deliver(rx.url, change(2)), deliver(rx.url, change(2)), deliver(rx.url, change(2))])).toEqual([200, 200, 200]);
     expect(await deliver(rx.url, change(3), 'wrong-secret')).toBe(401);
+    expect(log.filter((l) => l.includes('rejected'))).toEqual([expect.stringMatching(/: rejected \(\w+\); check the signing secret$/)]);
     expect(await deliver(rx.url, { id: 'evt_t', type: 'webhook.test', created_at: '2025-01-02T07:00:00.000Z', data: {} })).toBe(200);
     expect(await deliver(rx.url, matches('evt_srch_x1_20250102_1', ['10000001', '10000002']))).toBe(200);
     expect(writer.stats).toMatchObject({ appended: 3, duplicates: 3, ignored: 1 });

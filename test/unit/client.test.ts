@@ -234,6 +234,17 @@ describe('retries through the client', () => {
     expect(b.transport.seen).toHaveLength(1);
   });
 
+  it('does not retry setting the webhook after a 5xx or a reset: the lost answer may have been the only one with the secret', async () => {
+    const a = setup(() => fail(503, 'unavailable'));
+    expect(await caught(a.client.webhook.set({ url: 'https://hooks.example.test/x', enabled: true }))).toBeInstanceOf(ServerError);
+    expect(a.transport.seen).toHaveLength(1);
+    const b = setup(() => {
+      throw new TransportError('reset', 'socket hang up', 'ECONNRESET');
+    });
+    expect(await caught(b.client.webhook.set({ url: 'https://hooks.example.test/x', enabled: true }))).toBeInstanceOf(ConnectionError);
+    expect(b.transport.seen).toHaveLength(1);
+  });
+
   it('retries the lookup after a refused connection and a 429', async () => {
     const { client, transport } = setup((_r, n) => {
       if (n === 1) throw new TransportError('refused', 'connect ECONNREFUSED', 'ECONNREFUSED');

@@ -19,7 +19,9 @@ export const set = defineOperation({
     enabled: param({ in: 'body', schema: z.boolean(), label: 'Enabled', description: 'Whether events are sent' }),
   },
   response: webhookConfigSchema,
-  retry: 'safe',
+  // The first PUT creates the webhook and is the only answer with the signing secret: a silent retry after
+  // a lost answer would return success without it, so the caller must see that the outcome is unknown.
+  retry: 'unprocessed-only',
   source: 'shown',
 });
 

@@ -106,7 +106,7 @@ class Generator {
     return id;
   }
 
-  /** An existing person (35%) or a new one: people hold roles in several companies. */
+  /** An existing person (55% once there are some) or a new one: people hold roles in several companies. */
   somePerson(rng: Rng): number {
     const n = this.persons.length;
     if (n > 50 && rng.chance(0.55)) {

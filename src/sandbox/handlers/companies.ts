@@ -7,7 +7,7 @@ import { dayOf } from '../dataset/prng';
 import { fold, type CompanyFilter, type SearchHit } from '../dataset/search';
 import { notFound } from '../http/errors';
 import { profile, summary } from '../views';
-import { paged, type OpContext, type OpHandler } from './types';
+import { paged, pagedView, type OpContext, type OpHandler } from './types';
 
 export const SEARCH_CAP = 200;
 
@@ -45,12 +45,9 @@ const hitView = (ds: Dataset, lang: OpContext['lang']) => (h: SearchHit) => ({ .
 
 const search: OpHandler = ({ params, ds, lang }) => {
   const filter = filterOf(params);
+  if (params.q) return pagedView(searchHits(ds, params.q, SEARCH_CAP, filter), params, hitView(ds, lang));
   const page = params.page ?? 1;
   const limit = params.limit ?? 25;
-  if (params.q) {
-    const hits = searchHits(ds, params.q, SEARCH_CAP, filter);
-    return paged(hits.map(hitView(ds, lang)), params);
-  }
   const { ids, total } = ds.companySearch.list(filter, (page - 1) * limit, limit);
   return paged(ids.map((i) => summary(ds.companies[i]!, lang)), params, total, true);
 };

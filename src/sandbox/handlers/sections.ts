@@ -4,8 +4,8 @@ import { fold } from '../dataset/search';
 import { notFound } from '../http/errors';
 import { annualReportView } from '../dataset/financials';
 import { personItem, personView, sectionData, type PeopleSection } from '../views';
-import { companyByCode } from './companies';
-import { paged, type OpHandler } from './types';
+import { companyByCode, SEARCH_CAP } from './companies';
+import { paged, pagedView, type OpHandler } from './types';
 
 /** q on people and risk lists: keep rows where any text column (names, numbers, roles) contains q. */
 export function textContains(row: unknown, q: string): boolean {
@@ -37,8 +37,7 @@ const peopleSections: Record<string, PeopleSection> = {
 };
 
 const searchPersons: OpHandler = ({ params, ds }) => {
-  const ids = ds.personSearch.search(params.q, 200);
-  return paged(ids.map((id) => personItem(ds, id)), params);
+  return pagedView(ds.personSearch.search(params.q, SEARCH_CAP), params, (id) => personItem(ds, id));
 };
 
 const getPerson: OpHandler = ({ params, ds, lang }) => {

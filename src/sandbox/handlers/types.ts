@@ -30,3 +30,10 @@ export function paged(rows: readonly unknown[], params: { page?: number; limit?:
   const data = sliced ? rows : rows.slice((page - 1) * limit, page * limit);
   return { data, meta: { pagination: { page, limit, total, has_more: page * limit < total } } };
 }
+
+/** A page of ids (search hits) rendered after slicing, so only the rows sent are built. */
+export function pagedView<T>(ids: readonly T[], params: { page?: number; limit?: number }, view: (id: T) => unknown): OpResult {
+  const page = params.page ?? 1;
+  const limit = params.limit ?? 25;
+  return paged(ids.slice((page - 1) * limit, page * limit).map(view), params, ids.length, true);
+}

@@ -31,6 +31,14 @@ describe('write side over the generated dataset', () => {
     expect(first()).toBe(a);
   });
 
+  it('a renamed company is an exact hit for its new name only; its old name finds it as a previous name', () => {
+    const c = ds.companies[ds.byCode.get(ds.fixtures.companies.legal_form_AS!.registry_code)!]!;
+    const old = c.name;
+    port.applyChange({ registry_code: c.code, category: 'registry', kind: 'name_changed', details: { old, new: 'Põhjavalguse Uusnimi AS' } });
+    expect(ds.companySearch.byName('Põhjavalguse Uusnimi', 1)).toEqual([{ i: c.i, previous: null }]);
+    expect(ds.companySearch.byName(old, 200).find((h) => h.i === c.i)).toEqual({ i: c.i, previous: old });
+  });
+
   it('registers companies that saved searches then match', () => {
     const f = port.register({ county: 'Saare maakond', activity_code: '62012' }, '2026-11-20');
     expect(ds.byCode.has(f.registry_code)).toBe(true);

@@ -163,9 +163,15 @@ export class CompanySearch {
    */
   update(i: number): void {
     const c = this.companies[i]!;
+    const oldKey = this.names[i]?.join(' ');
     const core = coreWords(c.name);
     this.names[i] = core;
     const key = core.join(' ');
+    if (oldKey !== undefined && oldKey !== key) {
+      const stale = this.exact.get(oldKey);
+      const at = stale?.indexOf(i) ?? -1;
+      if (at >= 0) stale!.splice(at, 1);
+    }
     const list = this.exact.get(key);
     if (!list) this.exact.set(key, [i]);
     else if (!list.includes(i)) list.push(i);
@@ -186,8 +192,7 @@ export class CompanySearch {
     const taken = new Set<number>();
     const qFull = words(q).join(' ');
     const qKey = qWords.join(' ');
-    // A renamed company stays in the list of its old name: its current name must still be the key.
-    const exact = (this.exact.get(qKey) ?? []).filter((i) => (!this.extra.has(i) || this.names[i]!.join(' ') === qKey) && (!filter || passes(this.companies[i]!, filter)));
+    const exact = (this.exact.get(qKey) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
     // A query that also names the right legal form ranks that company first.
     exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull));
     for (const i of exact) {

@@ -405,6 +405,16 @@ describe('reference', () => {
     expect(b[0]).toMatchObject({ code: '62101', version: 2025 });
     expect((await call('/emtak?version=2020')).body.error.param).toBe('version');
   });
+  it('EMTAK words of the title in either language, case and diacritics ignored; title in lang', async () => {
+    const et = (await call('/emtak?q=PROGRAMMEERIMINE&version=2008')).body;
+    expect(et.data.map((x: any) => x.code)).toContain('62011');
+    const en = (await call('/emtak?q=computer%20programming&version=2008&lang=en&limit=100')).body.data.find((x: any) => x.code === '62011');
+    expect(en.title).toBe('Computer programming activities');
+    const ru = (await call('/emtak?q=62011&version=2008&lang=ru')).body.data[0];
+    expect(ru.title).toBe(en.title);
+    const both = (await call('/emtak?q=62&limit=100')).body;
+    expect(new Set(both.data.map((x: any) => x.version))).toEqual(new Set([2008, 2025]));
+  });
   it('fixtures are served at GET /sandbox/fixtures', async () => {
     const r = await call('/sandbox/fixtures', { key: null });
     expect(r.body.data.companies.active.registry_code).toBe(code('active'));

@@ -1,4 +1,4 @@
-import { emtak2008, emtak2025 } from '../dataset/emtak';
+import { emtak2008, emtak2025, emtakAll, titleIn } from '../dataset/emtak';
 import { classifierTables } from '../dataset/labels';
 import { fold } from '../dataset/search';
 import { notFound } from '../http/errors';
@@ -58,10 +58,11 @@ const classifiers: OpHandler = ({ params, lang }) => {
 };
 
 const emtak: OpHandler = ({ params, lang }) => {
-  const rows = params.version === 2008 ? emtak2008 : params.version === 2025 ? emtak2025 : [...emtak2025, ...emtak2008];
+  const rows = params.version === 2008 ? emtak2008 : params.version === 2025 ? emtak2025 : emtakAll;
   const q: string | undefined = params.q;
-  const hits = !q ? rows : /^\d+$/.test(q) ? rows.filter((r) => r.code.startsWith(q)) : rows.filter((r) => fold(`${r.title_et} ${r.title_en}`).includes(fold(q)));
-  return paged(hits.map((r) => ({ code: r.code, title: lang === 'et' ? r.title_et : r.title_en, version: r.version, section: r.section, level: 'subclass' })), params);
+  const needle = q === undefined ? '' : fold(q);
+  const hits = !q ? rows : /^\d+$/.test(q) ? rows.filter((r) => r.code.startsWith(q)) : rows.filter((r) => r.folded.includes(needle));
+  return pagedView(hits, params, (r) => ({ code: r.code, title: titleIn(r, lang), version: r.version, section: r.section, level: 'subclass' }));
 };
 
 export const sectionHandlers: Record<string, OpHandler> = {

@@ -53,6 +53,20 @@ describe('sandbox service', () => {
     expect(other.fixtures.companies.active!.registry_code).not.toBe(a.fixtures.companies.active!.registry_code);
   });
 
+  it('the fixture tables of docs/sandbox.md are the fixtures of seed 1', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(join(__dirname, '../../docs/sandbox.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Fixtures'), doc.indexOf('## Decisions'));
+    const rows = section.split('\n').filter((l) => /^\| [a-z_A-Z0-9]+ \| \d/.test(l)).map((l) => l.split('|').map((x) => x.trim()));
+    const fx = buildDataset(1, 1500).fixtures;
+    const companies = rows.filter((r) => /^\d{8}$/.test(r[2]!)).map((r) => [r[1], r[2], r[3] || null, r[4]]);
+    expect(companies).toEqual(Object.entries(fx.companies).map(([k, c]) => [k, c.registry_code, c.vat_number, c.name]));
+    const persons = rows.filter((r) => /^\d+$/.test(r[2]!) && !/^\d{8}$/.test(r[2]!)).map((r) => [r[1], Number(r[2]), r[3]]);
+    expect(persons).toEqual(Object.entries(fx.persons).map(([k, p]) => [k, p.id, p.name]));
+    expect(section).toContain(`VAT group g1: ${fx.vat_groups.g1!.vat_number} (members ${fx.vat_groups.g1!.members.join(', ')})`);
+    expect(section).toContain(`Unknown registry code: ${fx.unknown_registry_code}. Unknown VAT number: ${fx.unknown_vat_number}.`);
+  });
+
   it('works through the core client', async () => {
     const sb = await startSandbox({ companies: 1500, rateLimit: false });
     const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });

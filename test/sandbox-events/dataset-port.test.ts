@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { kinds } from '../../src/sandbox/monitoring/kinds';
 import { buildDataset } from '../../src/sandbox/dataset';
 import { DatasetCompanies } from '../../src/sandbox/monitoring/dataset-port';
 import { matchingCodes } from '../../src/sandbox/searches/searches';
@@ -37,6 +40,12 @@ describe('write side over the generated dataset', () => {
     port.applyChange({ registry_code: c.code, category: 'registry', kind: 'name_changed', details: { old, new: 'Põhjavalguse Uusnimi AS' } });
     expect(ds.companySearch.byName('Põhjavalguse Uusnimi', 1)).toEqual([{ i: c.i, previous: null }]);
     expect(ds.companySearch.byName(old, 200).find((h) => h.i === c.i)).toEqual({ i: c.i, previous: old });
+  });
+
+  it('the change kinds table of docs/sandbox-events.md is the kinds table of the code', () => {
+    const doc = readFileSync(join(__dirname, '../../docs/sandbox-events.md'), 'utf8');
+    const rows = doc.split('\n').filter((l) => /^\| [a-z]+ \| `[a-z_]+` \|/.test(l)).map((l) => l.split('|').map((x) => x.trim()));
+    expect(rows.map((r) => [r[1], r[2]!.replace(/`/g, '')])).toEqual(kinds.map((k) => [k.category, k.kind]));
   });
 
   it('registers companies that saved searches then match', () => {

@@ -5,7 +5,7 @@ import { financialsView, annualReportList, financialYear, quarterlyTaxesView, se
 import { codeLabel, legalForms, ownershipTypes, roles, statuses } from './dataset/labels';
 import { PartyKind, type Company, type Rel } from './dataset/model';
 import { isoOf, TODAY } from './dataset/prng';
-import { recordSections, taxDeclarationsView } from './dataset/records';
+import { nameSlug, recordSections, taxDeclarationsView } from './dataset/records';
 import { boardRows, creditScoreWithOverlay, removedOn, taxDebtWithOverlay } from './overlay';
 import * as v from './dataset/vocab';
 
@@ -40,7 +40,7 @@ export function summary(c: Company, lang: Lang) {
 
 function contacts(ds: Dataset, c: Company) {
   const rng = sectionRng(ds.seed, c, 'contacts');
-  const slug = c.name.split(' ')[0]!.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '') || 'info';
+  const slug = nameSlug(c);
   const phone = () => `+372 ${rng.int(600, 799)} ${rng.int(1000, 9999)}`;
   const all = [
     { type: 'email', value: `info@${slug}.ee` },

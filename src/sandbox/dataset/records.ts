@@ -139,6 +139,11 @@ const creditor = (rng: Rng, companies: readonly Company[]) => {
 };
 const caseNo = (rng: Rng, kind: number, date: number) => `${kind}-${String(new Date(date * 86_400_000).getUTCFullYear()).slice(2)}-${rng.int(1000, 99999)}`;
 
+/** First word of the name in plain ASCII letters: the company's e-mail, web and domain names. */
+export function nameSlug(c: Company): string {
+  return c.name.split(' ')[0]!.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '') || 'info';
+}
+
 export interface RecordContext {
   seed: number;
   companies: readonly Company[];
@@ -237,7 +242,7 @@ export const recordSections: Record<string, SectionFn> = {
   },
   domains(ctx, c) {
     const rng = sectionRng(ctx.seed, c, 'domains');
-    const base = c.name.split(' ')[0]!.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '');
+    const base = nameSlug(c);
     return Array.from({ length: count(c, 'domains', rng, 0.3, 1) }, (_, k) => {
       const reg = Math.max(c.reg, TODAY - rng.int(30, 5000));
       return { domain: `${base}${k ? k : ''}.${rng.pick(['ee', 'com.ee', 'eu'])}`, registered_on: isoOf(reg), expires_on: isoOf(TODAY + rng.int(10, 700)) };

@@ -320,7 +320,7 @@ export class CoreClient extends WithNamespaces {
     const params = { ...(parsed.data as Record<string, unknown>) };
     if ('lang' in op.params && params.lang === undefined && this.lang) params.lang = this.lang;
     if (!op.noAuth && !this.apiKey) {
-      throw new AuthenticationError('No API key is set', { code: 'api_key_required', hint: 'Add your API key to the credentials or the apiKey option.' });
+      throw new AuthenticationError('No API key is set', { code: 'api_key_required', hint: 'Set your API key: in n8n in the Company Data API credential, on the command line in COMPANY_DATA_API_KEY, in code with the apiKey option.' });
     }
 
     const built = buildRequest(op, params);

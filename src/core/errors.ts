@@ -96,7 +96,7 @@ export class NotFoundError extends CompanyDataError {
     super(message, {
       ...init,
       code: init.code ?? 'not_found',
-      hint: init.hint ?? 'Check the registry code, id or number: the service has no such record.',
+      hint: init.hint ?? 'Check the code, id or number you gave: the service has no such record.',
     });
   }
 }

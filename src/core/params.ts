@@ -55,7 +55,25 @@ export const includeSections = [
 ] as const;
 export type IncludeSection = (typeof includeSections)[number];
 
-const labelOf = (s: string) => s.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+/** Section names as users read them; the Assets operations use the same words for the same records. */
+const sectionLabels: Record<IncludeSection, string> = {
+  representatives: 'Representatives', shareholders: 'Shareholders', beneficial_owners: 'Beneficial Owners',
+  other_parties: 'Other Parties', holdings: 'Holdings', financials: 'Financials', annual_reports: 'Annual Reports',
+  quarterly_taxes: 'Quarterly Taxes', tax_debt: 'Tax Debt', tax_declarations: 'Tax Declarations',
+  credit_score: 'Credit Score', court_cases: 'Court Cases', payment_orders: 'Payment Orders',
+  enforcements: 'Enforcements', rulings: 'Rulings', announcements: 'Official Notices',
+  consumer_disputes: 'Consumer Disputes', properties: 'Real Estate', domains: 'Domains', permits: 'Permits',
+  state_payments: 'State Payments',
+};
+
+/**
+ * Counties as registered (src/reference/estonian-registry.md). The service takes free text, but a
+ * typo such as "Harjumaa" would match nothing without a word of warning, so tools offer this list.
+ */
+export const countyOptions: readonly ParamOption[] = [
+  'Harju', 'Hiiu', 'Ida-Viru', 'Jõgeva', 'Järva', 'Lääne', 'Lääne-Viru', 'Põlva', 'Pärnu', 'Rapla', 'Saare', 'Tartu',
+  'Valga', 'Viljandi', 'Võru',
+].map((c) => ({ value: `${c} maakond`, label: c }));
 
 /* ---- Shared parameters ---- */
 
@@ -112,7 +130,7 @@ export const p = {
     schema: z.array(z.enum([...includeSections, 'all'], { message: `must be one of: ${[...includeSections, 'all'].join(', ')}` })).optional(),
     label: 'Include Sections',
     description: 'Extra sections to embed in the profile. Lists embed their first 25 rows and the total.',
-    options: [{ value: 'all', label: 'All Sections' }, ...includeSections.map((s) => ({ value: s, label: labelOf(s) }))],
+    options: [{ value: 'all', label: 'All Sections' }, ...includeSections.map((s) => ({ value: s, label: sectionLabels[s] }))],
     optional: true,
   }),
 } as const;
@@ -123,6 +141,15 @@ export const statusOptions: readonly ParamOption[] = [
   { value: 'N', label: 'Bankrupt' },
   { value: 'D', label: 'Deleted' },
 ];
+
+/**
+ * Choices known by parameter name wherever the parameter appears, also inside an object such as
+ * saved-search filters, which carries no options of its own.
+ */
+export const choicesByParam: Readonly<Record<string, readonly ParamOption[]>> = {
+  county: countyOptions,
+  status: statusOptions,
+};
 
 /** The paged-list parameters shared by every people and risk list. */
 export const pagedListParams = { page: p.page, limit: p.limit, lang: p.lang } as const;

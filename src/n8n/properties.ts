@@ -2,8 +2,8 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { AnyOperation } from '../core/operation';
 import { groups } from '../core/operation';
 import { operationGroups } from '../core/operations';
-import type { ParamOption, ParamSpec } from '../core/params';
-import { choicesByParam, labelOverrides, titleCase } from './choices';
+import { choicesByParam, type ParamOption, type ParamSpec } from '../core/params';
+import { titleCase } from './choices';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';
 
@@ -55,7 +55,7 @@ export function fieldsOf(op: AnyOperation): Field[] {
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 function choiceOptions(name: string, kind: Kind, given?: readonly ParamOption[]): INodePropertyOptions[] {
-  if (given?.length) return given.map((o) => ({ name: titleCase(labelOverrides[name]?.[o.value] ?? o.label), value: o.value })).sort(byName);
+  if (given?.length) return given.map((o) => ({ name: titleCase(o.label), value: o.value })).sort(byName);
   const values = kind.t === 'choice' ? kind.values : [];
   return values.map((v) => ({ name: typeof v === 'string' ? humanize(v) : String(v), value: v })).sort(byName);
 }
@@ -82,7 +82,7 @@ function choiceDefault(name: string, options: INodePropertyOptions[]): string | 
 
 /** n8n field for a value of the given kind; nested object fields get humanized labels. */
 function propertyFor(name: string, label: string, description: string, kind: Kind, required: boolean, extra: { options?: readonly ParamOption[]; example?: unknown } = {}): INodeProperties {
-  const base = { displayName: label, name: camel(name), description: paramDescriptions[name] ?? description };
+  const base = { displayName: label, name: camel(name), description };
   const given = knownChoices(name, kind, extra.options);
   if (given && (kind.t === 'string' || (kind.t === 'array' && kind.of.t === 'string'))) {
     // Free text in the table, but the values are known: a list to pick from (an expression can still give another).
@@ -148,10 +148,6 @@ const nestedDescriptions: Record<string, string> = {
   status: 'Only companies with these statuses',
 };
 const nestedDescription = (k: string) => nestedDescriptions[k] ?? humanize(k);
-/** Texts for n8n where the table's description is written for developers. */
-const paramDescriptions: Record<string, string> = {
-  filters: 'Which companies to watch for. Companies that start to meet every filter set here are reported each morning.',
-};
 const nestedLabels: Record<string, string> = { external_ref: 'External Reference' };
 const nestedLabel = (k: string) => nestedLabels[k] ?? humanize(k);
 

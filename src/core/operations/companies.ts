@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
-import { dateSchema, limitSchema, p, param, statusOptions, vatNumberSchema } from '../params';
+import { countyOptions, dateSchema, limitSchema, p, param, statusOptions, vatNumberSchema } from '../params';
 import { companyProfileSchema, companySummarySchema, lookupResultSchema } from '../schemas/company';
 import { obj } from '../schemas/common';
 
@@ -32,7 +32,14 @@ export const search = defineOperation({
     }),
     legal_form: list('Legal Form', 'Legal form name or abbreviation, e.g. OÜ, AS, MTÜ, FIE, KÜ'),
     activity: list('Activity Code', 'EMTAK code prefix of a current activity, e.g. 62 or 62011', z.string().regex(/^\d{1,5}$/, 'must be 1 to 5 digits')),
-    county: list('County', 'County of the legal address, e.g. Harju maakond'),
+    county: param({
+      in: 'query',
+      schema: z.array(z.string().min(1, 'must not be empty')).optional(),
+      label: 'County',
+      description: 'County of the legal address, written as registered, e.g. Harju maakond',
+      options: countyOptions,
+      optional: true,
+    }),
     vat_number: list('VAT Number', 'Current VAT number; lists every company holding it', vatNumberSchema),
     registered_from: param({ in: 'query', schema: dateSchema.optional(), label: 'Registered From', description: 'Registered on or after this date (YYYY-MM-DD)', optional: true }),
     registered_to: param({ in: 'query', schema: dateSchema.optional(), label: 'Registered To', description: 'Registered on or before this date (YYYY-MM-DD)', optional: true }),

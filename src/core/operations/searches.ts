@@ -35,7 +35,7 @@ export const create = defineOperation({
   path: '/searches',
   params: {
     name: param({ in: 'body', schema: z.string().trim().min(1, 'must not be empty').max(200), label: 'Name', description: 'Name of the saved search' }),
-    filters: param({ in: 'body', schema: savedSearchFiltersSchema, label: 'Filters', description: 'activity (EMTAK prefixes), county (names), registered_within_days, legal_form, status' }),
+    filters: param({ in: 'body', schema: savedSearchFiltersSchema, label: 'Filters', description: 'Which companies to watch for. Companies that start to meet every filter set here are reported each morning.' }),
   },
   response: savedSearchSchema,
   retry: 'unprocessed-only',

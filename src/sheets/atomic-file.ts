@@ -5,9 +5,9 @@ import { basename, dirname, join } from 'node:path';
  * Replaces a file so readers see either the old or the new content, never a half-written one:
  * write a temp file in the same directory (rename is atomic only within one file system), fsync, rename.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array | ((write: (chunk: string) => void) => void)): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array | ((write: (chunk: string) => void) => void), mode?: number): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, 'w');
+  const fd = openSync(tmp, 'w', mode);
   try {
     // A producer function writes piece by piece, so a large file never exists as one string in memory.
     if (typeof data === 'function') data((chunk) => void writeSync(fd, chunk, null, 'utf8'));

@@ -1,5 +1,21 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { writeFileAtomic } from './atomic-file';
+
+/** Ledgers larger than this are rewritten on start (and while running) to their live entries. */
+export const LEDGER_COMPACT_ABOVE_BYTES = 8 * 1024 * 1024;
+/**
+ * Done ids a compacted ledger keeps (the newest). Older ids are protected by the sheet: the writer
+ * reads the event_id column on start. The service redelivers for about a day, far inside this window.
+ */
+export const LEDGER_KEEP_DONE = 50_000;
+
+export interface CompactionResult {
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Done ids left out (older than the window). */
+  dropped: number;
+}
 
 /**
  * Durable record of which events are in the sheet. Append-only JSON lines, each fsync'd before the
@@ -7,6 +23,7 @@ import { dirname } from 'node:path';
  *   {"t":"begin","id":…,"rows":[[…]]}  before the rows are appended (holds the rows to re-append)
  *   {"t":"done","id":…}                 after the sheet accepted them
  *   {"t":"cursor","after":…}            poll position (the last event stored)
+ *   {"t":"compacted",…}                 first line of a compacted ledger: older done ids were dropped
  * A crash between begin and done leaves the event "pending": on start it is reconciled with the
  * event_id column of the sheet, appending only the rows that are missing. A torn last line is ignored.
  */
@@ -14,11 +31,32 @@ export class EventLedger {
   readonly done = new Set<string>();
   readonly pending = new Map<string, string[][]>();
   cursor: string | undefined;
+  /** Older done ids were dropped by a compaction: ids in the sheet but not here are expected. */
+  compacted = false;
+  /** Bytes in the file, as read plus as appended. */
+  size = 0;
   private fd: number | undefined;
+  /** The file ends in a torn line: the next entry starts on a fresh line, or it would be torn too. */
+  private tornTail = false;
 
   constructor(readonly path: string) {
-    if (!existsSync(path)) return;
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
+    this.load();
+  }
+
+  /** Reads the file again, replacing what is held (the writer calls it once it holds the lock). */
+  load(): void {
+    this.close();
+    this.done.clear();
+    this.pending.clear();
+    this.cursor = undefined;
+    this.compacted = false;
+    this.size = 0;
+    this.tornTail = false;
+    if (!existsSync(this.path)) return;
+    const text = readFileSync(this.path, 'utf8');
+    this.size = Buffer.byteLength(text);
+    this.tornTail = text !== '' && !text.endsWith('\n');
+    for (const line of text.split('\n')) {
       let e: { t?: string; id?: string; rows?: string[][]; after?: string };
       try {
         e = line ? (JSON.parse(line) as typeof e) : {};
@@ -30,16 +68,21 @@ export class EventLedger {
         this.done.add(e.id);
         this.pending.delete(e.id);
       } else if (e.t === 'cursor' && e.after) this.cursor = e.after;
+      else if (e.t === 'compacted') this.compacted = true;
     }
   }
 
-  private record(entry: Record<string, unknown>): void {
+  private record(...entries: Record<string, unknown>[]): void {
+    if (!entries.length) return;
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
       this.fd = openSync(this.path, 'a', 0o600);
     }
-    writeSync(this.fd, JSON.stringify(entry) + '\n');
+    const text = (this.tornTail ? '\n' : '') + entries.map((e) => JSON.stringify(e) + '\n').join('');
+    writeSync(this.fd, text);
     fsyncSync(this.fd);
+    this.tornTail = false;
+    this.size += Buffer.byteLength(text);
   }
 
   begin(id: string, rows: string[][]): void {
@@ -48,15 +91,78 @@ export class EventLedger {
   }
 
   finish(id: string): void {
-    this.record({ t: 'done', id });
-    this.pending.delete(id);
-    this.done.add(id);
+    this.finishMany([id]);
+  }
+
+  /** Several done entries with one fsync (a sheet full of rows the ledger lacks). */
+  finishMany(ids: readonly string[]): void {
+    this.record(...ids.map((id) => ({ t: 'done', id })));
+    for (const id of ids) {
+      this.pending.delete(id);
+      this.done.add(id);
+    }
   }
 
   setCursor(after: string): void {
     if (after === this.cursor) return;
     this.record({ t: 'cursor', after });
     this.cursor = after;
+  }
+
+  /**
+   * Temp files of a compaction that crashed before its rename. The ledger itself was never touched
+   * (the rename is the only step that replaces it), so they are only removed. Call with the lock held.
+   */
+  removeStaleTemps(): number {
+    const dir = dirname(this.path);
+    if (!existsSync(dir)) return 0;
+    const prefix = `.${basename(this.path)}.`;
+    let removed = 0;
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+      try {
+        unlinkSync(join(dir, name));
+        removed++;
+      } catch {
+        /* already gone */
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Rewrites the file atomically (temp file, fsync, rename) to what is still needed: the newest
+   * keepDone done ids, every begin without done (with its rows) and the cursor. Call with the lock held.
+   */
+  compact(keepDone = LEDGER_KEEP_DONE): CompactionResult {
+    const bytesBefore = this.size;
+    const ids = [...this.done];
+    const dropped = Math.max(0, ids.length - keepDone);
+    const kept = ids.slice(dropped);
+    const marker = this.compacted || dropped > 0;
+    this.close();
+    let bytesAfter = 0;
+    writeFileAtomic(
+      this.path,
+      (write) => {
+        const put = (e: Record<string, unknown>) => {
+          const line = JSON.stringify(e) + '\n';
+          bytesAfter += Buffer.byteLength(line);
+          write(line);
+        };
+        if (marker) put({ t: 'compacted', at: new Date().toISOString(), dropped });
+        // In order of completion, so the next compaction again drops the oldest.
+        for (const id of kept) put({ t: 'done', id });
+        for (const [id, rows] of this.pending) put({ t: 'begin', id, rows });
+        if (this.cursor !== undefined) put({ t: 'cursor', after: this.cursor });
+      },
+      0o600,
+    );
+    for (const id of ids.slice(0, dropped)) this.done.delete(id);
+    this.compacted = marker;
+    this.size = bytesAfter;
+    this.tornTail = false;
+    return { bytesBefore, bytesAfter, dropped };
   }
 
   close(): void {

@@ -1,29 +1,34 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { changeSummary, matchCompanySummary, type SummaryLang } from '../core/event-summary';
 import type { MonitoringChangeEvent, SearchMatchesEvent, WebhookEvent } from '../core/schemas/events';
 import { defaultStateDir } from './enrich';
-import { EventLedger } from './event-ledger';
+import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE, type CompactionResult } from './event-ledger';
 import type { Table } from './table';
 import { WriterLock } from './writer-lock';
 
-/** Columns of the events sheet; a search.matches event gives one row per company. */
+/**
+ * Columns of the events sheet; a search.matches event gives one row per company. `summary` is last so
+ * a sheet made before it existed gets it as one more column at the end, its old rows untouched.
+ */
 export const EVENT_COLUMNS = [
   'event_id', 'type', 'created_at', 'registry_code', 'company_name', 'category', 'kind', 'tone', 'details', 'lists',
   'search', 'match_date', 'legal_form', 'status', 'registered_on', 'address', 'activity_code', 'employees', 'revenue',
-  'tax_debt', 'rating',
+  'tax_debt', 'rating', 'summary',
 ] as const;
 type Column = (typeof EVENT_COLUMNS)[number];
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** Rows of one event as column → text; webhook.test and unknown types give none. */
-export function eventRecords(event: WebhookEvent | { id: string; type: string }): Partial<Record<Column, string>>[] {
+/** Rows of one event as column → text (the summary in lang); webhook.test and unknown types give none. */
+export function eventRecords(event: WebhookEvent | { id: string; type: string }, lang: SummaryLang = 'en'): Partial<Record<Column, string>>[] {
   if (event.type === 'monitoring.change') {
     const e = event as MonitoringChangeEvent;
     return [{
       event_id: e.id, type: e.type, created_at: e.created_at, registry_code: e.data.company.registry_code, company_name: e.data.company.name,
       category: e.data.category, kind: e.data.kind, tone: e.data.tone, details: text(e.data.details),
       lists: e.data.lists.map((l) => (l.external_ref ? `${l.name} (${l.external_ref})` : l.name)).join('; '),
+      summary: changeSummary(e, lang),
     }];
   }
   if (event.type === 'search.matches') {
@@ -32,6 +37,7 @@ export function eventRecords(event: WebhookEvent | { id: string; type: string })
       event_id: e.id, type: e.type, created_at: e.created_at, registry_code: c.registry_code, company_name: c.name,
       search: e.data.search.name, match_date: e.data.date, legal_form: c.legal_form, status: c.status, registered_on: c.registered_on,
       address: c.address, activity_code: text(c.activity_code), employees: text(c.employees), revenue: text(c.revenue), tax_debt: text(c.tax_debt), rating: text(c.rating),
+      summary: matchCompanySummary(e.data.search, c, lang),
     }));
   }
   return [];
@@ -44,6 +50,12 @@ export interface EventSheetOptions {
   /** Ledger file; default <state dir>/events-<table hash>.jsonl. */
   ledgerPath?: string;
   stateDir?: string;
+  /** Language of the summary column (default en). */
+  lang?: SummaryLang;
+  /** Compact the ledger when it is larger than this (default 8 MiB), on open and while running. */
+  compactAboveBytes?: number;
+  /** Done ids a compacted ledger keeps (default 50,000); older ones are known from the sheet. */
+  keepDone?: number;
 }
 
 export type AcceptOutcome = 'appended' | 'duplicate' | 'ignored';
@@ -58,9 +70,13 @@ export class EventSheetWriter {
   private readonly lock: WriterLock;
   private header: string[] = [];
   private present = new Set<string>();
+  /** Event ids in the sheet: the record of events older than the ledger keeps after compaction. */
+  private inSheet = new Set<string>();
   private unsure = false;
   private queue: Promise<unknown> = Promise.resolve();
   readonly stats = { appended: 0, duplicates: 0, ignored: 0, rows: 0, reconciled: 0 };
+  /** Compactions of the ledger by this writer (on open and while running). */
+  readonly compactions: CompactionResult[] = [];
 
   constructor(private readonly options: EventSheetOptions) {
     const hash = createHash('sha256').update(options.table.id).digest('hex').slice(0, 16);
@@ -69,10 +85,22 @@ export class EventSheetWriter {
     this.lock = new WriterLock(`${this.ledger.path}.lock`);
   }
 
-  /** Takes the lock, makes sure the header exists, and reconciles the ledger with the sheet. */
+  private compactIfLarge(): void {
+    if (this.ledger.size <= (this.options.compactAboveBytes ?? LEDGER_COMPACT_ABOVE_BYTES)) return;
+    this.compactions.push(this.ledger.compact(this.options.keepDone ?? LEDGER_KEEP_DONE));
+  }
+
+  /**
+   * Takes the lock, reads the ledger under it (compacting a large one), makes sure the header exists,
+   * and reconciles the ledger with the sheet.
+   */
   async open(): Promise<void> {
     this.lock.acquire(this.options.table.label);
     try {
+      // What was read before the lock may be stale: the previous writer could have added to it since.
+      this.ledger.load();
+      this.ledger.removeStaleTemps();
+      this.compactIfLarge();
       const { table } = this.options;
       const snap = await table.read();
       this.header = [...snap.header];
@@ -85,15 +113,20 @@ export class EventSheetWriter {
       }
       const idCol = this.header.indexOf('event_id');
       const codeCol = this.header.indexOf('registry_code');
+      const unknown = new Set<string>();
       for (const r of snap.rows) {
         const id = r[idCol] ?? '';
         if (!id) continue;
         this.present.add(rowKey(id, r[codeCol] ?? ''));
-        if (!this.ledger.done.has(id) && !this.ledger.pending.has(id)) {
-          // Rows in the sheet the ledger does not know (ledger lost or copied sheet): never add them again.
-          this.ledger.finish(id);
-          this.stats.reconciled++;
-        }
+        this.inSheet.add(id);
+        if (!this.ledger.done.has(id) && !this.ledger.pending.has(id)) unknown.add(id);
+      }
+      // Rows in the sheet the ledger does not know: never added again (inSheet). A compacted ledger
+      // dropped old ids on purpose, so only a full ledger records them (lost ledger, copied sheet);
+      // recording them after a compaction would grow the ledger back to the whole sheet on every start.
+      if (!this.ledger.compacted) {
+        this.ledger.finishMany([...unknown]);
+        this.stats.reconciled += unknown.size;
       }
       for (const [id, rows] of [...this.ledger.pending]) {
         await this.appendMissing(id, rows);
@@ -132,6 +165,7 @@ export class EventSheetWriter {
       }
     }
     for (const r of todo) this.present.add(rowKey(r[idCol] ?? id, r[codeCol] ?? ''));
+    this.inSheet.add(id);
     this.stats.rows += todo.length;
     this.ledger.finish(id);
   }
@@ -139,11 +173,11 @@ export class EventSheetWriter {
   /** Stores one event (serialised with any other call), answering whether it was new. */
   accept(event: WebhookEvent | { id: string; type: string }): Promise<AcceptOutcome> {
     const run = async (): Promise<AcceptOutcome> => {
-      if (this.ledger.done.has(event.id)) {
+      if (this.ledger.done.has(event.id) || this.inSheet.has(event.id)) {
         this.stats.duplicates++;
         return 'duplicate';
       }
-      const records = eventRecords(event);
+      const records = eventRecords(event, this.options.lang);
       if (!records.length) {
         this.stats.ignored++;
         return 'ignored';
@@ -152,6 +186,8 @@ export class EventSheetWriter {
       this.ledger.begin(event.id, rows);
       await this.appendMissing(event.id, rows);
       this.stats.appended++;
+      // A receiver may run for months without a restart; the ledger is kept small while it runs too.
+      this.compactIfLarge();
       return 'appended';
     };
     const p = this.queue.then(run, run);

@@ -15,6 +15,7 @@ interface EventsFlags extends ApiFlags, GoogleFlags {
   interval: number;
   ledger?: string;
   stateDir?: string;
+  lang: 'et' | 'en';
 }
 
 const int = (flag: string, min: number) => (v: string) => {
@@ -35,6 +36,7 @@ export function eventsToSheetCommand(): Command {
     .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
     .option('--once', 'poll until caught up, then stop (for cron)')
     .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
+    .addOption(new Option('--lang <lang>', 'language of the summary column').choices(['et', 'en']).default('en'))
     .option('--ledger <file>', 'ledger file that records stored events (default in the state folder)')
     .addOption(new Option('--state-dir <dir>', 'where the ledger and lock are kept').env('COMPANY_DATA_STATE_DIR'));
   addApiOptions(cmd);
@@ -42,9 +44,10 @@ export function eventsToSheetCommand(): Command {
   cmd.action(async (file: string | undefined, flags: EventsFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
     const table = openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet }, flags);
-    const writer = new EventSheetWriter({ table, ...(flags.ledger ? { ledgerPath: flags.ledger } : {}), ...(flags.stateDir ? { stateDir: flags.stateDir } : {}) });
+    const writer = new EventSheetWriter({ table, lang: flags.lang, ...(flags.ledger ? { ledgerPath: flags.ledger } : {}), ...(flags.stateDir ? { stateDir: flags.stateDir } : {}) });
     await writer.open();
     if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the sheet.`);
+    for (const c of writer.compactions) say(`Ledger compacted: ${Math.round(c.bytesBefore / 1024)} KB -> ${Math.round(c.bytesAfter / 1024)} KB.`);
     const controller = new AbortController();
     const log = (id: string, outcome: string) => say(`${id}: ${outcome}`);
     try {

@@ -476,3 +476,9 @@ export async function callWebhook(n8n, webhookPath, { method = 'POST', body, hea
 }
 
 export const sleep = (msec) => new Promise((r) => setTimeout(r, msec));
+
+/**
+ * Building blocks of startN8n for scripts that start other n8n commands beside it (queue mode:
+ * `n8n webhook`, `n8n worker`) with the same settings, process-group handling and cleanup.
+ */
+export const n8nProcess = { spawnN8n, waitReady, waitForPackageTypes };

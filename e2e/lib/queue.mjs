@@ -1,0 +1,228 @@
+// n8n in queue mode on one machine: Redis and PostgreSQL as throwaway children, then the main
+// process (startN8n with EXECUTIONS_MODE=queue), one `n8n webhook` and one `n8n worker`, all on one
+// database and one user folder (same encryption key, same community package).
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, n8nProcess, sleep, startN8n } from './n8n.mjs';
+import { ms } from './runtime.mjs';
+
+const PG_BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+
+// Children started here (own process groups), killed on exit even when stop() never ran.
+const live = new Set();
+let exitHook = false;
+function track(pid) {
+  live.add(pid);
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const g of live) killGroup(g, 'SIGKILL');
+  });
+}
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function which(cmd) {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Spawns a server in its own process group; stop() sends `signal`, then SIGKILL after graceMs. */
+function spawnServer(cmd, args, { name, env = process.env, signal = 'SIGTERM', graceMs = 10_000 } = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
+  track(child.pid);
+  const logs = [];
+  const onData = (b) => logs.push(...b.toString('utf8').split('\n').filter(Boolean));
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise((resolve) => {
+    child.on('exit', (code, sig) => resolve({ code, signal: sig }));
+    child.on('error', (error) => resolve({ code: null, signal: null, error }));
+  });
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        killGroup(child.pid, signal);
+        const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      killGroup(child.pid, 'SIGKILL');
+      live.delete(child.pid);
+    })());
+  return { name, child, pid: child.pid, logs, exited, stop };
+}
+
+async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  let exitInfo;
+  proc.exited.then((r) => (exitInfo = r));
+  for (;;) {
+    if (exitInfo) throw new Error(`${proc.name} exited before ${what} (${exitInfo.signal ?? `exit ${exitInfo.code}`}):\n${proc.logs.slice(-20).join('\n')}`);
+    if (await ok()) return;
+    if (Date.now() > deadline) throw new Error(`${proc.name}: ${what} not within ${timeoutMs / 1000} s:\n${proc.logs.slice(-20).join('\n')}`);
+    await sleep(200);
+  }
+}
+
+/**
+ * Redis from Debian's redis-server (installed with apt-get when missing), no persistence, on a free
+ * port of 127.0.0.1. Returns { host, port, stop() }.
+ */
+export async function startRedis({ log = () => {} } = {}) {
+  let bin = which('redis-server');
+  if (!bin) {
+    if (process.getuid?.() !== 0) throw new Error('redis-server is not installed and this is not root: apt-get install -y redis-server');
+    const t0 = Date.now();
+    log('installing redis-server (apt-get)...');
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    bin = which('redis-server');
+    if (!bin) throw new Error('apt-get install redis-server did not give a redis-server');
+    log(`redis-server installed (${ms(t0)})`);
+  }
+  const port = await freePort();
+  const proc = spawnServer(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { name: 'redis-server' });
+  await waitUntil('accepting connections', () => proc.logs.some((l) => /Ready to accept connections/.test(l)), proc);
+  return { host: '127.0.0.1', port, pid: proc.pid, logs: proc.logs, stop: proc.stop };
+}
+
+/**
+ * A throwaway PostgreSQL cluster in a temp folder (initdb, trust auth, 127.0.0.1 on a free port).
+ * initdb refuses root, so as root the cluster belongs to the `postgres` system user.
+ * Returns { host, port, database, user, stop() }; stop() removes the folder.
+ */
+export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
+  const binDir = PG_BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb'))) ?? path.dirname(which('initdb') ?? '');
+  if (!fs.existsSync(path.join(binDir, 'initdb'))) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql');
+  const asRoot = process.getuid?.() === 0;
+  // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
+  const asUser = (cmd, args) => (asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-pg-'));
+  const dataDir = path.join(dir, 'data');
+  if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
+  const t0 = Date.now();
+  const [initCmd, initArgs] = asUser(path.join(binDir, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  execFileSync(initCmd, initArgs, { stdio: 'pipe', cwd: dir });
+  const port = await freePort();
+  const [cmd, args] = asUser(path.join(binDir, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
+  // SIGINT: PostgreSQL's fast shutdown.
+  const proc = spawnServer(cmd, args, { name: 'postgres', signal: 'SIGINT', env: { ...process.env, LC_ALL: 'C' } });
+  await waitUntil('accepting connections', () => proc.logs.some((l) => /ready to accept connections/.test(l)), proc);
+  execFileSync(path.join(binDir, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { stdio: 'pipe' });
+  log(`PostgreSQL ${path.basename(path.dirname(binDir))} on 127.0.0.1:${port} (${ms(t0)})`);
+  return {
+    host: '127.0.0.1',
+    port,
+    database,
+    user: 'postgres',
+    pid: proc.pid,
+    logs: proc.logs,
+    stop: async () => {
+      await proc.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** n8n settings that put every process of the instance on the same database and queue. */
+export function queueEnv({ redis, postgres }) {
+  return {
+    EXECUTIONS_MODE: 'queue',
+    QUEUE_BULL_REDIS_HOST: redis.host,
+    QUEUE_BULL_REDIS_PORT: String(redis.port),
+    DB_TYPE: 'postgresdb',
+    DB_POSTGRESDB_HOST: postgres.host,
+    DB_POSTGRESDB_PORT: String(postgres.port),
+    DB_POSTGRESDB_DATABASE: postgres.database,
+    DB_POSTGRESDB_USER: postgres.user,
+    DB_POSTGRESDB_PASSWORD: '',
+  };
+}
+
+/**
+ * Starts one `n8n webhook` or `n8n worker` beside a running main (same env and user folder, own ports).
+ * Returns { kind, baseUrl, port, pid, logs, logText(), exited, stop() }.
+ */
+export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, log = () => {} } = {}) {
+  if (kind !== 'webhook' && kind !== 'worker') throw new Error(`kind must be webhook or worker, got ${kind}`);
+  const t0 = Date.now();
+  port ??= await freePort();
+  const brokerPort = await freePort();
+  const env = {
+    ...main.env,
+    N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+    ...(kind === 'webhook'
+      ? { N8N_PORT: String(port) }
+      : { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }),
+  };
+  const logFile = path.join(main.userFolder, `n8n-${kind}.log`);
+  const proc = n8nProcess.spawnN8n(main.runtime, [kind], { env, cwd: main.userFolder, logFile });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await n8nProcess.waitReady(baseUrl, proc, readyTimeoutMs);
+    // Both commands load community packages before they listen; a failed load is only in the log.
+    const failed = proc.logs.find((l) => main.packageName && l.includes(`Failed to load package "${main.packageName}"`));
+    if (failed) throw new Error(`n8n ${kind} could not load ${main.packageName}: ${failed.slice(0, 600)}`);
+  } catch (err) {
+    err.message += `\n--- last n8n ${kind} log lines (${logFile}) ---\n${proc.logs.slice(-40).join('\n')}`;
+    await proc.stop();
+    throw err;
+  }
+  log(`${kind} ready on ${baseUrl} in ${ms(t0)} (pid ${proc.child.pid}, log ${logFile})`);
+  return { kind, baseUrl, port, pid: proc.child.pid, logs: proc.logs, logText: () => proc.logs.join('\n'), exited: proc.exited, stop: () => proc.stop() };
+}
+
+/**
+ * The whole queue-mode instance: main (editor, API, activation), one webhook process that the
+ * production webhook URL points at, one worker that runs the executions.
+ * Returns { main, webhook, worker, restartWebhook(), stop() }.
+ */
+export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, env = {}, log = () => {} }) {
+  const webhookPort = await freePort();
+  const webhookBase = `http://127.0.0.1:${webhookPort}`;
+  const main = await startN8n({
+    runtime,
+    packageDir,
+    userFolder,
+    log,
+    env: {
+      ...queueEnv({ redis, postgres }),
+      // The URL activation registers with the service: the webhook process, not main.
+      N8N_WEBHOOK_URL: `${webhookBase}/`,
+      ...env,
+    },
+  });
+  const q = { main, webhook: undefined, worker: undefined };
+  q.stop = async () => {
+    for (const p of [q.webhook, q.worker]) await p?.stop().catch(() => {});
+    await main.stop({ keepUserFolder: true });
+  };
+  try {
+    q.worker = await startQueueProcess(main, 'worker', { log });
+    q.webhook = await startQueueProcess(main, 'webhook', { port: webhookPort, log });
+  } catch (err) {
+    await q.stop();
+    throw err;
+  }
+  /** Kills the webhook process (SIGKILL: nothing of its memory survives) and starts a new one on the same port. */
+  q.restartWebhook = async () => {
+    killGroup(q.webhook.pid, 'SIGKILL');
+    await q.webhook.exited;
+    await q.webhook.stop();
+    q.webhook = await startQueueProcess(main, 'webhook', { port: webhookPort, log });
+    return q.webhook;
+  };
+  return q;
+}

@@ -10,9 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { ensureRuntime } from './lib/runtime.mjs';
-import { api, rest, createCredential, createWorkflow, listExecutions, nodeTypeNames, publishWorkflow, runManual, sleep, startN8n } from './lib/n8n.mjs';
+import { api, rest, callWebhook, createCredential, createWorkflow, getExecution, listExecutions, nodeTypeNames, publishWorkflow, runManual, sleep, startN8n } from './lib/n8n.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 import { startChatReceiver } from './lib/chat.mjs';
+import { offeredTools, profileLookupScript, startLlmStandIn, toolResults } from './lib/llm.mjs';
 import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from './lib/examples.mjs';
 import { buildIfStale } from './lib/build.mjs';
 import { expectedEnrichment } from './expected.mjs';
@@ -90,6 +91,11 @@ async function main() {
 
   const chat = await startChatReceiver();
   cleanups.push(() => chat.close());
+  // The agent example's chat model talks to this instead of api.openai.com.
+  const agentCode = '13545698';
+  const llmKey = `sk-standin-${randomBytes(16).toString('hex')}`;
+  const llm = await startLlmStandIn({ apiKey: llmKey, reply: profileLookupScript(agentCode) });
+  cleanups.push(() => llm.close());
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-e2e-'));
   cleanups.push(async () => {
@@ -107,6 +113,7 @@ async function main() {
   log(`[time] n8n started in ${secs(t)}`);
 
   let credential;
+  let llmCredential;
   const wf = {};
 
   await check('n8n loads all ten node types of the package', async () => {
@@ -126,6 +133,16 @@ async function main() {
     const test = await rest(n8n, 'POST', '/credentials/test', {
       credentials: { id: credential.id, name: CREDENTIAL_NAME, type: 'companyDataApi', data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' } },
     });
+    const result = test?.data ?? test;
+    assertEqual(result?.status, 'OK', `credential test (${result?.message})`);
+  });
+
+  await check('OpenAI credential pointing at the local stand-in LLM is created and passes its test', async () => {
+    // Only the Base URL differs from a real OpenAI credential.
+    const data = { apiKey: llmKey, url: llm.url, organizationId: '', header: false };
+    llmCredential = await createCredential(n8n, { name: 'OpenAI (local stand-in)', type: 'openAiApi', data });
+    assert(llmCredential?.id, 'no credential id');
+    const test = await rest(n8n, 'POST', '/credentials/test', { credentials: { id: llmCredential.id, name: llmCredential.name, type: 'openAiApi', data } });
     const result = test?.data ?? test;
     assertEqual(result?.status, 'OK', `credential test (${result?.message})`);
   });
@@ -150,6 +167,8 @@ async function main() {
         searchId: search.id,
         // Polls once a minute in the test instead of every morning.
         pollTimes: { item: [{ mode: 'everyMinute' }] },
+        llmCredential,
+        publicChat: true,
       });
       wf[key] = { json: adapted, created: await createWorkflow(n8n, adapted) };
       assert(wf[key].created.id, `${file}: no workflow id`);
@@ -179,6 +198,39 @@ async function main() {
     const usage = await sandbox.call('GET', '/usage');
     // 30 rows: 3 never sent (bad check digits, too short), duplicates sent once.
     log(`        lookup billed ${usage.billed_lookup_queries} queries for ${input.length} rows`);
+  });
+
+  await check('agent: a chat message makes the AI agent call our Companies tool against the sandbox and answer with the company name', async () => {
+    const agent = wf['ai-agent-company-research'];
+    assert(agent, 'the agent example was not imported');
+    const profile = await sandbox.call('GET', `/companies/${agentCode}`);
+    const name = profile?.name;
+    assert(name, `sandbox has no name for ${agentCode}`);
+    await publishWorkflow(n8n, agent.created.id);
+    const usageBefore = await sandbox.call('GET', '/usage');
+    const trigger = agent.json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+    const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
+      body: { action: 'sendMessage', sessionId: `e2e-${Date.now()}`, chatInput: `Who is behind registry code ${agentCode}?` },
+      timeoutMs: 60_000,
+    });
+    const usageAfter = await sandbox.call('GET', '/usage');
+    assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
+    assertEqual(llm.requests.length, 2, 'requests to the stand-in LLM');
+    const [first, second] = llm.requests;
+    const tools = offeredTools(first);
+    const ours = tools.filter((t) => t.parameters?.properties?.registry_code || t.parameters?.properties?.q);
+    assertEqual(ours.map((t) => t.name).sort(), ['Company_profile', 'Search_companies'], `tools offered to the LLM (${JSON.stringify(tools.map((t) => t.name))})`);
+    const result = toolResults(second).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+    assert(result.includes(name) && result.includes(agentCode), `the tool result sent back to the LLM should hold ${name}: ${result.slice(0, 300)}`);
+    // Our tool's request plus the /usage read between the two reads.
+    assert(usageAfter.requests >= usageBefore.requests + 2, `sandbox requests ${usageBefore.requests} -> ${usageAfter.requests}`);
+    const output = answer.json?.output;
+    assert(typeof output === 'string' && output.includes(name), `chat answer should quote ${name}: ${answer.text.slice(0, 300)}`);
+    const [ex] = await listExecutions(n8n, { workflowId: agent.created.id });
+    const full = await getExecution(n8n, ex.id);
+    assertEqual(full.status, 'success', 'agent execution status');
+    assert(full.data.resultData.runData['Company profile'], `the "Company profile" tool node should have run (ran: ${Object.keys(full.data.resultData.runData)})`);
+    log(`        tools offered: ${tools.map((t) => t.name).join(', ')}; answer: ${JSON.stringify(output)}`);
   });
 
   // Alert to chat: the trigger registers the webhook at publish; each event reaches the chat once.

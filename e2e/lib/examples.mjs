@@ -22,11 +22,16 @@ export function readExample(file) {
  * A copy of the example with local values filled in.
  * credential: { id, name }; filesDir: folder for the CSV; chatUrl: where "Post to chat" posts;
  * searchId: the saved search of the digest; pollTimes: overrides the poll trigger's schedule.
+ * llmCredential: { id, name } of an openAiApi credential for the agent's chat model (the e2e one points
+ * at a local stand-in). publicChat: makes the Chat Trigger answer on its production URL, which n8n
+ * refuses (404) for a non-public chat; the editor's own chat window needs no such change.
  */
-export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId, pollTimes } = {}) {
+export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId, pollTimes, llmCredential, publicChat } = {}) {
   const wf = structuredClone(workflow);
   for (const node of wf.nodes) {
     if (credential && node.credentials?.companyDataApi) node.credentials.companyDataApi = { id: credential.id, name: credential.name };
+    if (llmCredential && node.credentials?.openAiApi) node.credentials.openAiApi = { id: llmCredential.id, name: llmCredential.name };
+    if (publicChat && node.type === '@n8n/n8n-nodes-langchain.chatTrigger') node.parameters = { ...node.parameters, public: true };
     const p = node.parameters ?? {};
     if (filesDir) {
       for (const key of ['fileSelector', 'fileName']) {

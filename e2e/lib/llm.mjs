@@ -1,0 +1,122 @@
+// A local stand-in for the OpenAI Chat Completions API, so the AI-agent example runs offline. It is
+// scripted, not smart: `reply(request, index)` decides each answer from what n8n sent (the messages
+// and the `tools` n8n offers). Every request is recorded for the checks; the API key is compared, never kept.
+import http from 'node:http';
+
+/**
+ * Starts the stand-in on 127.0.0.1. apiKey: the bearer key n8n must send (from its openAiApi credential).
+ * reply(body, index) returns { toolCalls: [{ name, arguments }] } or { text }.
+ * Returns { url (the credential's Base URL, ending in /v1), requests, close() }.
+ */
+export async function startLlmStandIn({ apiKey, reply, host = '127.0.0.1', port = 0 }) {
+  const requests = [];
+  let calls = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const send = (status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.headers.authorization !== `Bearer ${apiKey}`) {
+        return send(401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      }
+      // The credential's "Test" button lists models.
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        return send(200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'stand-in' }] });
+      }
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        return send(404, { error: { message: `The stand-in only answers POST /v1/chat/completions, not ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+      }
+      let body;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return send(400, { error: { message: 'body is not JSON', type: 'invalid_request_error' } });
+      }
+      requests.push(body);
+      let answer;
+      try {
+        answer = reply(body, calls++);
+      } catch (err) {
+        answer = { text: `stand-in script failed: ${err.message}` };
+      }
+      const message = toMessage(answer);
+      const id = `chatcmpl-standin-${calls}`;
+      const finish = message.tool_calls ? 'tool_calls' : 'stop';
+      const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
+      if (body.stream) return streamAnswer(res, { id, model: body.model, message, finish, usage: body.stream_options?.include_usage ? usage : undefined });
+      send(200, { id, object: 'chat.completion', created: now(), model: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage });
+    });
+  });
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  return {
+    url: `http://${host}:${server.address().port}/v1`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function toMessage(answer) {
+  if (answer.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: null,
+      tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_standin_${i + 1}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+    };
+  }
+  return { role: 'assistant', content: String(answer.text ?? '') };
+}
+
+// Server-sent events, for a client that asks for `stream: true` (n8n's agent does when the chat streams).
+function streamAnswer(res, { id, model, message, finish, usage }) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const chunk = (delta, finishReason = null, extra = {}) =>
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: now(), model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+  const delta = message.tool_calls
+    ? { role: 'assistant', content: null, tool_calls: message.tool_calls.map((c, index) => ({ index, ...c })) }
+    : { role: 'assistant', content: message.content };
+  chunk(delta);
+  chunk({}, finish);
+  if (usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: now(), model, choices: [], usage })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+/** The function tools offered in a request: [{ name, description, parameters }]. */
+export const offeredTools = (body) => (body.tools ?? []).filter((t) => t.type === 'function').map((t) => t.function);
+
+/** Messages with role "tool" (results n8n sends back after running a tool call). */
+export const toolResults = (body) => (body.messages ?? []).filter((m) => m.role === 'tool');
+
+const textOf = (content) => (Array.isArray(content) ? content.map((p) => p.text ?? '').join('') : String(content ?? ''));
+
+/**
+ * The script of the company-research check: first answer, a call of the offered tool that takes a
+ * `registry_code`; once the tool result is in the messages, a final text quoting the company name it holds.
+ */
+export function profileLookupScript(registryCode) {
+  return (body) => {
+    const results = toolResults(body);
+    if (results.length === 0) {
+      const tool = offeredTools(body).find((t) => t.parameters?.properties?.registry_code);
+      if (!tool) return { text: `No tool with a registry_code parameter was offered (tools: ${offeredTools(body).map((t) => t.name).join(', ') || 'none'}).` };
+      return { toolCalls: [{ name: tool.name, arguments: { registry_code: registryCode } }] };
+    }
+    const content = textOf(results.at(-1).content);
+    const name = companyNameIn(content);
+    return { text: name ? `Registry code ${registryCode} belongs to ${name}.` : `The tool result named no company: ${content.slice(0, 200)}` };
+  };
+}
+
+// n8n hands a tool's output items to the model as JSON text (an array of items or one object).
+function companyNameIn(content) {
+  let parsed;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return /"name"\s*:\s*"([^"]+)"/.exec(content)?.[1];
+  }
+  const first = Array.isArray(parsed) ? parsed[0] : parsed;
+  const item = first?.json ?? first;
+  return typeof item?.name === 'string' ? item.name : undefined;
+}

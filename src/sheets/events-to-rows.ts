@@ -52,7 +52,7 @@ export interface EventSheetOptions {
   stateDir?: string;
   /** Language of the summary column (default en). */
   lang?: SummaryLang;
-  /** Compact the ledger when it is larger than this (default 8 MiB), on open and while running. */
+  /** Compact the ledger when it is larger than this (default 3 MiB), on open and while running. */
   compactAboveBytes?: number;
   /** Done ids a compacted ledger keeps (default 50,000); older ones are known from the sheet. */
   keepDone?: number;
@@ -77,6 +77,7 @@ export class EventSheetWriter {
   readonly stats = { appended: 0, duplicates: 0, ignored: 0, rows: 0, reconciled: 0 };
   /** Compactions of the ledger by this writer (on open and while running). */
   readonly compactions: CompactionResult[] = [];
+  private compactedTo = 0;
 
   constructor(private readonly options: EventSheetOptions) {
     const hash = createHash('sha256').update(options.table.id).digest('hex').slice(0, 16);
@@ -86,8 +87,13 @@ export class EventSheetWriter {
   }
 
   private compactIfLarge(): void {
-    if (this.ledger.size <= (this.options.compactAboveBytes ?? LEDGER_COMPACT_ABOVE_BYTES)) return;
-    this.compactions.push(this.ledger.compact(this.options.keepDone ?? LEDGER_KEEP_DONE));
+    const limit = this.options.compactAboveBytes ?? LEDGER_COMPACT_ABOVE_BYTES;
+    // When the kept ids alone come near the limit (long ids), wait for twice what compaction left,
+    // or every event would rewrite the whole file.
+    if (this.ledger.size <= Math.max(limit, 2 * this.compactedTo)) return;
+    const result = this.ledger.compact(this.options.keepDone ?? LEDGER_KEEP_DONE);
+    this.compactedTo = result.bytesAfter;
+    this.compactions.push(result);
   }
 
   /**

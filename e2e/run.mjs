@@ -216,6 +216,7 @@ async function main() {
     const usageAfter = await sandbox.call('GET', '/usage');
     assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
     assertEqual(llm.requests.length, 2, 'requests to the stand-in LLM');
+    fs.writeFileSync(path.join(work, 'agent-llm-requests.json'), JSON.stringify(llm.requests, null, 1));
     const [first, second] = llm.requests;
     const tools = offeredTools(first);
     const ours = tools.filter((t) => t.parameters?.properties?.registry_code || t.parameters?.properties?.q);

@@ -24,7 +24,7 @@ for (const dir of fs.readdirSync(path.join(root, 'nodes'))) {
   }
 }
 
-interface WfNode { name: string; type: string; credentials?: Record<string, { name: string }> }
+interface WfNode { name: string; type: string; parameters?: Record<string, unknown>; credentials?: Record<string, { name: string }> }
 interface Wf { name: string; nodes: WfNode[]; connections: Record<string, Record<string, { node: string }[][]>> }
 
 describe('example workflows', () => {
@@ -50,4 +50,25 @@ describe('example workflows', () => {
       }
     });
   }
+
+  // npm run e2e runs this example against a local OpenAI stand-in by changing only the credential's
+  // Base URL (and making the chat public); these are the assumptions it rests on.
+  it('ai-agent-company-research.json: real OpenAI by default, tools with the parameters the e2e script calls', () => {
+    const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, 'ai-agent-company-research.json'), 'utf8')) as Wf;
+    const byType = (t: string) => wf.nodes.filter((n) => n.type === t);
+    const [model] = byType('@n8n/n8n-nodes-langchain.lmChatOpenAi');
+    expect(model?.credentials?.openAiApi?.name).toBe('OpenAI account');
+    // No base URL in the node: the credential decides (api.openai.com unless the user changes it).
+    expect((model?.parameters?.options as Record<string, unknown>)?.baseURL).toBeUndefined();
+    // Chat Completions, the API the stand-in speaks (the Responses API is a separate switch).
+    expect(model?.parameters?.responsesApiEnabled).toBeUndefined();
+    const [trigger] = byType('@n8n/n8n-nodes-langchain.chatTrigger');
+    expect(trigger?.parameters?.public ?? false).toBe(false);
+    const tools = byType(`${pkg.name}.companyDataCompaniesTool`);
+    const fromAi = (n: WfNode) => Object.values(n.parameters ?? {}).flatMap((v) => (typeof v === 'string' ? [...v.matchAll(/\$fromAI\('([a-z_]+)'/g)].map((m) => m[1]) : []));
+    expect(Object.fromEntries(tools.map((n) => [n.name, [n.parameters?.operation, fromAi(n)]]))).toEqual({
+      'Search companies': ['search', ['q']],
+      'Company profile': ['get', ['registry_code']],
+    });
+  });
 });

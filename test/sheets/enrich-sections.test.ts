@@ -74,7 +74,7 @@ describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
     expect(dry).toContain('Requests: 1 lookup request(s)');
     expect(dry).toContain('Billed queries: 5');
     // Matches are unknown before the lookup, so the preview is the most it can be: one per query.
-    expect(dry).toContain('Profile requests for sections: 5 at most');
+    expect(dry).toContain('Profile requests for sections: 5 at most (one per matched company; not in the billed queries)');
     expect(readFileSync(file, 'utf8')).toBe(original);
     expect(u1.billed_lookup_queries).toBe(u0.billed_lookup_queries);
     const perUsageCall = u1.requests - u0.requests; // the usage read itself, however the sandbox counts it

@@ -54,7 +54,7 @@ export function formatReport(r: EnrichReport): string[] {
         `Matched ${r.matched}, VAT groups ${r.vatGroups}, no match ${r.noMatch}, skipped ${r.skipped}, invalid ${r.invalid}, errors ${r.errors}`,
         `Requests: ${r.requests}; billed queries: ${r.billedQueries}${r.fromJournal ? `; ${r.fromJournal} answers reused from the interrupted run` : ''}`,
       ];
-  if (r.profileRequests) lines.push(`Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company, billed as profile reads)' : ''}`);
+  if (r.profileRequests) lines.push(`Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company; not in the billed queries)' : ''}`);
   if (!r.dryRun && r.invalid + r.skipped) lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
   if (r.firstError) {
     const e = r.firstError;

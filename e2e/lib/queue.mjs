@@ -12,13 +12,15 @@ const PG_BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin',
 
 // Children started here (own process groups), killed on exit even when stop() never ran.
 const live = new Set();
+const tempDirs = new Set();
 let exitHook = false;
 function track(pid) {
-  live.add(pid);
+  if (pid) live.add(pid);
   if (exitHook) return;
   exitHook = true;
   process.on('exit', () => {
     for (const g of live) killGroup(g, 'SIGKILL');
+    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
   });
 }
 function killGroup(pid, signal) {
@@ -110,6 +112,8 @@ export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
   // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
   const asUser = (cmd, args) => (asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-pg-'));
+  tempDirs.add(dir);
+  track();
   const dataDir = path.join(dir, 'data');
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const t0 = Date.now();
@@ -132,6 +136,7 @@ export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
     stop: async () => {
       await proc.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+      tempDirs.delete(dir);
     },
   };
 }

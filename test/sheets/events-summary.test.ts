@@ -101,7 +101,7 @@ describe('summary column', () => {
 
   it('Google sheet made before the column: header added at the end, grid grown by one column, old rows untouched; webhooks', async () => {
     const old = EVENT_COLUMNS.filter((c) => c !== 'summary');
-    const oldRows = [old.map((c) => (c === 'event_id' ? 'evt_a' : c === 'registry_code' ? '10000001' : c === 'type' ? 'monitoring.change' : c === 'kind' ? 'tax_debt' : ''))];
+    const oldRows: string[][] = [old.map((c): string => (c === 'event_id' ? 'evt_a' : c === 'registry_code' ? '10000001' : c === 'type' ? 'monitoring.change' : c === 'kind' ? 'tax_debt' : ''))];
     oldRows.push(oldRows[0]!.map((v) => (v === 'evt_a' ? 'evt_b' : v)));
     standin.create('old', [{ title: 'Events', rows: [[...old], ...oldRows], rowCount: 3, columnCount: old.length }]);
     const before = standin.calls.length;

@@ -23,4 +23,8 @@ if [ "${COMPANY_DATA_SKIP_E2E:-}" = "1" ]; then
 else
   echo "== real-n8n end to end (example workflows)"
   node e2e/run.mjs
+  # The trigger's duplicate handling with main, webhook and worker processes (PostgreSQL and Redis from
+  # Debian packages, installed when missing).
+  echo "== real-n8n queue mode (trigger dedupe across processes)"
+  node e2e/queue-mode.mjs
 fi

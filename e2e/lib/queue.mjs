@@ -106,8 +106,19 @@ export async function startRedis({ log = () => {} } = {}) {
  * Returns { host, port, database, user, stop() }; stop() removes the folder.
  */
 export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
-  const binDir = PG_BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb'))) ?? path.dirname(which('initdb') ?? '');
-  if (!fs.existsSync(path.join(binDir, 'initdb'))) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql');
+  const findInitdb = () => PG_BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb'))) ?? path.dirname(which('initdb') ?? '');
+  let binDir = findInitdb();
+  if (!fs.existsSync(path.join(binDir, 'initdb'))) {
+    // A fresh machine may have only the psql client: install the server as the Redis step does.
+    if (process.getuid?.() !== 0) throw new Error('PostgreSQL is not installed and this is not root: apt-get install -y postgresql');
+    const t0 = Date.now();
+    log('installing postgresql (apt-get)...');
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', '-qq', 'postgresql'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    binDir = findInitdb();
+    if (!fs.existsSync(path.join(binDir, 'initdb'))) throw new Error('apt-get install postgresql did not give an initdb');
+    log(`postgresql installed (${ms(t0)})`);
+  }
   const asRoot = process.getuid?.() === 0;
   // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
   const asUser = (cmd, args) => (asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args]);

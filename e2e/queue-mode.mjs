@@ -17,57 +17,11 @@ import { startSandboxCli } from './lib/sandbox.mjs';
 import { startChatReceiver } from './lib/chat.mjs';
 import { adaptExample, CREDENTIAL_NAME, readExample } from './lib/examples.mjs';
 import { buildIfStale } from './lib/build.mjs';
+import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
-const t0 = Date.now();
-const secs = (from = t0) => `${((Date.now() - from) / 1000).toFixed(1)} s`;
-const log = (m) => process.stdout.write(`${m}\n`);
-
-const results = [];
-async function check(name, fn) {
-  const start = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true });
-    log(`  ok    ${name} (${secs(start)})`);
-  } catch (err) {
-    results.push({ name, ok: false, err });
-    log(`  FAIL  ${name} (${secs(start)})\n        ${String(err?.stack ?? err).split('\n').slice(0, 8).join('\n        ')}`);
-  }
-}
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-function assertEqual(actual, expected, what) {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
-}
-async function waitFor(what, ok, { timeoutMs = 30_000, everyMs = 250 } = {}) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await ok();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-const cleanups = [];
-let cleaning;
-const cleanup = () =>
-  (cleaning ??= (async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((e) => log(`cleanup: ${e.message}`));
-  })());
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.once(sig, () => {
-    log(`\n${sig}: stopping`);
-    const force = setTimeout(() => process.exit(130), 20_000);
-    force.unref();
-    cleanup().finally(() => process.exit(130));
-  });
-}
+const { secs, log, check, cleanups, finish } = checkRun({ traceLines: 8 });
 
 const TRIGGER = 'Company Data Trigger';
 const CHAT_NODE = 'Post to chat';
@@ -236,15 +190,4 @@ async function main() {
   });
 }
 
-let fatal;
-try {
-  await main();
-} catch (err) {
-  fatal = err;
-  log(`\nSTOPPED: ${err?.stack ?? err}`);
-}
-await cleanup();
-const passed = results.filter((r) => r.ok).length;
-const failed = results.length - passed + (fatal ? 1 : 0);
-log(`\n${passed} passed, ${failed} failed (${secs()} in all)`);
-process.exit(failed ? 1 : 0);
+await finish(main);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildIfStale } from '../e2e/lib/build.mjs';
 import { startSandboxCli } from '../e2e/lib/sandbox.mjs';
 import { startChatReceiver } from '../e2e/lib/chat.mjs';
+import { chatRegistryCodeScript, startLlmStandIn } from '../e2e/lib/llm.mjs';
 import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from '../e2e/lib/examples.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,7 +33,7 @@ if (!fs.existsSync(path.join(repoDir, 'node_modules', '.package-lock.json'))) {
 }
 
 const HOST = '127.0.0.1';
-const PORTS = { sandbox: 4010, chat: 4011, n8n: 5678 };
+const PORTS = { sandbox: 4010, chat: 4011, llm: 4012, n8n: 5678 };
 // A key for the local sandbox only (it accepts any key it is started with); never a real service key.
 const DEMO_KEY = 'sk_api_demo_local_sandbox_only';
 const OWNER = { email: 'demo@company-data.local', password: 'CompanyData-demo1', firstName: 'Demo', lastName: 'User' };
@@ -148,6 +149,15 @@ async function main() {
     type: 'companyDataApi',
     data: { apiKey: DEMO_KEY, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
   });
+  // The agent example needs a chat model; offline, a scripted stand-in speaks the OpenAI API on loopback.
+  const llmKey = 'sk-demo-local-stand-in';
+  const llm = await startLlmStandIn({ apiKey: llmKey, reply: chatRegistryCodeScript(), host: HOST, port: PORTS.llm });
+  stops.push(() => llm.close());
+  const llmCredential = await createCredential(n8n, {
+    name: 'OpenAI (offline stand-in)',
+    type: 'openAiApi',
+    data: { apiKey: llmKey, url: llm.url, organizationId: '', header: false },
+  });
   const search = await sandbox.call('POST', '/searches', { name: 'New in Tartu', filters: { county: ['Tartu'], registered_within_days: 30 } });
   const created = {};
   for (const file of exampleFiles()) {
@@ -156,6 +166,7 @@ async function main() {
       filesDir,
       chatUrl: `${chat.url}/${file.replace(/\.json$/, '')}`,
       searchId: search.id,
+      llmCredential,
     });
     try {
       created[file] = await createWorkflow(n8n, wf);
@@ -187,6 +198,9 @@ async function main() {
   say('     Register companies in Tartu and run the morning search, then click "Execute workflow":');
   say(`     curl -X POST ${sandbox.url}/sandbox/companies -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"count":3,"template":{"county":"Tartu maakond"}}'`);
   say(`     curl -X POST ${sandbox.url}/sandbox/runs -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"kind":"searches"}'`);
+  say(`  4. "AI agent: company research": ${wfUrl('ai-agent-company-research.json')}`);
+  say('     Open the chat, write e.g. "Who is 14453248?". An offline stand-in plays the model and calls the');
+  say('     Company Data tool; with a real OpenAI credential the agent answers any question.');
   say('');
   say('Everything is synthetic and starts fresh each time. Ctrl-C stops n8n and the sandbox.');
   await n8n.exited.then((r) => {

@@ -108,6 +108,19 @@ export function profileLookupScript(registryCode) {
   };
 }
 
+/**
+ * The offline demo's script (npm start): looks up the 8-digit registry code written in the user's last
+ * chat message, or says what to write. Not a model: it only shows the tool wiring working.
+ */
+export function chatRegistryCodeScript() {
+  return (body) => {
+    const user = (body.messages ?? []).filter((m) => m.role === 'user').at(-1);
+    const code = /\b\d{8}\b/.exec(textOf(user?.content))?.[0];
+    if (!code) return { text: 'I am the offline stand-in model of this demo: write an 8-digit registry code (e.g. 13545698) and I will look it up with the Company Data tool.' };
+    return profileLookupScript(code)(body);
+  };
+}
+
 // n8n hands a tool's output items to the model as JSON text (an array of items or one object).
 function companyNameIn(content) {
   let parsed;

@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrichCommand } from '../../src/cli/commands/enrich';
 import { startLookupServer, type LookupServer } from './support/lookup-server';
+import { runCommand } from '../support/run-command';
 
 let server: LookupServer;
 let dir: string;
@@ -16,21 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function runEnrich(args: string[]): Promise<{ out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
-  try {
-    await enrichCommand().exitOverride().parseAsync(args, { from: 'user' });
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  return { out, err };
-}
+const runEnrich = (args: string[]) => runCommand(enrichCommand(), args);
 
 describe('company-data enrich', () => {
   it('dry run prints the cost preview and changes nothing; a real run writes --out; the key never shows', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrichCommand } from '../../src/cli/commands/enrich';
 import { CompanyDataClient } from '../../src/index';
 import { startSandbox } from '../../src/sandbox';
+import { runCommand } from '../support/run-command';
 
 type Sb = Awaited<ReturnType<typeof startSandbox>>;
 let sb: Sb;
@@ -30,20 +31,7 @@ afterAll(async () => {
 
 const usage = async () => (await client.reference.usage()).data as { requests: number; billed_lookup_queries: number };
 
-async function runEnrich(args: string[]): Promise<string> {
-  let out = '';
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  try {
-    await enrichCommand().exitOverride().parseAsync(args, { from: 'user' });
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  return out;
-}
+const runEnrich = async (args: string[]) => (await runCommand(enrichCommand(), args)).out;
 
 describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
   it('dry run previews the profile requests; the run writes the sections, one profile read per company, billed per lookup query', async () => {

@@ -18,6 +18,7 @@ import { GoogleSheetTable } from '../../src/sheets/google-table';
 import { signWebhook } from '../../src/webhooks';
 import { startEventsSandbox, type EventsSandbox } from '../sandbox-events/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
+import { runCommand } from '../support/run-command';
 
 let h: EventsSandbox;
 let client: CompanyDataClient;
@@ -38,21 +39,7 @@ afterAll(async () => {
   await h.close();
 });
 
-async function runCli(args: string[]): Promise<{ out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
-  try {
-    await eventsToSheetCommand().exitOverride().parseAsync(args, { from: 'user' });
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  return { out, err };
-}
+const runCli = (args: string[]) => runCommand(eventsToSheetCommand(), args);
 
 async function control(method: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(`${h.url}${path}`, { method, headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -85,6 +85,11 @@ const onePerCompanyOption: INodeProperties = {
   description: 'Whether to output one item per newly matching company instead of one item per saved-search event',
 };
 
+/** The Options collection of both triggers: the one-item-per-company switch plus each trigger's own option. */
+function optionsCollection(own: INodeProperties): INodeProperties {
+  return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [onePerCompanyOption, own] };
+}
+
 export const webhookTriggerProperties: INodeProperties[] = [
   {
     displayName:
@@ -96,24 +101,14 @@ export const webhookTriggerProperties: INodeProperties[] = [
   eventsProperty(triggerEventTypes),
   languageProperty,
   filtersProperty,
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
-    options: [
-      onePerCompanyOption,
-      {
-        displayName: 'Take Over Existing Webhook',
-        name: 'takeOver',
-        type: 'boolean',
-        default: false,
-        description:
-          'Whether to point the account\'s webhook here even when it already sends events to another address (another workflow or system then gets none)',
-      },
-    ],
-  },
+  optionsCollection({
+    displayName: 'Take Over Existing Webhook',
+    name: 'takeOver',
+    type: 'boolean',
+    default: false,
+    description:
+      'Whether to point the account\'s webhook here even when it already sends events to another address (another workflow or system then gets none)',
+  }),
 ];
 
 export const pollTriggerProperties: INodeProperties[] = [
@@ -129,27 +124,17 @@ export const pollTriggerProperties: INodeProperties[] = [
   },
   languageProperty,
   filtersProperty,
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
+  optionsCollection({
+    displayName: 'Start From',
+    name: 'startFrom',
+    type: 'options',
     options: [
-      onePerCompanyOption,
-      {
-        displayName: 'Start From',
-        name: 'startFrom',
-        type: 'options',
-        options: [
-          { name: 'Now', value: 'now', description: 'Only events that arrive after activation' },
-          { name: 'Oldest Kept Event', value: 'oldest', description: 'Every event the service still keeps, then new ones' },
-        ],
-        default: 'now',
-        description: 'Where the first poll starts',
-      },
+      { name: 'Now', value: 'now', description: 'Only events that arrive after activation' },
+      { name: 'Oldest Kept Event', value: 'oldest', description: 'Every event the service still keeps, then new ones' },
     ],
-  },
+    default: 'now',
+    description: 'Where the first poll starts',
+  }),
 ];
 
 type GetParam = (name: string, fallback: unknown) => unknown;

@@ -98,13 +98,4 @@ export async function startClientRig(opts: SandboxOptions = {}): Promise<ClientR
   };
 }
 
-/** Polls until the condition holds (webhook deliveries run on their own timers). */
-export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor } from '../support/wait-for';

@@ -29,22 +29,19 @@ export class FakeClock implements Clock {
   /** Moves time forward by ms, firing timers in order and letting their callbacks run. */
   async advance(ms: number): Promise<void> {
     const end = this.t + ms;
-    for (;;) {
-      await flush();
-      this.timers.sort((a, b) => a.at - b.at);
-      const next = this.timers[0];
-      if (!next || next.at > end) break;
-      this.timers.shift();
-      this.t = next.at;
-      next.resolve();
-    }
+    await this.fireUntil(end);
     this.t = end;
     await flush();
   }
 
   /** Runs until no timer is pending (or the safety bound is hit). */
   async runAll(maxMs = 3_600_000): Promise<void> {
-    const end = this.t + maxMs;
+    await this.fireUntil(this.t + maxMs);
+    await flush();
+  }
+
+  /** Fires the pending timers due by `end`, in time order, letting each callback run before the next. */
+  private async fireUntil(end: number): Promise<void> {
     for (;;) {
       await flush();
       this.timers.sort((a, b) => a.at - b.at);
@@ -54,7 +51,6 @@ export class FakeClock implements Clock {
       this.t = next.at;
       next.resolve();
     }
-    await flush();
   }
 }
 

@@ -27,6 +27,10 @@ function setupError(ctx: IHookFunctions, error: unknown): NodeOperationError {
   return new NodeOperationError(ctx.getNode(), error as Error);
 }
 
+function warnTo(logger: { warn(message: string): void }): (message: string) => void {
+  return (message) => logger.warn(`Company Data Trigger: ${message}`);
+}
+
 async function hookContext(ctx: IHookFunctions) {
   const creds = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
   const url = ctx.getNodeWebhookUrl('default');
@@ -108,13 +112,15 @@ export class CompanyDataTrigger implements INodeType {
       this.logger.warn(`Company Data Trigger could not read its credential: ${(error as Error).message}`);
     }
     const node = this.getNode();
-    const memory = processMemory(`${this.getWorkflow().id ?? ''}:${node.id}`);
+    const key = `${this.getWorkflow().id ?? ''}:${node.id}`;
+    const memory = processMemory(key);
     const helpers = this.helpers as unknown;
+    const warn = warnTo(this.logger);
     const outcome = await handleDelivery(req.rawBody, req.headers, {
       secrets: knownSecrets(state, creds?.webhookSigningSecret),
       options: readTriggerOptions((name, fallback) => this.getNodeParameter(name, fallback)),
       // n8n 2.41 offers no processed-data store in webhook(); should a later version add it, use it here too.
-      checkAndRecord: async (id) => (await memory(id)) && (!hasProcessedData(helpers) || (await newIdsInProcessedData(helpers, [id])).has(id)),
+      checkAndRecord: async (id) => (await memory(id)) && (!hasProcessedData(helpers) || (await newIdsInProcessedData(helpers, key, [id], warn)).has(id)),
     });
 
     if (outcome.kind === 'rejected') {
@@ -136,7 +142,8 @@ export class CompanyDataTrigger implements INodeType {
     const items = this.getInputData();
     if (this.getMode() === 'manual' || !hasProcessedData(this.helpers)) return [items];
     const ids = items.map((i) => i.json.id).filter((id): id is string => typeof id === 'string');
-    const fresh = await newIdsInProcessedData(this.helpers, ids);
+    const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+    const fresh = await newIdsInProcessedData(this.helpers, key, ids, warnTo(this.logger));
     // Paired before filtering, so each kept item points at its own input item.
     const paired = items.map((i, index) => ({ ...i, pairedItem: { item: index } }));
     return [paired.filter((i) => typeof i.json.id !== 'string' || fresh.has(i.json.id))];

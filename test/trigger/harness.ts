@@ -111,7 +111,7 @@ export function credentials(rig: Rig, extra: IDataObject = {}): IDataObject {
 }
 
 const node = { id: 'node-1', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
-const logger = () => ({ warn: vi.fn(), info: vi.fn(), error: vi.fn(), debug: vi.fn() });
+export const logger = () => ({ warn: vi.fn(), info: vi.fn(), error: vi.fn(), debug: vi.fn() });
 
 /**
  * n8n's two HTTP helpers over real HTTP; httpRequestWithAuthentication applies the real credential's
@@ -176,28 +176,47 @@ export function webhookContext(staticData: IDataObject, delivery: { rawBody: unk
   return { ctx, response };
 }
 
-/** n8n's processed-data store as the database keeps it: per node, newest maxEntries ids. */
+/**
+ * n8n's processed-data store as n8n 2.41 runs it (DeduplicationHelper.handleHashedItems): find the
+ * node's row, then insert it (the unique key fails when another call inserted it meanwhile) or
+ * write back the copy read before, with no lock in between. `failures` makes the next calls throw.
+ */
 export class ProcessedDataTable {
   readonly rows = new Map<string, string[]>();
+  failures = 0;
+  calls = 0;
   helpers(nodeKey: string) {
     return {
       checkProcessedAndRecord: async (items: Array<string | number>, scope: string, options: { mode: string; maxEntries?: number }) => {
+        this.calls++;
         const key = `${scope}:${nodeKey}`;
-        const seen = this.rows.get(key) ?? [];
-        const fresh = items.map(String).filter((i) => !seen.includes(i));
-        const next = [...seen, ...fresh].slice(-(options.maxEntries ?? Infinity));
-        this.rows.set(key, next);
+        const found = this.rows.get(key);
+        const read = found ? [...found] : undefined;
+        await new Promise((r) => setImmediate(r)); // the database round trip
+        if (this.failures > 0) {
+          this.failures--;
+          throw new Error('SQLITE_BUSY: database is locked');
+        }
+        const fresh = items.map(String).filter((i) => !read?.includes(i));
+        if (!read) {
+          if (this.rows.has(key)) throw new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context');
+          this.rows.set(key, fresh.slice(-(options.maxEntries ?? Infinity)));
+        } else {
+          this.rows.set(key, [...read, ...fresh].slice(-(options.maxEntries ?? Infinity)));
+        }
         return { new: fresh, processed: items.map(String).filter((i) => !fresh.includes(i)) };
       },
     };
   }
 }
 
-export function executeContext(items: INodeExecutionData[], table: ProcessedDataTable, mode = 'webhook') {
+export function executeContext(items: INodeExecutionData[], table: ProcessedDataTable, mode = 'webhook', log = logger()) {
   return {
     getInputData: () => items,
     getMode: () => mode,
     getNode: () => node,
+    getWorkflow: () => ({ id: 'wf-1' }),
+    logger: log,
     helpers: table.helpers('wf-1:node-1'),
   } as unknown as IExecuteFunctions;
 }

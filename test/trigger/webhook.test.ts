@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { CompanyDataTrigger } from '../../nodes/CompanyDataTrigger/CompanyDataTrigger.node';
 import { resetProcessMemory } from '../../src/n8n/trigger/seen';
 import { signWebhook } from '../../src/webhooks';
-import { ACCOUNT, executeContext, hookContext, ProcessedDataTable, startRig, watchCompany, webhookContext, type Captured, type NodeParams, type Rig } from './harness';
+import { ACCOUNT, executeContext, hookContext, logger, ProcessedDataTable, startRig, watchCompany, webhookContext, type Captured, type NodeParams, type Rig } from './harness';
 
 const node = new CompanyDataTrigger();
 const hooks = node.webhookMethods.default;
@@ -99,6 +99,36 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     await node.execute!.call(executeContext([{ json: { id: 'evt_1' } }], table));
     const out = await node.execute!.call(executeContext([{ json: { id: 'evt_1' } }, { json: { id: 'evt_2' } }], table));
     expect(out[0]).toEqual([{ json: { id: 'evt_2' }, pairedItem: { item: 1 } }]);
+  });
+
+  // n8n runs the executions of two deliveries at once; its store has no lock (see ProcessedDataTable).
+  it('executions of different events that check the store at once all go on, and all ids are kept', async () => {
+    const table = new ProcessedDataTable();
+    const ids = ['evt_a', 'evt_b', 'evt_c', 'evt_d'];
+    const outs = await Promise.all(ids.map((id) => node.execute!.call(executeContext([{ json: { id } }], table))));
+    expect(outs.map((o) => o[0]!.length)).toEqual([1, 1, 1, 1]);
+    expect([...table.rows.values()][0]).toEqual(ids);
+  });
+
+  it('executions of one event that check the store at once: exactly one goes on', async () => {
+    const table = new ProcessedDataTable();
+    const outs = await Promise.all([1, 2, 3].map(() => node.execute!.call(executeContext([{ json: { id: 'evt_same' } }], table))));
+    expect(outs.map((o) => o[0]!.length).sort()).toEqual([0, 0, 1]);
+  });
+
+  it('a store call that fails is tried again; one that keeps failing lets the event through and warns', async () => {
+    const table = new ProcessedDataTable();
+    table.failures = 2;
+    const out = await node.execute!.call(executeContext([{ json: { id: 'evt_retry' } }], table));
+    expect(out[0]).toHaveLength(1);
+    expect(table.calls).toBe(3);
+    expect([...table.rows.values()][0]).toEqual(['evt_retry']);
+
+    table.failures = 3;
+    const log = logger();
+    const out2 = await node.execute!.call(executeContext([{ json: { id: 'evt_lost_store' } }], table, 'webhook', log));
+    expect(out2[0]).toHaveLength(1);
+    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/processed-data store failed 3 times \(SQLITE_BUSY.*evt_lost_store pass on unchecked/));
   });
 
   it('manual test runs do not record ids in the processed-data store', async () => {

@@ -38,12 +38,48 @@ export function hasProcessedData(helpers: unknown): helpers is ProcessedDataHelp
   return typeof (helpers as Partial<ProcessedDataHelpers> | undefined)?.checkProcessedAndRecord === 'function';
 }
 
-/** Ids among `ids` not recorded before; records them. Scope 'node': one store per trigger node. */
-export async function newIdsInProcessedData(helpers: ProcessedDataHelpers, ids: string[]): Promise<Set<string>> {
+/** Calls with the same key run one after another in this process; other keys do not wait. */
+const queues = new Map<string, Promise<void>>();
+function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const run = (queues.get(key) ?? Promise.resolve()).then(fn);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return run;
+}
+
+const PROCESSED_DATA_ATTEMPTS = 3;
+
+/**
+ * Ids among `ids` not recorded before; records them. Scope 'node': one store per trigger node.
+ *
+ * n8n's store is read-modify-write with no lock: two executions of one node that check at once both
+ * find no row and both insert it (the second fails on the unique key), or both update it and one
+ * id is lost. So calls for one node (`key`) take turns within this process, and a failed call is
+ * tried again, which finds the row another process has just inserted. Should the store still fail,
+ * every id counts as new and `warn` says so: an alert delivered twice is better than one lost.
+ */
+export async function newIdsInProcessedData(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: (message: string) => void): Promise<Set<string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Set();
-  const res = await helpers.checkProcessedAndRecord(unique, 'node', { mode: 'entries', maxEntries: DEDUPE_MAX_ENTRIES });
-  return new Set(res.new.map(String));
+  return oneAtATime(key, async () => {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= PROCESSED_DATA_ATTEMPTS; attempt++) {
+      try {
+        const res = await helpers.checkProcessedAndRecord(unique, 'node', { mode: 'entries', maxEntries: DEDUPE_MAX_ENTRIES });
+        return new Set(res.new.map(String));
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    warn(`n8n's processed-data store failed ${PROCESSED_DATA_ATTEMPTS} times (${(lastError as Error)?.message ?? String(lastError)}); events ${unique.join(', ')} pass on unchecked for repeats`);
+    return new Set(unique);
+  });
 }
 
 export const STATIC_SEEN_MAX = 2_000;

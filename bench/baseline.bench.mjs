@@ -10,16 +10,16 @@
  * the enrich benchmark is timed and the rate is extrapolated (stated as such in the table).
  * Run: node bench/baseline.bench.mjs [--rows 200]
  */
-import { arg, load, makeRows, realCompanies, report, sleep } from './support.mjs';
+import { arg, load, realCompanies, report, sleep } from './support.mjs';
 
 const SAMPLE = Number(arg('rows', 200));
 const BATCH = 10;
 const INTERVAL_MS = 1000;
 
-const lib = await load('baseline', "export { startSandbox } from './src/sandbox'; export { withRegistryCheckDigit } from './src/core/validation';");
+const lib = await load('baseline', "export { startSandbox } from './src/sandbox'; export { makeRows } from './bench/rows';");
 const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
 try {
-  const rows = makeRows(10_000, realCompanies(sb.dataset), lib.withRegistryCheckDigit).slice(0, SAMPLE);
+  const rows = lib.makeRows(10_000, realCompanies(sb.dataset)).slice(0, SAMPLE);
   const statuses = {};
   const get = async (row) => {
     const v = row.trim();

@@ -17,11 +17,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { CompanyDataClient } from '../src/index';
-import { withRegistryCheckDigit } from '../src/core/validation';
 import { CsvTable } from '../src/sheets/csv-table';
 import { enrichTable, type EnrichReport } from '../src/sheets/enrich';
 import { GoogleSheetTable } from '../src/sheets/google-table';
 import { startSheetsStandin } from '../test/support/sheets-standin';
+import { makeRows } from './rows';
 
 const ROWS = Number(process.env.ROWS ?? 10_000);
 const RSS_ROWS = Number(process.env.RSS_ROWS ?? 100_000);
@@ -31,33 +31,6 @@ interface Sandbox {
   url: string;
   apiKey: string;
   close(): Promise<void>;
-}
-
-/** Rows: 75% distinct identifiers (real codes and VAT numbers first, then made-up valid codes), 20% repeats, 5% invalid. */
-function makeRows(n: number, real: { code: string; vat: string | null }[]): string[] {
-  const unique = Math.round(n * 0.75);
-  const ids: string[] = [];
-  for (let i = 0; ids.length < unique; i++) {
-    const r = real[i];
-    if (r) ids.push(r.vat && i % 4 === 0 ? r.vat : r.code);
-    else ids.push(withRegistryCheckDigit(String(1_100_000 + i)));
-  }
-  const rows: string[] = [];
-  let dup = 0;
-  let bad = 0;
-  let next = 0;
-  for (let i = 0; i < n; i++) {
-    if (i % 20 === 7 && bad < n * 0.05) {
-      const c = withRegistryCheckDigit(String(1_200_000 + i));
-      rows.push(c.slice(0, 7) + String((Number(c[7]) + 1) % 10));
-      bad++;
-    } else if (i % 5 === 3 && dup < n * 0.2 && next > 0) {
-      const prev = ids[(i * 7919) % next]!;
-      rows.push(prev.startsWith('EE') ? prev.toLowerCase() : ` ${prev} `);
-      dup++;
-    } else rows.push(ids[next++ % ids.length]!);
-  }
-  return rows;
 }
 
 async function billed(client: CompanyDataClient): Promise<number> {

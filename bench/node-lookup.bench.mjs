@@ -9,7 +9,7 @@
  * (the rows come back carrying the lookup's output columns; Skip Items Already Looked Up is on by default).
  * Run: node bench/node-lookup.bench.mjs [--rows 10000]
  */
-import { arg, httpRequest, load, makeRows, n8nAuthenticated, realCompanies, report } from './support.mjs';
+import { arg, httpRequest, load, n8nAuthenticated, realCompanies, report } from './support.mjs';
 
 const ROWS = Number(arg('rows', 10_000));
 const BOUND = 1000;
@@ -17,7 +17,8 @@ const BOUND = 1000;
 const lib = await load(
   'node-lookup',
   `export { startSandbox } from './src/sandbox';
-   export { withRegistryCheckDigit, lookupQueryProblem } from './src/core/validation';
+   export { lookupQueryProblem } from './src/core/validation';
+   export { makeRows } from './bench/rows';
    export { lookupKey } from './src/core/bulk-lookup';
    export { CompanyDataCompanies } from './nodes/CompanyDataCompanies/CompanyDataCompanies.node';`,
 );
@@ -42,7 +43,7 @@ function context(items, credentials, params) {
 
 const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
 try {
-  const rows = makeRows(ROWS, realCompanies(sb.dataset), lib.withRegistryCheckDigit);
+  const rows = lib.makeRows(ROWS, realCompanies(sb.dataset));
   const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
   const items = rows.map((r, i) => ({ json: { registry_code: r, owner: `owner ${i % 50}` } }));
   const params = { operation: 'lookup', querySource: 'field', queryField: 'registry_code', options: {} };

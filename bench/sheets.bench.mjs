@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arg, bundleFile, load, makeRows, realCompanies, report } from './support.mjs';
+import { arg, bundleFile, load, realCompanies, report } from './support.mjs';
 
 if (process.argv[2] === 'child') {
   const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
@@ -35,7 +35,8 @@ const BOUND = 1000;
 const lib = await load(
   'sheets-parent',
   `export { startSandbox } from './src/sandbox';
-   export { withRegistryCheckDigit, lookupQueryProblem } from './src/core/validation';
+   export { lookupQueryProblem } from './src/core/validation';
+   export { makeRows } from './bench/rows';
    export { lookupKey } from './src/core/bulk-lookup';
    export { startSheetsStandin } from './test/support/sheets-standin';`,
 );
@@ -65,7 +66,7 @@ const pause = () => new Promise((r) => setTimeout(r, 1100));
 try {
   const real = realCompanies(sb.dataset);
   if (csvRows > 0) {
-    const rows = makeRows(csvRows, real, lib.withRegistryCheckDigit);
+    const rows = lib.makeRows(csvRows, real);
     const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
     const file = join(dir, 'rows.csv');
     writeFileSync(file, 'registry code,owner\n' + rows.map((r, i) => `"${r}",owner ${i % 50}`).join('\n') + '\n');
@@ -83,7 +84,7 @@ try {
   }
   for (const n of sizes) {
     const id = `bench-${n}`;
-    const rows = makeRows(n, real, lib.withRegistryCheckDigit);
+    const rows = lib.makeRows(n, real);
     standin.create(id, [{ title: 'Leads', rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])], rowCount: n + 1, columnCount: 26 }]);
     const before = standin.calls.length;
     const out = await child({ BENCH_SHEET_ID: id, BENCH_TOKEN: standin.accessToken, BENCH_ROOT: standin.url, BENCH_STATE: join(dir, `state-${n}`) });

@@ -79,37 +79,6 @@ export function quantile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-/**
- * Rows like those of bench/enrich.bench.ts: 75% distinct identifiers (codes of real sandbox companies,
- * every fourth one as its VAT number, then made-up valid codes), 20% repeats written differently
- * (spaces, lower-case "ee"), 5% invalid (wrong check digit).
- */
-export function makeRows(n, real, withRegistryCheckDigit) {
-  const unique = Math.round(n * 0.75);
-  const ids = [];
-  for (let i = 0; ids.length < unique; i++) {
-    const r = real[i];
-    if (r) ids.push(r.vat && i % 4 === 0 ? r.vat : r.code);
-    else ids.push(withRegistryCheckDigit(String(1_100_000 + i)));
-  }
-  const rows = [];
-  let dup = 0;
-  let bad = 0;
-  let next = 0;
-  for (let i = 0; i < n; i++) {
-    if (i % 20 === 7 && bad < n * 0.05) {
-      const c = withRegistryCheckDigit(String(1_200_000 + i));
-      rows.push(c.slice(0, 7) + String((Number(c[7]) + 1) % 10));
-      bad++;
-    } else if (i % 5 === 3 && dup < n * 0.2 && next > 0) {
-      const prev = ids[(i * 7919) % next];
-      rows.push(prev.startsWith('EE') ? prev.toLowerCase() : ` ${prev} `);
-      dup++;
-    } else rows.push(ids[next++ % ids.length]);
-  }
-  return rows;
-}
-
 /** Companies of the sandbox dataset as { code, vat }, in dataset order (no HTTP, no billing). */
 export function realCompanies(dataset, max = 5000) {
   return dataset.companies.slice(0, max).map((c) => ({ code: c.code, vat: c.vat ?? null }));

@@ -41,6 +41,11 @@ export default defineConfig([
   },
   {
     ...shared,
+    entry: { sheets: 'src/sheets/index.ts' },
+    dts: true,
+  },
+  {
+    ...shared,
     entry: { 'cli/main': 'src/cli/main.ts' },
     banner: { js: '#!/usr/bin/env node' },
   },

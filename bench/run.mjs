@@ -101,7 +101,7 @@ const fmt = (v, d = 2) => (v === undefined || Number.isNaN(v) ? 'n/a' : typeof v
 const add = (figure, value, goal, pass, d) => rows.push({ figure, value: fmt(value, d), goal, pass: pass === null ? '' : pass ? 'PASS' : 'FAIL' });
 const missing = (name, figure) => add(figure, 'did not run', '', false);
 
-const { csv: e, ...sheetSizes } = results.sheets ?? {};
+const { csv: e, xlsx: x, ...sheetSizes } = results.sheets ?? {};
 const b = results.baseline;
 const n = results['node-lookup'];
 if (e) {
@@ -125,6 +125,10 @@ if (results.sheets) {
     add(`Google Sheets stand-in, ${rowsN} rows: read calls`, f.reads, '1', f.reads === 1);
     add(`  write calls (${f.seconds.toFixed(0)} s run; ${f.rateLimited} answered 429)`, f.writes, '', null);
     add('  peak RSS of the enrich process, MB', f.maxRssMb, '< 300', f.maxRssMb < 300, 0);
+  }
+  if (x) {
+    add(`XLSX workbook, ${x.rows} rows: peak RSS of the enrich process, MB`, x.maxRssMb, '< 300', x.maxRssMb < 300, 0);
+    add('  rows with a status when exceljs reads the saved file', x.rowsWithStatus, String(x.rows), x.rowsWithStatus === x.rows);
   }
 } else missing('sheets', 'Google Sheets stand-in');
 const eb = results.enrichBench;

@@ -7,6 +7,8 @@
  * and 100,000 rows against the sandbox at its 10 requests/s limit: Sheets API read and write calls per
  * run, and the peak resident memory of the enriching process (a child of its own, so the figure is the
  * enrich run alone, not the sandbox or the stand-in). Goal: < 300 MB for 100,000 rows.
+ * 3. The same for an XLSX workbook of the largest size (peak memory, goal < 300 MB), and that the saved
+ *    workbook still opens in exceljs with a status in every row.
  * Each run is a child process; the parent (sandbox, stand-in) keeps serving while it runs.
  * Run: node bench/sheets.bench.mjs [--csv-rows 10000] [--sizes 10000,100000]
  */
@@ -14,13 +16,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { arg, bundleFile, load, realCompanies, report } from './support.mjs';
 
 if (process.argv[2] === 'child') {
-  const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
+  const { CompanyDataClient, CsvTable, GoogleSheetTable, XlsxTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
   const e = process.env;
   const client = new CompanyDataClient({ baseUrl: e.BENCH_BASE_URL, apiKey: e.BENCH_API_KEY });
-  const table = e.BENCH_CSV ? new CsvTable(e.BENCH_CSV) : new GoogleSheetTable({ spreadsheetId: e.BENCH_SHEET_ID, sheet: 'Leads', auth: { accessToken: e.BENCH_TOKEN }, rootUrl: e.BENCH_ROOT });
+  const table = e.BENCH_CSV ? new CsvTable(e.BENCH_CSV) : e.BENCH_XLSX ? new XlsxTable(e.BENCH_XLSX) : new GoogleSheetTable({ spreadsheetId: e.BENCH_SHEET_ID, sheet: 'Leads', auth: { accessToken: e.BENCH_TOKEN }, rootUrl: e.BENCH_ROOT });
   const t0 = performance.now();
   const r = await enrichTable({ table, client, stateDir: e.BENCH_STATE });
   const seconds = (performance.now() - t0) / 1000;
@@ -45,6 +48,7 @@ const childBundle = await bundleFile(
   `export { CompanyDataClient } from './src/index';
    export { GoogleSheetTable } from './src/sheets/google-table';
    export { CsvTable } from './src/sheets/csv-table';
+   export { XlsxTable } from './src/sheets/xlsx-table';
    export { enrichTable } from './src/sheets/enrich';`,
 );
 
@@ -98,6 +102,25 @@ try {
     console.log(`sheets ${n} rows: ${reads} reads, ${writes} writes (${limited} answered 429), ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MB, ${filled}/${n} rows have a status`);
     await pause();
     figures[n] = { reads, writes, rateLimited: limited, seconds: out.seconds, maxRssMb: out.maxRssMb, rowsWithStatus: filled, errors: out.errors, billed: out.billed, unique: out.unique };
+  }
+  const xlsxRows = Math.max(...sizes);
+  if (Number.isFinite(xlsxRows)) {
+    const file = join(dir, 'rows.xlsx');
+    const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file });
+    const ws = writer.addWorksheet('Leads');
+    ws.addRow(['registry code', 'owner']).commit();
+    lib.makeRows(xlsxRows, real).forEach((v, i) => ws.addRow([v, `owner ${i % 50}`]).commit());
+    await ws.commit();
+    await writer.commit();
+    const out = await child({ BENCH_XLSX: file, BENCH_STATE: join(dir, 'state-xlsx') });
+    const back = new ExcelJS.Workbook();
+    await back.xlsx.readFile(file);
+    const sheet = back.getWorksheet('Leads');
+    const status = sheet.getRow(1).values.indexOf('enrich_status');
+    let filled = 0;
+    sheet.eachRow((row, i) => void (i > 1 && row.getCell(status).value ? filled++ : 0));
+    console.log(`xlsx ${xlsxRows} rows: ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MB, ${filled}/${xlsxRows} rows have a status when exceljs reads the file back`);
+    figures.xlsx = { rows: xlsxRows, seconds: out.seconds, maxRssMb: out.maxRssMb, rowsWithStatus: filled, errors: out.errors };
   }
   report('sheets', figures);
 } finally {

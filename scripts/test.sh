@@ -27,4 +27,7 @@ else
   # Debian packages, installed when missing).
   echo "== real-n8n queue mode (trigger dedupe across processes)"
   node e2e/queue-mode.mjs
+  # The XLSX the CLI writes, opened by LibreOffice Calc (Debian's libreoffice-calc, installed when missing).
+  echo "== XLSX read back by LibreOffice"
+  node e2e/xlsx-libreoffice.mjs
 fi

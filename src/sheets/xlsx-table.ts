@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ExcelJS from 'exceljs';
-import { writeFileAtomic } from './atomic-file';
-import { snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
+import { writeStreamAtomic } from './atomic-file';
+import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
+import { MAX_COLUMNS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
 
 export interface XlsxTableOptions {
   /** Worksheet name; the first sheet when not given. */
@@ -26,16 +27,25 @@ export function xlsxCellText(value: ExcelJS.CellValue): string {
   return '';
 }
 
+const excelDate = (serial: number, date1904: boolean) => xlsxCellText(new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000)));
+
 /**
- * XLSX workbook as a table (exceljs). Written cells are plain strings, so "=1+1" or "00123" stay text.
- * Saved atomically on flush; other sheets, styles and formulas of the workbook are kept.
+ * XLSX workbook as a table. Read and saved through the one worksheet's XML, row by row (see
+ * xlsx/package.ts): everything else in the file is kept byte for byte, and memory stays near the
+ * grid of text itself (a 100,000-row workbook loaded into exceljs takes over 800 MB). Written cells
+ * are inline strings, so "=1+1" or "00123" stay text; a cell's style is kept. Each save writes the
+ * cells changed since the last one into a new file that replaces the old atomically. exceljs only
+ * creates a workbook that does not exist yet.
  */
 export class XlsxTable implements Table {
   readonly label: string;
   readonly id: string;
-  private wb: ExcelJS.Workbook | undefined;
-  private ws: ExcelJS.Worksheet | undefined;
-  private dirty = false;
+  private grid: string[][] | undefined;
+  private width = 0;
+  /** Columns written since the last save, by 0-based row: the values stay in the grid alone. */
+  private readonly changed = new Map<number, number[]>();
+  /** Where the current content lives: the source until the first save, then the output. */
+  private current: string;
   readonly calls = { read: 0, save: 0 };
 
   constructor(
@@ -44,41 +54,34 @@ export class XlsxTable implements Table {
   ) {
     this.label = options.sheet ? `${path} [${options.sheet}]` : path;
     this.id = `file:${resolve(options.out ?? path)}#${options.sheet ?? ''}`;
+    this.current = path;
   }
 
-  private async sheet(): Promise<ExcelJS.Worksheet> {
-    if (this.ws) return this.ws;
-    const wb = new ExcelJS.Workbook();
-    if (existsSync(this.path)) await wb.xlsx.readFile(this.path);
-    let ws = this.options.sheet ? wb.getWorksheet(this.options.sheet) : wb.worksheets[0];
-    if (!ws) {
-      if (this.options.sheet && wb.worksheets.length) throw new Error(`sheet: no worksheet named "${this.options.sheet}" in ${this.path}`);
-      ws = wb.addWorksheet(this.options.sheet ?? 'Sheet1');
-    }
-    this.wb = wb;
-    this.ws = ws;
-    return ws;
+  private async load(): Promise<string[][]> {
+    if (this.grid) return this.grid;
+    if (existsSync(this.path)) {
+      const pkg = await openWorkbook(readFileSync(this.path));
+      this.grid = await readGrid(pkg, sheetPart(pkg, this.options.sheet, this.path), { dateText: excelDate });
+    } else this.grid = [];
+    for (const r of this.grid) this.width = Math.max(this.width, r.length);
+    return this.grid;
   }
 
   async read(): Promise<TableSnapshot> {
     this.calls.read++;
-    const ws = await this.sheet();
-    const grid: string[][] = [];
-    ws.eachRow({ includeEmpty: true }, (row, rowNumber) => {
-      const cells: string[] = [];
-      row.eachCell({ includeEmpty: true }, (cell, col) => {
-        cells[col - 1] = xlsxCellText(cell.value);
-      });
-      grid[rowNumber - 1] = Array.from(cells, (v) => v ?? '');
-    });
-    return snapshotOf(Array.from(grid, (r) => r ?? []));
+    return snapshotOf(await this.load());
   }
 
   async write(cells: readonly CellWrite[]): Promise<void> {
     if (!cells.length) return;
-    const ws = await this.sheet();
-    for (const c of cells) ws.getCell(c.row + 1, c.col + 1).value = c.value;
-    this.dirty = true;
+    applyWrites(await this.load(), cells);
+    for (const c of cells) {
+      if (c.col >= MAX_COLUMNS) throw new Error(`column ${c.col + 1} is past the last column Excel has (${MAX_COLUMNS})`);
+      const cols = this.changed.get(c.row);
+      if (!cols) this.changed.set(c.row, [c.col]);
+      else if (!cols.includes(c.col)) cols.push(c.col);
+      this.width = Math.max(this.width, c.col + 1);
+    }
   }
 
   async append(rows: readonly string[][]): Promise<void> {
@@ -89,10 +92,23 @@ export class XlsxTable implements Table {
   }
 
   async flush(): Promise<void> {
-    if (!this.dirty || !this.wb) return;
-    const buf = await this.wb.xlsx.writeBuffer();
-    writeFileAtomic(this.options.out ?? this.path, new Uint8Array(buf as ArrayBuffer));
+    if (!this.changed.size) return;
+    const grid = await this.load();
+    const source = existsSync(this.current) ? readFileSync(this.current) : await emptyWorkbook(this.options.sheet ?? 'Sheet1');
+    const pkg = await openWorkbook(source);
+    const part = sheetPart(pkg, this.options.sheet, this.current);
+    const target = this.options.out ?? this.path;
+    const changedRows = Uint32Array.from(this.changed.keys()).sort();
+    const cellsOf = (row: number) => new Map((this.changed.get(row) ?? []).map((col) => [col, grid[row]?.[col] ?? '']));
+    await writeStreamAtomic(target, await patchedWorkbook(pkg, part, { changedRows, cellsOf, rows: grid.length, cols: this.width }));
+    this.current = target;
+    this.changed.clear();
     this.calls.save++;
-    this.dirty = false;
   }
+}
+
+async function emptyWorkbook(sheet: string): Promise<Uint8Array> {
+  const wb = new ExcelJS.Workbook();
+  wb.addWorksheet(sheet);
+  return new Uint8Array((await wb.xlsx.writeBuffer()) as ArrayBuffer);
 }

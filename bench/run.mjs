@@ -127,7 +127,7 @@ if (results.sheets) {
     add('  peak RSS of the enrich process, MB', f.maxRssMb, '< 300', f.maxRssMb < 300, 0);
   }
   if (x) {
-    add(`XLSX workbook, ${x.rows} rows: peak RSS of the enrich process, MB`, x.maxRssMb, '< 300', x.maxRssMb < 300, 0);
+    add(`company-data enrich on an XLSX workbook, ${x.rows} rows: peak RSS, MB`, x.maxRssMb, '< 300', x.maxRssMb < 300, 0);
     add('  rows with a status when exceljs reads the saved file', x.rowsWithStatus, String(x.rows), x.rowsWithStatus === x.rows);
   }
 } else missing('sheets', 'Google Sheets stand-in');

@@ -7,23 +7,24 @@
  * and 100,000 rows against the sandbox at its 10 requests/s limit: Sheets API read and write calls per
  * run, and the peak resident memory of the enriching process (a child of its own, so the figure is the
  * enrich run alone, not the sandbox or the stand-in). Goal: < 300 MB for 100,000 rows.
- * 3. The same for an XLSX workbook of the largest size (peak memory, goal < 300 MB), and that the saved
- *    workbook still opens in exceljs with a status in every row.
+ * 3. `company-data enrich` (the built CLI, dist/) on an XLSX workbook of the largest size: its peak memory
+ *    (goal < 300 MB), and that the saved workbook opens in exceljs with a status in every row.
  * Each run is a child process; the parent (sandbox, stand-in) keeps serving while it runs.
  * Run: node bench/sheets.bench.mjs [--csv-rows 10000] [--sizes 10000,100000]
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { arg, bundleFile, load, realCompanies, report } from './support.mjs';
+import { buildIfStale } from '../e2e/lib/build.mjs';
+import { arg, bundleFile, load, realCompanies, report, root } from './support.mjs';
 
 if (process.argv[2] === 'child') {
-  const { CompanyDataClient, CsvTable, GoogleSheetTable, XlsxTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
+  const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
   const e = process.env;
   const client = new CompanyDataClient({ baseUrl: e.BENCH_BASE_URL, apiKey: e.BENCH_API_KEY });
-  const table = e.BENCH_CSV ? new CsvTable(e.BENCH_CSV) : e.BENCH_XLSX ? new XlsxTable(e.BENCH_XLSX) : new GoogleSheetTable({ spreadsheetId: e.BENCH_SHEET_ID, sheet: 'Leads', auth: { accessToken: e.BENCH_TOKEN }, rootUrl: e.BENCH_ROOT });
+  const table = e.BENCH_CSV ? new CsvTable(e.BENCH_CSV) : new GoogleSheetTable({ spreadsheetId: e.BENCH_SHEET_ID, sheet: 'Leads', auth: { accessToken: e.BENCH_TOKEN }, rootUrl: e.BENCH_ROOT });
   const t0 = performance.now();
   const r = await enrichTable({ table, client, stateDir: e.BENCH_STATE });
   const seconds = (performance.now() - t0) / 1000;
@@ -48,7 +49,6 @@ const childBundle = await bundleFile(
   `export { CompanyDataClient } from './src/index';
    export { GoogleSheetTable } from './src/sheets/google-table';
    export { CsvTable } from './src/sheets/csv-table';
-   export { XlsxTable } from './src/sheets/xlsx-table';
    export { enrichTable } from './src/sheets/enrich';`,
 );
 
@@ -105,6 +105,7 @@ try {
   }
   const xlsxRows = Math.max(...sizes);
   if (Number.isFinite(xlsxRows)) {
+    await buildIfStale(root, (m) => console.log(`[build] ${m}`));
     const file = join(dir, 'rows.xlsx');
     const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file });
     const ws = writer.addWorksheet('Leads');
@@ -112,7 +113,18 @@ try {
     lib.makeRows(xlsxRows, real).forEach((v, i) => ws.addRow([v, `owner ${i % 50}`]).commit());
     await ws.commit();
     await writer.commit();
-    const out = await child({ BENCH_XLSX: file, BENCH_STATE: join(dir, 'state-xlsx') });
+    // The real command, as users run it: `company-data enrich rows.xlsx`, with only the RSS hook preloaded.
+    const rssFile = join(dir, 'xlsx-rss.json');
+    const t0 = performance.now();
+    const cli = await new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, join(root, 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', join(dir, 'state-xlsx')],
+        { env: { ...process.env, COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile }, maxBuffer: 1 << 20 },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    const out = { seconds: (performance.now() - t0) / 1000, ...JSON.parse(readFileSync(rssFile, 'utf8')), errors: Number(/errors (\d+)/.exec(cli)?.[1] ?? NaN) };
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const sheet = back.getWorksheet('Leads');

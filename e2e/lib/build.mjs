@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const SOURCES = ['src', 'nodes', 'credentials', 'package.json', 'tsup.config.ts'];
-const OUTPUTS = ['dist/cli/main.js', 'dist/index.js', 'dist/credentials/CompanyDataApi.credentials.js'];
+const OUTPUTS = ['dist/cli/main.js', 'dist/index.js', 'dist/sheets.js', 'dist/credentials/CompanyDataApi.credentials.js'];
 
 function newest(p) {
   let st;

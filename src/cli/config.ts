@@ -17,9 +17,7 @@ import { Option, type Command } from 'commander';
 import { CompanyDataClient } from '../index';
 import type { GoogleCredentials } from '../sheets/google-auth';
 import { CsvTable } from '../sheets/csv-table';
-import { GoogleSheetTable } from '../sheets/google-table';
 import type { Table } from '../sheets/table';
-import { XlsxTable } from '../sheets/xlsx-table';
 
 export interface ApiFlags {
   baseUrl?: string;
@@ -120,11 +118,15 @@ export interface TableTarget {
   mustExist?: boolean;
 }
 
-/** A CSV or XLSX file by extension, or a Google sheet with --spreadsheet. */
-export function openTable(target: TableTarget, google: GoogleFlags): Table {
+/**
+ * A CSV or XLSX file by extension, or a Google sheet with --spreadsheet. The Google and XLSX adapters
+ * are loaded only when used: the Google client alone adds tens of MB to every run that loads it.
+ */
+export async function openTable(target: TableTarget, google: GoogleFlags): Promise<Table> {
   if (target.spreadsheet) {
     if (target.file) throw new Error('spreadsheet: give either a file or --spreadsheet, not both');
     if (target.out) throw new Error('out: applies to files only; a spreadsheet is updated in place');
+    const { GoogleSheetTable } = await import('../sheets/google-table');
     return new GoogleSheetTable({
       spreadsheetId: target.spreadsheet,
       ...(target.sheet ? { sheet: target.sheet } : {}),
@@ -136,6 +138,6 @@ export function openTable(target: TableTarget, google: GoogleFlags): Table {
   const ext = extname(target.file).toLowerCase();
   if (target.mustExist && (ext === '.csv' || ext === '.txt' || ext === '.xlsx') && !existsSync(target.file)) throw new Error(`file: ${target.file} does not exist`);
   if (ext === '.csv' || ext === '.txt') return new CsvTable(target.file, target.out ? { out: target.out } : {});
-  if (ext === '.xlsx') return new XlsxTable(target.file, { ...(target.sheet ? { sheet: target.sheet } : {}), ...(target.out ? { out: target.out } : {}) });
+  if (ext === '.xlsx') return new (await import('../sheets/xlsx-table')).XlsxTable(target.file, { ...(target.sheet ? { sheet: target.sheet } : {}), ...(target.out ? { out: target.out } : {}) });
   throw new Error(`file: ${target.file} must end in .csv or .xlsx`);
 }

@@ -65,7 +65,7 @@ export interface EnrichOptions {
   lang?: Lang;
   /** Folder for the resume journal (default ~/.company-data/state). */
   stateDir?: string;
-  /** Save at most this often while running (default 1 s for files, 10 s for Google Sheets). */
+  /** Save at most this often while running (default: the table's saveEveryMs; 1 s for CSV, 10 s for XLSX and Google Sheets). */
   flushEveryMs?: number;
   now?: () => Date;
   onProgress?: (p: EnrichProgress) => void;
@@ -249,7 +249,7 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   }
 
   const enrichedAt = isoSeconds(now());
-  const flushEvery = opts.flushEveryMs ?? (table.id.startsWith('gsheet:') ? 10_000 : 1_000);
+  const flushEvery = opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
   let lastFlush = Date.now();
   let lastFlushCost = 0;
   let flushing: Promise<void> = Promise.resolve();

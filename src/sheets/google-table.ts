@@ -67,6 +67,8 @@ function retryAfterMs(err: unknown): number | undefined {
 export class GoogleSheetTable implements Table {
   readonly label: string;
   readonly id: string;
+  /** Each save is a batchUpdate, and Google allows 60 writes a minute. */
+  readonly saveEveryMs = 10_000;
   readonly calls = { read: 0, write: 0, retries: 0 };
   private readonly api: sheets_v4.Sheets;
   private readonly clock: SheetsClock;

@@ -22,6 +22,8 @@ export interface Table {
   readonly label: string;
   /** Stable identity used to key local state (journal, ledger, lock). */
   readonly id: string;
+  /** How often a long run should save at most (default 1 s): a save that sends or rewrites a lot asks for less. */
+  readonly saveEveryMs?: number;
   read(): Promise<TableSnapshot>;
   /** Queues cell writes; the adapter may send them at once or on the next flush. Grows the grid as needed. */
   write(cells: readonly CellWrite[]): Promise<void>;

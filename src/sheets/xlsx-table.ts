@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { writeStreamAtomic } from './atomic-file';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 import { MAX_COLUMNS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
@@ -40,6 +40,8 @@ const excelDate = (serial: number, date1904: boolean) => xlsxCellText(new Date(M
 export class XlsxTable implements Table {
   readonly label: string;
   readonly id: string;
+  /** Each save rewrites the whole worksheet (a 100,000-row one takes seconds); the resume journal, not the file, keeps paid answers safe meanwhile. */
+  readonly saveEveryMs = 10_000;
   private grid: string[][] | undefined;
   private width = 0;
   /** Columns written since the last save, by 0-based row: the values stay in the grid alone. */
@@ -108,7 +110,8 @@ export class XlsxTable implements Table {
 }
 
 async function emptyWorkbook(sheet: string): Promise<Uint8Array> {
-  const wb = new ExcelJS.Workbook();
+  const { default: Excel } = await import('exceljs');
+  const wb = new Excel.Workbook();
   wb.addWorksheet(sheet);
   return new Uint8Array((await wb.xlsx.writeBuffer()) as ArrayBuffer);
 }

@@ -2,11 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from '../../src/sheets/event-sources';
 import { EventLedger } from '../../src/sheets/event-ledger';
 import { EventSheetWriter } from '../../src/sheets/events-to-rows';
 import { CsvTable } from '../../src/sheets/csv-table';
+import { XlsxTable } from '../../src/sheets/xlsx-table';
 import { GoogleSheetTable } from '../../src/sheets/google-table';
 import type { Table } from '../../src/sheets/table';
 import { signWebhook } from '../../src/webhooks';
@@ -72,7 +74,7 @@ describe('events → rows, webhook mode', () => {
   });
   afterAll(() => standin.close());
 
-  async function scenario(makeTable: () => Table, readBack: () => string[][]) {
+  async function scenario(makeTable: () => Table, readBack: () => string[][] | Promise<string[][]>) {
     const stateDir = mkdtempSync(join(tmpdir(), 'events-state-'));
     let writer = new EventSheetWriter({ table: makeTable(), stateDir });
     await writer.open();
@@ -103,7 +105,7 @@ describe('events → rows, webhook mode', () => {
     await rx.close();
     await writer.close();
 
-    const rows = readBack();
+    const rows = await readBack();
     expect(rows[0]!.slice(0, 4)).toEqual(['event_id', 'type', 'created_at', 'registry_code']);
     expect(ids(rows)).toEqual(['evt_1|10137319', 'evt_2|10137319', 'evt_srch_x1_20250102_1|10000001', 'evt_srch_x1_20250102_1|10000002', 'evt_4|10137319']);
     expect(rows[1]![rows[0]!.indexOf('lists')]).toBe('Customers (crm-7)');
@@ -117,6 +119,21 @@ describe('events → rows, webhook mode', () => {
     await scenario(
       () => new CsvTable(path),
       () => parse(readFileSync(path, 'utf8')) as string[][],
+    );
+  });
+
+  it('XLSX: each event once; the workbook opens in exceljs with the rows as text', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'events-xlsx-'));
+    const path = join(dir, 'events.xlsx');
+    await scenario(
+      () => new XlsxTable(path, { sheet: 'Events' }),
+      async () => {
+        const wb = new ExcelJS.Workbook();
+        await wb.xlsx.readFile(path);
+        const grid: string[][] = [];
+        wb.getWorksheet('Events')!.eachRow((row, n) => (grid[n - 1] = (row.values as unknown[]).slice(1).map((v) => (v === undefined || v === null ? '' : String(v)))));
+        return grid;
+      },
     );
   });
 

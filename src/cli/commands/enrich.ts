@@ -87,7 +87,7 @@ export function enrichCommand(): Command {
   cmd.action(async (file: string | undefined, flags: EnrichFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
     apiTarget(flags); // a half-given service address is named before the file is looked at
-    const table = openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true }, flags);
+    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true }, flags);
     const opened = await openClient(flags, say);
     const controller = new AbortController();
     const onSignal = () => {

@@ -43,7 +43,7 @@ export function eventsToSheetCommand(): Command {
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: EventsFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
-    const table = openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet }, flags);
+    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet }, flags);
     const writer = new EventSheetWriter({ table, lang: flags.lang, ...(flags.ledger ? { ledgerPath: flags.ledger } : {}), ...(flags.stateDir ? { stateDir: flags.stateDir } : {}) });
     await writer.open();
     if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the sheet.`);

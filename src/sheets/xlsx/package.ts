@@ -1,3 +1,9 @@
+/**
+ * An XLSX file as the zip package it is. Reading and saving go through the one worksheet part the
+ * table works on, row by row: the rest of the package (other sheets, styles, charts, images, names)
+ * is copied byte for byte, so nothing a person made in Excel is lost, and a 100,000-row sheet is
+ * never held as a whole workbook model.
+ */
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -5,12 +11,6 @@ import JSZip from 'jszip';
 import { columnLetters } from '../table';
 import { attrsOf, colOfRef, parseRow, SheetScanner, type SheetPiece } from './sheet-xml';
 
-/**
- * An XLSX file as the zip package it is. Reading and saving go through the one worksheet part the
- * table works on, row by row: the rest of the package (other sheets, styles, charts, images, names)
- * is copied byte for byte, so nothing a person made in Excel is lost, and a 100,000-row sheet is
- * never held as a whole workbook model.
- */
 export interface SheetPart {
   name: string;
   path: string;
@@ -20,6 +20,10 @@ export interface WorkbookPackage {
   zip: JSZip;
   sheets: SheetPart[];
   date1904: boolean;
+  /** The workbook's relationships part. */
+  workbookRels: string;
+  /** Parts the workbook points to, by relationship type (styles, sharedStrings, calcChain). */
+  parts: { styles?: string; sharedStrings?: string; calcChain?: string };
 }
 
 function decodeEntities(s: string): string {
@@ -79,7 +83,11 @@ export async function openWorkbook(data: Uint8Array): Promise<WorkbookPackage> {
   }
   const pr = /<(?:\w+:)?workbookPr\b[^>]*>/.exec(wbXml);
   const date1904 = pr ? ['1', 'true'].includes(attrsOf(pr[0]).date1904 ?? '') : false;
-  return { zip, sheets, date1904 };
+  const partOf = (type: string) => {
+    const rel = rels.find((r) => r.Type?.endsWith(`/${type}`));
+    return rel?.Target ? partPath(wbPath, rel.Target) : undefined;
+  };
+  return { zip, sheets, date1904, workbookRels: relsOf(wbPath), parts: { styles: partOf('styles'), sharedStrings: partOf('sharedStrings'), calcChain: partOf('calcChain') } };
 }
 
 /** Streams the pieces of a worksheet part, a batch per chunk of the unzipped XML. */
@@ -99,8 +107,8 @@ function isDateFormat(code: string): boolean {
 }
 
 /** Indexes of cell styles (the s attribute) whose number format is a date. */
-async function dateStyles(zip: JSZip): Promise<Set<number>> {
-  const xml = await text(zip, 'xl/styles.xml');
+async function dateStyles(pkg: WorkbookPackage): Promise<Set<number>> {
+  const xml = pkg.parts.styles && (await text(pkg.zip, pkg.parts.styles));
   const out = new Set<number>();
   if (!xml) return out;
   const custom = new Map<number, string>();
@@ -116,8 +124,8 @@ async function dateStyles(zip: JSZip): Promise<Set<number>> {
   return out;
 }
 
-async function sharedStrings(zip: JSZip): Promise<string[]> {
-  const xml = await text(zip, 'xl/sharedStrings.xml');
+async function sharedStrings(pkg: WorkbookPackage): Promise<string[]> {
+  const xml = pkg.parts.sharedStrings && (await text(pkg.zip, pkg.parts.sharedStrings));
   if (!xml) return [];
   return [...xml.matchAll(/<(?:\w+:)?si\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?si>)/g)].map((m) => richText(m[1] ?? ''));
 }
@@ -141,7 +149,7 @@ export interface ReadOptions {
 
 /** The worksheet as a grid of unformatted text: numbers as plain digits, formulas as their cached result. */
 export async function readGrid(pkg: WorkbookPackage, part: SheetPart, opts: ReadOptions): Promise<string[][]> {
-  const [strings, dates] = await Promise.all([sharedStrings(pkg.zip), dateStyles(pkg.zip)]);
+  const [strings, dates] = await Promise.all([sharedStrings(pkg), dateStyles(pkg)]);
   const grid: string[][] = [];
   for await (const batch of piecesOf(partFile(pkg.zip, part.path))) for (const p of batch) {
     if (p.kind !== 'row') continue;
@@ -263,19 +271,21 @@ async function* patchedPart(original: JSZip.JSZipObject, patch: SheetPatch): Asy
  * Excel's calculation chain lists formula cells; one that now holds text would make Excel "repair"
  * the file. Without the part Excel rebuilds it on its own.
  */
-async function dropCalcChain(zip: JSZip): Promise<void> {
-  if (!zip.file('xl/calcChain.xml')) return;
-  zip.remove('xl/calcChain.xml');
+async function dropCalcChain(pkg: WorkbookPackage): Promise<void> {
+  const part = pkg.parts.calcChain;
+  if (!part || !pkg.zip.file(part)) return;
+  const { zip } = pkg;
+  zip.remove(part);
   const types = await text(zip, '[Content_Types].xml');
-  if (types) zip.file('[Content_Types].xml', types.replace(/<(\w+:)?Override\b[^>]*PartName="\/xl\/calcChain\.xml"[^>]*\/>/, ''));
-  const rels = await text(zip, 'xl/_rels/workbook.xml.rels');
-  if (rels) zip.file('xl/_rels/workbook.xml.rels', rels.replace(/<(\w+:)?Relationship\b[^>]*Target="[^"]*calcChain\.xml"[^>]*\/>/, ''));
+  if (types) zip.file('[Content_Types].xml', types.replace(new RegExp(`<(\\w+:)?Override\\b[^>]*PartName="/${part.replace(/[.]/g, '\\.')}"[^>]*/>`), ''));
+  const relsXml = await text(zip, pkg.workbookRels);
+  if (relsXml) zip.file(pkg.workbookRels, relsXml.replace(/<(\w+:)?Relationship\b[^>]*\/calcChain"[^>]*\/>/, ''));
 }
 
 /** The package with the patch applied to one sheet, as a stream of the new file's bytes. */
 export async function patchedWorkbook(pkg: WorkbookPackage, part: SheetPart, patch: SheetPatch): Promise<NodeJS.ReadableStream> {
   const original = partFile(pkg.zip, part.path);
-  await dropCalcChain(pkg.zip);
+  await dropCalcChain(pkg);
   // As UTF-8 bytes (JSZip would take strings for binary Latin-1 ones), in chunks of about 64 KB rather
   // than one small Buffer per row: fewer objects for the garbage collector on a 100,000-row save.
   const bytes = async function* () {

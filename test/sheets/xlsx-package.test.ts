@@ -113,16 +113,18 @@ describe('reading a worksheet as Excel writes it', () => {
   });
 
   it('saves into such sheets: rows without r keep their numbers when a row is added before them', async () => {
-    const noR = `<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="${NS}"><x:sheetData><x:row r="1"><x:c t="inlineStr"><x:is><x:t>code</x:t></x:is></x:c></x:row><x:row r="3"><x:c><x:v>3</x:v></x:c></x:row><x:row><x:c><x:v>4</x:v></x:c></x:row></x:sheetData></x:worksheet>`;
+    const noR = `<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="${NS}"><x:sheetData><x:row r="1"><x:c t="inlineStr"><x:is><x:t>code</x:t></x:is></x:c></x:row><x:row r="3"><x:c><x:v>3</x:v></x:c></x:row><x:row><x:c><x:v>4</x:v></x:c><x:extLst><x:ext uri="{row-ext}"/></x:extLst></x:row></x:sheetData></x:worksheet>`;
     const path = await handMade({ sheet: noR });
     const t = new XlsxTable(path);
     expect((await t.read()).rows).toEqual([[''], ['3'], ['4']]);
     await t.write([{ row: 1, col: 0, value: 'two' }, { row: 3, col: 1, value: 'beside four' }]);
     await t.flush();
     expect((await new XlsxTable(path).read()).rows).toEqual([['two'], ['3'], ['4', 'beside four']]);
-    // exceljs cannot read prefixed worksheets at all (LibreOffice reads this file as A2 two, A3 3, A4 4, B4).
+    // exceljs cannot read prefixed worksheets at all (LibreOffice reads this file as A2 two, A3 3, A4 4, B4 beside four).
     const sheet = (await entries(path)).get('xl/worksheets/sheet1.xml')!;
     expect([...sheet.matchAll(/<x:row r="(\d+)"/g)].map((m) => m[1])).toEqual(['1', '2', '3', '4']);
+    // What a row holds after its cells stays after them.
+    expect(sheet).toContain('<x:row r="4"><x:c r="A4"><x:v>4</x:v></x:c><x:c r="B4" t="inlineStr"><x:is><x:t xml:space="preserve">beside four</x:t></x:is></x:c><x:extLst><x:ext uri="{row-ext}"/></x:extLst></x:row>');
 
     const empty = await handMade({ sheet: sheetXml('', '').replace('<sheetData></sheetData>', '<sheetData/>') });
     const e = new XlsxTable(empty);

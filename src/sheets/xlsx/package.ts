@@ -212,7 +212,7 @@ function numbered(rowXml: string, r: number, prefix: string): string {
 }
 
 function patchedRow(r: number, xml: string | undefined, values: Map<number, string>, prefix: string): string {
-  const { startTag, cells } = xml ? parseRow(xml, prefix) : { startTag: `<${prefix}row r="${r}">`, cells: [] };
+  const { startTag, cells, rest } = xml ? parseRow(xml, prefix) : { startTag: `<${prefix}row r="${r}">`, cells: [], rest: '' };
   const byCol = new Map(cells.map((c) => [c.col, c.attrs.r ? c.xml : c.xml.replace(new RegExp(`^<${prefix}c\\b`), `<${prefix}c r="${columnLetters(c.col)}${r}"`)]));
   for (const [col, value] of values) {
     const old = cells.find((c) => c.col === col);
@@ -222,7 +222,7 @@ function patchedRow(r: number, xml: string | undefined, values: Map<number, stri
   // spans is only a loading hint and would be wrong once cells are added.
   const tag = numbered(startTag.replace(/\sspans="[^"]*"/, ''), r, prefix);
   const body = [...byCol.entries()].sort((a, b) => a[0] - b[0]).map(([, x]) => x).join('');
-  return `${tag}${body}</${prefix}row>`;
+  return `${tag}${body}${rest}</${prefix}row>`;
 }
 
 function withDimension(head: string, patch: SheetPatch): string {

@@ -113,19 +113,25 @@ export function colOfRef(ref: string): number {
   return n - 1;
 }
 
-/** The start tag and cells of one <row> element; a cell without r takes the column after the previous one. */
-export function parseRow(xml: string, prefix: string): { startTag: string; cells: CellXml[] } {
+/**
+ * The start tag and cells of one <row> element; a cell without r takes the column after the previous
+ * one. `rest` is whatever else the row holds after its cells (an <extLst>), kept when the row is rewritten.
+ */
+export function parseRow(xml: string, prefix: string): { startTag: string; cells: CellXml[]; rest: string } {
   const tagEnd = xml.indexOf('>');
   const selfClosing = xml[tagEnd - 1] === '/';
   const startTag = selfClosing ? `${xml.slice(0, tagEnd - 1).trimEnd()}>` : xml.slice(0, tagEnd + 1);
   const cells: CellXml[] = [];
-  if (selfClosing) return { startTag, cells };
+  if (selfClosing) return { startTag, cells, rest: '' };
   const re = new RegExp(`<${prefix}c\\b([^>]*?)(?:/>|>([\\s\\S]*?)</${prefix}c>)`, 'g');
+  const body = xml.slice(tagEnd + 1, xml.length - `</${prefix}row>`.length);
   let col = -1;
-  for (const m of xml.slice(tagEnd + 1).matchAll(re)) {
+  let end = 0;
+  for (const m of body.matchAll(re)) {
     const attrs = attrsOf(m[1]!);
     col = attrs.r ? colOfRef(attrs.r) : col + 1;
     cells.push({ col, xml: m[0], attrs, inner: m[2] ?? '' });
+    end = m.index + m[0].length;
   }
-  return { startTag, cells };
+  return { startTag, cells, rest: body.slice(end).trim() };
 }

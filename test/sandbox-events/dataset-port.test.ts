@@ -42,6 +42,31 @@ describe('write side over the generated dataset', () => {
     expect(ds.companySearch.byName(old, 200).find((h) => h.i === c.i)).toEqual({ i: c.i, previous: old });
   });
 
+  it('search ranks by the current status: a company deleted or put in liquidation falls behind active ones, a new one comes ahead of deleted ones', () => {
+    const q = 'Tarkvara';
+    const statusRank = { R: 4, L: 2, N: 1, D: 0 } as const;
+    // Current-name matches (previous-name matches form a tier of their own after them).
+    const order = () => ds.companySearch.byName(q, 200).filter((h) => h.previous === null).map((h) => ds.companies[h.i]!);
+    const ranked = (list: ReturnType<typeof order>) => list.every((c, k) => k === 0 || statusRank[list[k - 1]!.status] >= statusRank[c.status]);
+    const before = order();
+    expect(before.length).toBeGreaterThan(20);
+    expect(ranked(before)).toBe(true);
+    const top = before[0]!;
+    expect(top.status).toBe('R');
+    port.applyChange({ registry_code: top.code, category: 'registry', kind: 'status_changed', details: { old: 'R', new: 'L' } });
+    port.applyChange({ registry_code: top.code, category: 'registry', kind: 'status_changed', details: { old: 'L', new: 'D' } });
+    const fresh = port.register({ name: 'Uus Tarkvara Lahendused OÜ', employees: 3 }, '2026-11-20');
+    const after = order();
+    expect(ranked(after)).toBe(true);
+    const at = (code: string) => after.findIndex((c) => c.code === code);
+    expect(at(top.code)).toBeGreaterThan(after.filter((c) => c.status !== 'D').length - 1);
+    expect(at(fresh.registry_code)).toBeGreaterThanOrEqual(0);
+    expect(at(fresh.registry_code)).toBeLessThan(after.findIndex((c) => c.status === 'D'));
+    // Registry code prefixes follow the same order.
+    const byCode = ds.companySearch.byCodePrefix(top.code.slice(0, 3), 200).map((h) => ds.companies[h.i]!);
+    expect(ranked(byCode)).toBe(true);
+  });
+
   it('the change kinds table of docs/sandbox-events.md is the kinds table of the code', () => {
     const doc = readFileSync(join(__dirname, '../../docs/sandbox-events.md'), 'utf8');
     const rows = doc.split('\n').filter((l) => /^\| [a-z]+ \| `[a-z_]+` \|/.test(l)).map((l) => l.split('|').map((x) => x.trim()));

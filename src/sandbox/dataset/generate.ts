@@ -4,6 +4,7 @@ import { emtak2008, emtak2025 } from './emtak';
 import { counties, legalForms, roleIndex } from './labels';
 import { PartyKind, type Activity, type Company, type Person, type Rel, type StatusCode, type VatReg } from './model';
 import { dayOf, hash32, mix, Rng, TODAY } from './prng';
+import { searchRank } from './search';
 import * as v from './vocab';
 
 export interface GeneratedData {
@@ -197,7 +198,6 @@ class Generator {
     }
 
     const prev = spec?.previousNames ?? (rng.chance(0.07) ? Array.from({ length: rng.int(1, 2) }, () => this.companyName(rng, form.abbr)) : []);
-    const rankStatus = { R: 4, L: 2, N: 1, D: 0 }[status];
     const c: Company = {
       i: this.companies.length,
       code,
@@ -215,7 +215,7 @@ class Generator {
       prev,
       employees,
       capital,
-      rank: rankStatus * 10_000_000 + Math.min(employees, 99_999) * 10 + (vat ? 5 : 0),
+      rank: searchRank({ status, employees, vat }),
       updated: Math.min(TODAY - 1, (del ?? reg) + rng.int(0, 2000)),
       flags: spec?.flags ? new Set(spec.flags) : NO_FLAGS,
       rels: [],

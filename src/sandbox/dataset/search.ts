@@ -101,6 +101,11 @@ export function passes(c: Company, f: CompanyFilter): boolean {
   return true;
 }
 
+/** Static search rank: active before liquidation, bankrupt and deleted; then more employees; VAT payers first. */
+export function searchRank(c: Pick<Company, 'status' | 'employees' | 'vat'>): number {
+  return { R: 4, L: 2, N: 1, D: 0 }[c.status] * 10_000_000 + Math.min(c.employees, 99_999) * 10 + (c.vat ? 5 : 0);
+}
+
 export interface SearchHit {
   i: number;
   /** The previous name that matched when the current one did not. */
@@ -115,8 +120,14 @@ export class CompanySearch {
   private exact = new Map<string, number[]>();
   private codes: { code: string; i: number }[] = [];
   private newestIds: Int32Array = new Int32Array(0);
-  /** Companies registered or renamed after the indexes were built: scanned after the postings. */
-  private extra = new Set<number>();
+  /**
+   * Companies registered, renamed or re-ranked (a status change) after the indexes were built: left out
+   * of the postings and merged back in by their current rank.
+   */
+  private moved = new Set<number>();
+  private movedByRank: number[] | null = null;
+  /** Search order: higher rank first, then lower id. */
+  private readonly before = (a: number, b: number) => this.companies[b]!.rank - this.companies[a]!.rank || a - b;
   /** Number of companies the code and date orders cover (registrations after it need a re-sort). */
   private ordered = 0;
 
@@ -176,12 +187,30 @@ export class CompanySearch {
     if (!list) this.exact.set(key, [i]);
     else if (!list.includes(i)) list.push(i);
     if (c.prev.length) this.prevWords.set(i, c.prev.map(coreWords));
-    this.extra.add(i);
+    this.reranked(i);
   }
 
-  private candidates(index: PrefixIndex, qWords: readonly string[]): Iterable<number> {
-    if (!this.extra.size) return index.driver(qWords);
-    return withExtra(index.driver(qWords), this.extra);
+  /** A company's rank changed (company.rank already holds the new one): it moves in every result order. */
+  reranked(i: number): void {
+    this.moved.add(i);
+    this.movedByRank = null;
+  }
+
+  /** Candidate ids best-first: the postings (static rank order) merged with the moved companies. */
+  private *candidates(index: PrefixIndex, qWords: readonly string[]): Generator<number> {
+    const postings = index.driver(qWords);
+    if (!this.moved.size) {
+      yield* postings;
+      return;
+    }
+    const moved = (this.movedByRank ??= [...this.moved].sort(this.before));
+    let k = 0;
+    for (const i of postings) {
+      if (this.moved.has(i)) continue;
+      while (k < moved.length && this.before(moved[k]!, i) < 0) yield moved[k++]!;
+      yield i;
+    }
+    while (k < moved.length) yield moved[k++]!;
   }
 
   /** Ranked name search: exact names, then current-name matches, then previous-name matches. */
@@ -194,7 +223,7 @@ export class CompanySearch {
     const qKey = qWords.join(' ');
     const exact = (this.exact.get(qKey) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
     // A query that also names the right legal form ranks that company first.
-    exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull));
+    exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull) || this.before(a, b));
     for (const i of exact) {
       if (out.length >= max) return out;
       out.push({ i, previous: null });
@@ -250,12 +279,6 @@ export class CompanySearch {
     }
     return { ids, total };
   }
-}
-
-/** Postings, then the companies added later (without copying the postings). */
-function* withExtra(postings: Int32Array, extra: ReadonlySet<number>): Generator<number> {
-  yield* postings;
-  yield* extra;
 }
 
 export interface PersonLike {

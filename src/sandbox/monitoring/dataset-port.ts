@@ -4,6 +4,7 @@ import { counties, legalForms } from '../dataset/labels';
 import type { Company } from '../dataset/model';
 import { dayOf, isoOf } from '../dataset/prng';
 import { creditScoreView, taxDebtView } from '../dataset/records';
+import { searchRank } from '../dataset/search';
 import { currentBoard, type CompanyOverlay, type Overlays } from '../overlay';
 import { applyToFacts } from './apply';
 import type { AppliedChange, CompanyFacts, CompanyPort, NewCompanyInput } from './company-port';
@@ -134,6 +135,11 @@ export class DatasetCompanies implements CompanyPort {
     }
     c.capital = f.share_capital;
     if (change.kind === 'activity_changed') c.acts = [{ code: f.activity_codes[0]!, version: 2008, main: true }, ...c.acts.filter((a) => a.code !== f.activity_codes[0]).map((a) => ({ ...a, main: false }))];
+    const rank = searchRank(c);
+    if (rank !== c.rank) {
+      c.rank = rank;
+      this.ds.companySearch?.reranked(c.i);
+    }
     if (change.kind === 'vat_deregistered' && c.vat) {
       const number = c.vat;
       c.vatRegs = c.vatRegs.map((r) => (r.vat === number && r.until === null ? { ...r, until: day } : r));
@@ -161,6 +167,7 @@ export class DatasetCompanies implements CompanyPort {
       acts: [{ code: input.activity_code ?? '62011', version: 2008, main: true }], prev: [], employees: input.employees ?? 0,
       capital: 2500, rank: 0, updated: reg, flags: new Set(), rels: [], holdings: [],
     };
+    c.rank = searchRank(c);
     this.ds.companies.push(c);
     this.ds.byCode.set(code, c.i);
     // A new registration has no tax debt yet; its employee count is unknown unless given.

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import JSZip from 'jszip';
 import { columnLetters } from '../table';
-import { attrsOf, colOfRef, parseRow, SheetScanner, type SheetPiece } from './sheet-xml';
+import { attrsOf, colOfRef, parseRow, SheetScanner, type CellXml, type SheetPiece } from './sheet-xml';
 
 export interface SheetPart {
   name: string;
@@ -147,42 +147,51 @@ export interface ReadOptions {
   dateText(serial: number, date1904: boolean): string;
 }
 
-/** The worksheet as a grid of unformatted text: numbers as plain digits, formulas as their cached result. */
+interface CellContext {
+  strings: readonly string[];
+  dates: ReadonlySet<number>;
+  date1904: boolean;
+  opts: ReadOptions;
+}
+
+/** A cell's unformatted text: numbers as plain digits, formulas as their cached result, dates as dateText says. */
+function cellText(c: CellXml, ctx: CellContext): string {
+  const v = /<(?:\w+:)?v>([\s\S]*?)<\/(?:\w+:)?v>/.exec(c.inner)?.[1];
+  switch (c.attrs.t) {
+    case 's':
+      return ctx.strings[Number(v)] ?? '';
+    case 'inlineStr':
+      return richText(/<(?:\w+:)?is>([\s\S]*?)<\/(?:\w+:)?is>/.exec(c.inner)?.[1] ?? '');
+    case 'str':
+    case 'e':
+    case 'd':
+      return decodeEntities(v ?? '');
+    case 'b':
+      return v === undefined ? '' : String(v === '1' || v === 'true');
+    default: {
+      if (v === undefined || v === '') return '';
+      const n = Number(v);
+      return ctx.dates.has(Number(c.attrs.s ?? 0)) && Number.isFinite(n) ? ctx.opts.dateText(n, ctx.date1904) : String(n);
+    }
+  }
+}
+
+/** The worksheet as a grid of unformatted text. */
 export async function readGrid(pkg: WorkbookPackage, part: SheetPart, opts: ReadOptions): Promise<string[][]> {
   const [strings, dates] = await Promise.all([sharedStrings(pkg), dateStyles(pkg)]);
+  const ctx: CellContext = { strings, dates, date1904: pkg.date1904, opts };
   const grid: string[][] = [];
-  for await (const batch of piecesOf(partFile(pkg.zip, part.path))) for (const p of batch) {
-    if (p.kind !== 'row') continue;
-    const row: string[] = [];
-    for (const c of parseRow(p.xml, p.prefix).cells) {
-      const v = /<(?:\w+:)?v>([\s\S]*?)<\/(?:\w+:)?v>/.exec(c.inner)?.[1];
-      let value = '';
-      switch (c.attrs.t) {
-        case 's':
-          value = strings[Number(v)] ?? '';
-          break;
-        case 'inlineStr':
-          value = richText(/<(?:\w+:)?is>([\s\S]*?)<\/(?:\w+:)?is>/.exec(c.inner)?.[1] ?? '');
-          break;
-        case 'str':
-        case 'e':
-        case 'd':
-          value = decodeEntities(v ?? '');
-          break;
-        case 'b':
-          value = v === undefined ? '' : String(v === '1' || v === 'true');
-          break;
-        default:
-          if (v !== undefined && v !== '') {
-            const n = Number(v);
-            value = dates.has(Number(c.attrs.s ?? 0)) && Number.isFinite(n) ? opts.dateText(n, pkg.date1904) : String(n);
-          }
+  for await (const batch of piecesOf(partFile(pkg.zip, part.path))) {
+    for (const p of batch) {
+      if (p.kind !== 'row') continue;
+      const row: string[] = [];
+      for (const c of parseRow(p.xml, p.prefix).cells) {
+        while (row.length < c.col) row.push('');
+        row[c.col] = cellText(c, ctx);
       }
-      while (row.length < c.col) row.push('');
-      row[c.col] = value;
+      while (grid.length < p.r - 1) grid.push([]);
+      grid[p.r - 1] = row;
     }
-    while (grid.length < p.r - 1) grid.push([]);
-    grid[p.r - 1] = row;
   }
   return grid;
 }

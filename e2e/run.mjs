@@ -317,6 +317,40 @@ async function main() {
     const name = events.find((e) => e.id === res.events[0])?.data?.company?.name;
     assert(name && chat.at(chatPath.alert)[2].body.text.includes(name), 'third alert should name the changed company');
   });
+
+  // n8n's processed-data store has no lock: executions checking it at once used to fail on its unique key or
+  // overwrite each other's ids. A restart empties webhook()'s memory, so only the store can stop the redeliveries.
+  await check('burst: six changes at once give six messages, no execution fails; redelivered after a restart, none gives a message', async () => {
+    const before = chat.at(chatPath.alert).length;
+    const made = await Promise.all(
+      [0, 1, 2, 0, 1, 2].map((k, j) => sandbox.call('POST', '/sandbox/changes', { registry_code: monitored[k], category: 'registry', kind: j < 3 ? 'address_changed' : 'name_changed' })),
+    );
+    const ids = made.map((r) => r.events[0]);
+    const deliveries = async () => ((await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? []).filter((d) => ids.includes(d.event_id));
+    await waitFor('six more chat messages', () => chat.at(chatPath.alert).length >= before + 6, { timeoutMs: 30_000 });
+    await waitFor('every copy of the six events to be delivered', async () => {
+      const ds = await deliveries();
+      return ds.length === 6 && ds.every((d) => d.status === 'delivered');
+    });
+    await sleep(2000);
+    assertEqual(chat.at(chatPath.alert).length, before + 6, 'chat messages for the burst');
+    const failed = (await alertExecutions()).filter((ex) => ex.status !== 'success');
+    assertEqual(failed.map((ex) => `${ex.id}:${ex.status}`), [], 'alert executions that did not succeed');
+
+    const port = n8n.port;
+    await n8n.stop({ keepUserFolder: true });
+    n8n = await startN8n({ runtime, packageDir: repoDir, userFolder, port, env: n8nEnv, log: (m) => log(`[n8n] ${m}`) });
+    const runsBefore = (await alertExecutions()).length;
+    for (const d of await deliveries()) await sandbox.call('POST', `/webhook/deliveries/${d.id}/retry`);
+    await waitFor('the six redeliveries', async () => {
+      const all = (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
+      return all.filter((d) => ids.includes(d.event_id) && d.retry_of && d.status === 'delivered').length === 6;
+    });
+    await waitFor('an execution per redelivery', async () => (await alertExecutions()).length >= runsBefore + 6, { timeoutMs: 20_000 });
+    await sleep(2000);
+    assertEqual(chat.at(chatPath.alert).length, before + 6, 'chat messages after redelivering all six');
+    log(`        6 events, 18 deliveries, 6 messages; after the restart 6 redeliveries started ${(await alertExecutions()).length - runsBefore} executions that posted nothing`);
+  });
 }
 
 await finish(main);

@@ -5,7 +5,7 @@
 // Our XLSX writer changes one worksheet's XML in place (src/sheets/xlsx), so this is the independent
 // check that what it writes is a workbook other programs read the same way.
 // Usage: node e2e/xlsx-libreoffice.mjs [--keep]. Prints "N passed, N failed"; exits 1 when a check failed.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,21 +15,14 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun } from './lib/checks.mjs';
+import { installDebianPackage, which } from './lib/debian.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
 const { log, check, cleanups, finish } = checkRun();
 
-function soffice() {
-  const found = spawnSync('sh', ['-c', 'command -v soffice'], { encoding: 'utf8' }).stdout.trim();
-  if (found) return found;
-  if (process.getuid?.() !== 0) throw new Error('LibreOffice is not installed and this is not root: apt-get install -y libreoffice-calc');
-  log('[libreoffice] installing libreoffice-calc (apt-get)...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'libreoffice-calc'], { stdio: 'ignore', env });
-  return spawnSync('sh', ['-c', 'command -v soffice'], { encoding: 'utf8' }).stdout.trim();
-}
+const soffice = () =>
+  which('soffice') ?? installDebianPackage('libreoffice-calc', { what: 'LibreOffice (soffice)', found: () => which('soffice'), options: ['--no-install-recommends'], log: (m) => log(`[libreoffice] ${m}`) });
 
 /** Every sheet of `file` as CSV, the way LibreOffice Calc reads it: { sheetName: string[][] }. */
 function libreOfficeSheets(bin, file, outDir, profile) {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, n8nProcess, sleep, startN8n } from './n8n.mjs';
+import { installDebianPackage, which } from './debian.mjs';
 import { ms } from './runtime.mjs';
 
 const PG_BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
@@ -28,14 +29,6 @@ function killGroup(pid, signal) {
     process.kill(-pid, signal);
   } catch {
     // already gone
-  }
-}
-
-function which(cmd) {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -83,17 +76,7 @@ async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
  * port of 127.0.0.1. Returns { host, port, stop() }.
  */
 export async function startRedis({ log = () => {} } = {}) {
-  let bin = which('redis-server');
-  if (!bin) {
-    if (process.getuid?.() !== 0) throw new Error('redis-server is not installed and this is not root: apt-get install -y redis-server');
-    const t0 = Date.now();
-    log('installing redis-server (apt-get)...');
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
-    execFileSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    bin = which('redis-server');
-    if (!bin) throw new Error('apt-get install redis-server did not give a redis-server');
-    log(`redis-server installed (${ms(t0)})`);
-  }
+  const bin = which('redis-server') ?? installDebianPackage('redis-server', { found: () => which('redis-server'), log });
   const port = await freePort();
   const proc = spawnServer(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { name: 'redis-server' });
   await waitUntil('accepting connections', () => proc.logs.some((l) => /Ready to accept connections/.test(l)), proc);
@@ -107,18 +90,12 @@ export async function startRedis({ log = () => {} } = {}) {
  */
 export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
   const findInitdb = () => PG_BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb'))) ?? path.dirname(which('initdb') ?? '');
-  let binDir = findInitdb();
-  if (!fs.existsSync(path.join(binDir, 'initdb'))) {
-    // A fresh machine may have only the psql client: install the server as the Redis step does.
-    if (process.getuid?.() !== 0) throw new Error('PostgreSQL is not installed and this is not root: apt-get install -y postgresql');
-    const t0 = Date.now();
-    log('installing postgresql (apt-get)...');
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
-    execFileSync('apt-get', ['install', '-y', '-qq', 'postgresql'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    binDir = findInitdb();
-    if (!fs.existsSync(path.join(binDir, 'initdb'))) throw new Error('apt-get install postgresql did not give an initdb');
-    log(`postgresql installed (${ms(t0)})`);
-  }
+  const withInitdb = () => {
+    const dir = findInitdb();
+    return fs.existsSync(path.join(dir, 'initdb')) ? dir : undefined;
+  };
+  // A fresh machine may have only the psql client: install the server.
+  const binDir = withInitdb() ?? installDebianPackage('postgresql', { what: 'PostgreSQL (initdb)', found: withInitdb, log });
   const asRoot = process.getuid?.() === 0;
   // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
   const asUser = (cmd, args) => (asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args]);

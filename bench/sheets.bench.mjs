@@ -56,15 +56,14 @@ const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
 const standin = await lib.startSheetsStandin();
 const dir = mkdtempSync(join(tmpdir(), 'sheets-bench-'));
 const figures = {};
-const child = (env) =>
+/** Runs `node args` with `env` added; resolves with its standard output. */
+const runNode = (args, env) =>
   new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [new URL(import.meta.url).pathname, 'child', childBundle],
-      { env: { ...process.env, BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey, ...env }, maxBuffer: 1 << 20 },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
+    execFile(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 1 << 20 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
     ),
   );
+const child = async (env) => JSON.parse(await runNode([new URL(import.meta.url).pathname, 'child', childBundle], { BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey, ...env }));
 const billed = () => sb.usage(sb.apiKey).billed_lookup_queries;
 const pause = () => new Promise((r) => setTimeout(r, 1100));
 try {
@@ -116,13 +115,9 @@ try {
     // The real command, as users run it: `company-data enrich rows.xlsx`, with only the RSS hook preloaded.
     const rssFile = join(dir, 'xlsx-rss.json');
     const t0 = performance.now();
-    const cli = await new Promise((resolve, reject) =>
-      execFile(
-        process.execPath,
-        ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, join(root, 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', join(dir, 'state-xlsx')],
-        { env: { ...process.env, COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile }, maxBuffer: 1 << 20 },
-        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
-      ),
+    const cli = await runNode(
+      ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, join(root, 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', join(dir, 'state-xlsx')],
+      { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile },
     );
     const out = { seconds: (performance.now() - t0) / 1000, ...JSON.parse(readFileSync(rssFile, 'utf8')), errors: Number(/errors (\d+)/.exec(cli)?.[1] ?? NaN) };
     const back = new ExcelJS.Workbook();

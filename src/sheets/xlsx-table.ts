@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type ExcelJS from 'exceljs';
 import { writeStreamAtomic } from './atomic-file';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 import { MAX_COLUMNS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
@@ -10,24 +9,6 @@ export interface XlsxTableOptions {
   sheet?: string;
   out?: string;
 }
-
-/** Unformatted text of a cell: numbers as plain digits, formulas as their cached result, dates as YYYY-MM-DD. */
-export function xlsxCellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value instanceof Date) {
-    const iso = value.toISOString();
-    return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
-  }
-  if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('formula' in value || 'sharedFormula' in value) return xlsxCellText((value as { result?: ExcelJS.CellValue }).result ?? null);
-  if ('text' in value) return String((value as { text: unknown }).text);
-  if ('error' in value) return String(value.error);
-  return '';
-}
-
-const excelDate = (serial: number, date1904: boolean) => xlsxCellText(new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000)));
 
 /**
  * XLSX workbook as a table. Read and saved through the one worksheet's XML, row by row (see
@@ -63,7 +44,7 @@ export class XlsxTable implements Table {
     if (this.grid) return this.grid;
     if (existsSync(this.path)) {
       const pkg = await openWorkbook(readFileSync(this.path));
-      this.grid = await readGrid(pkg, sheetPart(pkg, this.options.sheet, this.path), { dateText: excelDate });
+      this.grid = await readGrid(pkg, sheetPart(pkg, this.options.sheet, this.path));
     } else this.grid = [];
     for (const r of this.grid) this.width = Math.max(this.width, r.length);
     return this.grid;

@@ -142,19 +142,19 @@ export function sheetPart(pkg: WorkbookPackage, name: string | undefined, file: 
   return part;
 }
 
-export interface ReadOptions {
-  /** Turns a date cell (an Excel serial number under a date format) into its text. */
-  dateText(serial: number, date1904: boolean): string;
+/** A date cell (an Excel serial number under a date format) as YYYY-MM-DD, or ISO time when it has a time of day. */
+function dateText(serial: number, date1904: boolean): string {
+  const iso = new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000)).toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
 }
 
 interface CellContext {
   strings: readonly string[];
   dates: ReadonlySet<number>;
   date1904: boolean;
-  opts: ReadOptions;
 }
 
-/** A cell's unformatted text: numbers as plain digits, formulas as their cached result, dates as dateText says. */
+/** A cell's unformatted text: numbers as plain digits, formulas as their cached result, dates as dateText writes them. */
 function cellText(c: CellXml, ctx: CellContext): string {
   const v = /<(?:\w+:)?v>([\s\S]*?)<\/(?:\w+:)?v>/.exec(c.inner)?.[1];
   switch (c.attrs.t) {
@@ -171,15 +171,15 @@ function cellText(c: CellXml, ctx: CellContext): string {
     default: {
       if (v === undefined || v === '') return '';
       const n = Number(v);
-      return ctx.dates.has(Number(c.attrs.s ?? 0)) && Number.isFinite(n) ? ctx.opts.dateText(n, ctx.date1904) : String(n);
+      return ctx.dates.has(Number(c.attrs.s ?? 0)) && Number.isFinite(n) ? dateText(n, ctx.date1904) : String(n);
     }
   }
 }
 
 /** The worksheet as a grid of unformatted text. */
-export async function readGrid(pkg: WorkbookPackage, part: SheetPart, opts: ReadOptions): Promise<string[][]> {
+export async function readGrid(pkg: WorkbookPackage, part: SheetPart): Promise<string[][]> {
   const [strings, dates] = await Promise.all([sharedStrings(pkg), dateStyles(pkg)]);
-  const ctx: CellContext = { strings, dates, date1904: pkg.date1904, opts };
+  const ctx: CellContext = { strings, dates, date1904: pkg.date1904 };
   const grid: string[][] = [];
   for await (const batch of piecesOf(partFile(pkg.zip, part.path))) {
     for (const p of batch) {

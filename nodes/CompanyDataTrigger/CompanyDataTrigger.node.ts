@@ -17,7 +17,7 @@ import { webhookApi } from '../../src/n8n/trigger/api';
 import { handleDelivery } from '../../src/n8n/trigger/delivery';
 import { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from '../../src/n8n/trigger/lifecycle';
 import { readTriggerOptions, webhookTriggerProperties } from '../../src/n8n/trigger/properties';
-import { hasProcessedData, newIdsInProcessedData, processMemory } from '../../src/n8n/trigger/seen';
+import { hasProcessedData, newIdsInProcessedData, processMemory, triggerKey } from '../../src/n8n/trigger/seen';
 
 type RawRequest = ReturnType<IWebhookFunctions['getRequestObject']> & { rawBody?: Buffer; readRawBody?: () => Promise<void> };
 
@@ -111,8 +111,7 @@ export class CompanyDataTrigger implements INodeType {
       // The secret kept at activation still verifies; a webhook() that throws would start an execution.
       this.logger.warn(`Company Data Trigger could not read its credential: ${(error as Error).message}`);
     }
-    const node = this.getNode();
-    const key = `${this.getWorkflow().id ?? ''}:${node.id}`;
+    const key = triggerKey(this);
     const memory = processMemory(key);
     const helpers = this.helpers as unknown;
     const warn = warnTo(this.logger);
@@ -142,8 +141,7 @@ export class CompanyDataTrigger implements INodeType {
     const items = this.getInputData();
     if (this.getMode() === 'manual' || !hasProcessedData(this.helpers)) return [items];
     const ids = items.map((i) => i.json.id).filter((id): id is string => typeof id === 'string');
-    const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-    const fresh = await newIdsInProcessedData(this.helpers, key, ids, warnTo(this.logger));
+    const fresh = await newIdsInProcessedData(this.helpers, triggerKey(this), ids, warnTo(this.logger));
     // Paired before filtering, so each kept item points at its own input item.
     const paired = items.map((i, index) => ({ ...i, pairedItem: { item: index } }));
     return [paired.filter((i) => typeof i.json.id !== 'string' || fresh.has(i.json.id))];

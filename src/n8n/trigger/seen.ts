@@ -15,6 +15,11 @@ export const DEDUPE_MAX_ENTRIES = 10_000;
 
 const stores = new Map<string, MemoryDedupeStore>();
 
+/** The key of one trigger node's ids: both stores keep them per workflow and node. */
+export function triggerKey(ctx: { getWorkflow(): { id?: string }; getNode(): { id: string } }): string {
+  return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
+}
+
 export function processMemory(key: string): (id: string) => Promise<boolean> {
   let store = stores.get(key);
   if (!store) {

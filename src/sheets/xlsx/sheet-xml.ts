@@ -20,7 +20,7 @@ export class SheetScanner {
   private state: 'head' | 'rows' | 'tail' = 'head';
   private lastRow = 0;
   /** Namespace prefix of the sheet's elements ('' or e.g. 'x:'), known once the head is read. */
-  prefix = '';
+  private prefix = '';
 
   push(text: string): SheetPiece[] {
     this.buf += text;

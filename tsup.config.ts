@@ -1,8 +1,13 @@
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { defineConfig } from 'tsup';
+import { dirname, join, relative, resolve } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 
-/** Every *.node.ts / *.credentials.ts becomes its own bundle, so a node carries only what it imports. */
+/**
+ * The n8n node package (repo root): the nodes, the credential and the code they share. The tool
+ * package (CLI, Sheets, sandbox, library) has its own config: packages/cli/tsup.config.ts.
+ */
+
+/** Every *.node.ts / *.credentials.ts becomes its own small bundle. */
 function findEntries(dir: string, suffix: string, out: Record<string, string> = {}): Record<string, string> {
   if (!existsSync(dir)) return out;
   for (const name of readdirSync(dir)) {
@@ -22,37 +27,55 @@ function copyAssets(dir: string) {
   });
 }
 
-const shared = {
-  format: ['cjs'] as const,
+const SHARED_SOURCE = resolve('src/n8n/index.ts');
+const SHARED_OUTPUT = 'shared/index.js';
+
+/**
+ * Node files reach the shared code through src/n8n only; that import stays a require of
+ * dist/shared/index.js, so the ten nodes load one copy of the core instead of bundling ten.
+ */
+const sharedCore = {
+  name: 'shared-core',
+  setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { path: string; importer: string }) => unknown) => void }) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const importer = relative(process.cwd(), args.importer);
+      if (!/^(nodes|credentials)\//.test(importer)) return undefined;
+      const target = resolve(dirname(args.importer), args.path);
+      if (!target.startsWith(resolve('src') + '/')) return undefined;
+      if (target !== SHARED_SOURCE.replace(/\/index\.ts$/, '') && target !== SHARED_SOURCE.replace(/\.ts$/, '')) {
+        return { errors: [{ text: `${importer}: import shared code from src/n8n only (found ${args.path})` }] };
+      }
+      return { path: relative(dirname(importer), SHARED_OUTPUT), external: true };
+    });
+  },
+};
+
+const common: Options = {
+  format: ['cjs'],
   target: 'node20',
-  platform: 'node' as const,
+  platform: 'node',
   sourcemap: false,
   splitting: false,
   // No runtime dependencies: everything but the n8n-workflow peer is bundled.
   noExternal: [/^(?!n8n-workflow$).*/],
   external: ['n8n-workflow'],
+  // zod's JSON-schema writer warns through console; n8n's scanner forbids console in a node package.
+  esbuildOptions(options) {
+    options.drop = ['console'];
+  },
 };
 
 export default defineConfig([
   {
-    ...shared,
-    entry: { index: 'src/index.ts' },
-    dts: true,
+    ...common,
+    entry: { 'shared/index': 'src/n8n/index.ts' },
+    outDir: 'dist',
   },
   {
-    ...shared,
-    entry: { sheets: 'src/sheets/index.ts' },
-    dts: true,
-  },
-  {
-    ...shared,
-    entry: { 'cli/main': 'src/cli/main.ts' },
-    banner: { js: '#!/usr/bin/env node' },
-  },
-  {
-    ...shared,
+    ...common,
     entry: { ...findEntries('nodes', '.node.ts'), ...findEntries('credentials', '.credentials.ts') },
     outDir: 'dist',
+    esbuildPlugins: [sharedCore],
     async onSuccess() {
       copyAssets('nodes');
       copyAssets('credentials');

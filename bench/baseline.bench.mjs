@@ -16,7 +16,7 @@ const SAMPLE = Number(arg('rows', 200));
 const BATCH = 10;
 const INTERVAL_MS = 1000;
 
-const lib = await load('baseline', "export { startSandbox } from './src/sandbox'; export { makeRows } from './bench/rows';");
+const lib = await load('baseline', "export { startSandbox } from './packages/cli/src/sandbox'; export { makeRows } from './bench/rows';");
 const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
 try {
   const rows = lib.makeRows(10_000, realCompanies(sb.dataset)).slice(0, SAMPLE);

@@ -16,7 +16,7 @@ const BOUND = 1000;
 
 const lib = await load(
   'node-lookup',
-  `export { startSandbox } from './src/sandbox';
+  `export { startSandbox } from './packages/cli/src/sandbox';
    export { lookupQueryProblem } from './src/core/validation';
    export { makeRows } from './bench/rows';
    export { lookupKey } from './src/core/bulk-lookup';

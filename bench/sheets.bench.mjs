@@ -38,7 +38,7 @@ const csvRows = Number(arg('csv-rows', 10_000));
 const BOUND = 1000;
 const lib = await load(
   'sheets-parent',
-  `export { startSandbox } from './src/sandbox';
+  `export { startSandbox } from './packages/cli/src/sandbox';
    export { lookupQueryProblem } from './src/core/validation';
    export { makeRows } from './bench/rows';
    export { lookupKey } from './src/core/bulk-lookup';
@@ -46,10 +46,10 @@ const lib = await load(
 );
 const childBundle = await bundleFile(
   'sheets-child',
-  `export { CompanyDataClient } from './src/index';
-   export { GoogleSheetTable } from './src/sheets/google-table';
-   export { CsvTable } from './src/sheets/csv-table';
-   export { enrichTable } from './src/sheets/enrich';`,
+  `export { CompanyDataClient } from './packages/cli/src/index';
+   export { GoogleSheetTable } from './packages/cli/src/sheets/google-table';
+   export { CsvTable } from './packages/cli/src/sheets/csv-table';
+   export { enrichTable } from './packages/cli/src/sheets/enrich';`,
 );
 
 const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
@@ -116,7 +116,7 @@ try {
     const rssFile = join(dir, 'xlsx-rss.json');
     const t0 = performance.now();
     const cli = await runNode(
-      ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, join(root, 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', join(dir, 'state-xlsx')],
+      ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, join(root, 'packages', 'cli', 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', join(dir, 'state-xlsx')],
       { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile },
     );
     const out = { seconds: (performance.now() - t0) / 1000, ...JSON.parse(readFileSync(rssFile, 'utf8')), errors: Number(/errors (\d+)/.exec(cli)?.[1] ?? NaN) };

@@ -89,7 +89,7 @@ export function realCompanies(dataset, max = 5000) {
  * event loop. Returns { url, apiKey, info, close }.
  */
 export async function forkSandbox(opts) {
-  const bundle = await bundleFile('sandbox', "export { startSandbox } from './src/sandbox';");
+  const bundle = await bundleFile('sandbox', "export { startSandbox } from './packages/cli/src/sandbox';");
   const child = fork(fileURLToPath(import.meta.url), ['serve-sandbox', bundle, JSON.stringify(opts)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const info = await new Promise((resolve, reject) => {
     child.once('message', resolve);

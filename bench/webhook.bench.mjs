@@ -17,7 +17,7 @@ const DELIVERIES = Number(arg('deliveries', 1000));
 
 const lib = await load(
   'webhook',
-  `export { startSandbox } from './src/sandbox';
+  `export { startSandbox } from './packages/cli/src/sandbox';
    export { signWebhook, verifyWebhook, MemoryDedupeStore } from './src/webhooks';
    export { CompanyDataTrigger } from './nodes/CompanyDataTrigger/CompanyDataTrigger.node';`,
 );

@@ -10,10 +10,14 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 echo "== type check"
 npx tsc --noEmit -p tsconfig.json
-echo "== build (tsup)"
+echo "== build (tsup): the n8n node package and the company-data tool package"
 npm run --silent build
 echo "== community-node lint (n8n-node lint, strict)"
 bash scripts/lint-n8n.sh
+# Both packages packed as published: n8n's own scanner on the node package's sources and tarball, its
+# size budget and registered files; the tool installed from its tarball into an empty prefix and run.
+echo "== packed packages (n8n scanner, sizes, npm i -g of the tool)"
+node scripts/check-packages.mjs
 echo "== tests"
 npx vitest run
 # The example workflows in a real n8n 2.41.1 (Node 24 and n8n are installed into a cache on first use:

@@ -4,8 +4,16 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const SOURCES = ['src', 'nodes', 'credentials', 'package.json', 'tsup.config.ts'];
-const OUTPUTS = ['dist/cli/main.js', 'dist/index.js', 'dist/sheets.js', 'dist/credentials/CompanyDataApi.credentials.js'];
+const SOURCES = ['src', 'nodes', 'credentials', 'package.json', 'tsup.config.ts', 'packages/cli/src', 'packages/cli/package.json', 'packages/cli/tsup.config.ts'];
+const OUTPUTS = [
+  'dist/shared/index.js',
+  'dist/credentials/CompanyDataApi.credentials.js',
+  'packages/cli/dist/cli/main.js',
+  'packages/cli/dist/index.js',
+  'packages/cli/dist/sheets.js',
+];
+// Both packages: the n8n nodes (tsup.config.ts), then the tool (its own config).
+const CONFIGS = [[], ['--config', 'packages/cli/tsup.config.ts']];
 
 function newest(p) {
   let st;
@@ -29,15 +37,17 @@ export function isStale(repoDir) {
 
 export async function buildIfStale(repoDir, log = () => {}, { force = false } = {}) {
   if (!force && !isStale(repoDir)) {
-    log('dist/ is up to date');
+    log('dist/ and packages/cli/dist/ are up to date');
     return false;
   }
   const t0 = Date.now();
   log('building the package (tsup)...');
   const tsup = path.join(repoDir, 'node_modules', 'tsup', 'dist', 'cli-default.js');
   if (!fs.existsSync(tsup)) throw new Error('tsup is not installed: run npm install first');
-  const res = spawnSync(process.execPath, [tsup], { cwd: repoDir, encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`build failed (exit ${res.status}):\n${(res.stdout + res.stderr).split('\n').slice(-30).join('\n')}`);
+  for (const args of CONFIGS) {
+    const res = spawnSync(process.execPath, [tsup, ...args], { cwd: repoDir, encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`build failed (exit ${res.status}):\n${(res.stdout + res.stderr).split('\n').slice(-30).join('\n')}`);
+  }
   log(`built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return true;
 }

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { packPackage, unpackTarball } from './pack.mjs';
 import { ensureRuntime, ms } from './runtime.mjs';
 
 const OWNER = { email: 'owner@e2e.local', firstName: 'E2E', lastName: 'Owner' };
@@ -27,8 +28,10 @@ export function freePort() {
 
 /**
  * Starts n8n and returns { baseUrl, apiKey, cookie, owner, userFolder, logs, stop(), ... }.
- * packageDir: a folder with package.json (name n8n-nodes-*) and dist/; it is copied into
- * <userFolder>/.n8n/nodes/node_modules/<name> (link: 'symlink' links it instead).
+ * packageDir: a folder with package.json (name n8n-nodes-*) and dist/. It is packed with npm pack and
+ * the tarball unpacked into <userFolder>/.n8n/nodes/node_modules/<name>, as n8n's community package
+ * installer does, so n8n loads exactly what would be published (link: 'copy' copies package.json and
+ * dist/ instead, 'symlink' links the folder).
  * owner: { email, password, firstName, lastName } overrides the generated login.
  */
 export async function startN8n({
@@ -36,7 +39,7 @@ export async function startN8n({
   port,
   brokerPort,
   packageDir,
-  link = 'copy',
+  link = 'pack',
   env = {},
   owner: ownerIn = {},
   runtime,
@@ -167,7 +170,14 @@ function installPackage(userFolder, packageDir, link) {
   const target = path.join(userFolder, '.n8n', 'nodes', 'node_modules', pkg.name);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.rmSync(target, { recursive: true, force: true });
-  if (link === 'symlink') {
+  if (link === 'pack') {
+    const packed = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-pack-'));
+    try {
+      unpackTarball(packPackage(packageDir, packed).file, target);
+    } finally {
+      fs.rmSync(packed, { recursive: true, force: true });
+    }
+  } else if (link === 'symlink') {
     fs.symlinkSync(path.resolve(packageDir), target, 'dir');
   } else {
     // A copy resolves require('n8n-workflow') through n8n's own tree, as a real install does; a

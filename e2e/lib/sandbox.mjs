@@ -1,14 +1,14 @@
-// Runs the sandbox the way a user does (`company-data sandbox`, from the built dist/cli/main.js)
+// Runs the sandbox the way a user does (`company-data sandbox`, from the built packages/cli/dist/cli/main.js)
 // in a child process, plus a small client for its API and /sandbox/ controls.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 /**
- * Starts `node dist/cli/main.js sandbox` and resolves when it prints its address.
+ * Starts `node packages/cli/dist/cli/main.js sandbox` and resolves when it prints its address.
  * Returns { url, apiKey, call(method, path, body), stop(), logs }.
  */
 export async function startSandboxCli({ repoDir, port = 0, host = '127.0.0.1', apiKey, companies = 2000, dataDir, readyTimeoutMs = 60_000 }) {
-  const args = [path.join(repoDir, 'dist', 'cli', 'main.js'), 'sandbox', '--host', host, '--port', String(port), '--companies', String(companies), '--key', apiKey];
+  const args = [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), 'sandbox', '--host', host, '--port', String(port), '--companies', String(companies), '--key', apiKey];
   if (dataDir) args.push('--data-dir', dataDir);
   const child = spawn(process.execPath, args, { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   live.add(child.pid);

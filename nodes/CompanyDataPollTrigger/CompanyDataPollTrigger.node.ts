@@ -7,13 +7,18 @@ import {
   type INodeTypeDescription,
   type IPollFunctions,
 } from 'n8n-workflow';
-import { CompanyDataError } from '../../src/core/errors';
-import { clientFor } from '../../src/n8n/client';
-import { CREDENTIAL_TYPE } from '../../src/n8n/transport';
-import { pollApi } from '../../src/n8n/trigger/api';
-import { splitList } from '../../src/n8n/trigger/items';
-import { pollOnce, pollSources, type PollState } from '../../src/n8n/trigger/poll';
-import { pollTriggerProperties, readTriggerOptions } from '../../src/n8n/trigger/properties';
+import {
+  CompanyDataError,
+  clientFor,
+  CREDENTIAL_TYPE,
+  pollApi,
+  splitList,
+  pollOnce,
+  pollSources,
+  type PollState,
+  pollTriggerProperties,
+  readTriggerOptions,
+} from '../../src/n8n';
 
 /**
  * The polling variant, for n8n without a public HTTPS address. n8n needs a separate node for polling
@@ -60,7 +65,8 @@ export class CompanyDataPollTrigger implements INodeType {
       return items.length ? [this.helpers.returnJsonArray(items as IDataObject[])] : null;
     } catch (error) {
       if (error instanceof CompanyDataError) throw new NodeOperationError(this.getNode(), error.message, { description: error.hint });
-      throw error;
+      // Anything else is unexpected (a bug or n8n's own failure): still an n8n error, with its message kept.
+      throw new NodeOperationError(this.getNode(), error as Error);
     }
   }
 }

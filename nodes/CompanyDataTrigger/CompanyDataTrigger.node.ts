@@ -10,14 +10,26 @@ import {
   type IWebhookFunctions,
   type IWebhookResponseData,
 } from 'n8n-workflow';
-import { CompanyDataError } from '../../src/core/errors';
-import { clientFor, type CompanyDataCredential } from '../../src/n8n/client';
-import { CREDENTIAL_TYPE } from '../../src/n8n/transport';
-import { webhookApi } from '../../src/n8n/trigger/api';
-import { handleDelivery } from '../../src/n8n/trigger/delivery';
-import { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from '../../src/n8n/trigger/lifecycle';
-import { readTriggerOptions, webhookTriggerProperties } from '../../src/n8n/trigger/properties';
-import { hasProcessedData, newIdsInProcessedData, processMemory, triggerKey } from '../../src/n8n/trigger/seen';
+import {
+  CompanyDataError,
+  clientFor,
+  type CompanyDataCredential,
+  CREDENTIAL_TYPE,
+  webhookApi,
+  handleDelivery,
+  checkExists,
+  create,
+  knownSecrets,
+  remove,
+  WebhookSetupError,
+  type HookState,
+  readTriggerOptions,
+  webhookTriggerProperties,
+  hasProcessedData,
+  newIdsInProcessedData,
+  processMemory,
+  triggerKey,
+} from '../../src/n8n';
 
 type RawRequest = ReturnType<IWebhookFunctions['getRequestObject']> & { rawBody?: Buffer; readRawBody?: () => Promise<void> };
 

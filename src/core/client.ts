@@ -221,7 +221,7 @@ const WithNamespaces = class {} as new () => ClientNamespaces;
 
 /**
  * The typed client every product shares. It takes a Transport and a Clock explicitly and touches no
- * timer globals, so n8n nodes can bundle it. Use CompanyDataClient (src/index.ts) for the defaults.
+ * timer globals, so n8n nodes can bundle it. Use CompanyDataClient (packages/cli/src/index.ts) for the defaults.
  */
 export class CoreClient extends WithNamespaces {
   /** The operation table, for generic calls: client.call(client.ops.companies.get, {...}). */

@@ -67,7 +67,7 @@ const sectionLabels: Record<IncludeSection, string> = {
 };
 
 /**
- * Counties as registered (src/reference/estonian-registry.md). The service takes free text, but a
+ * Counties as registered (../shared/reference/estonian-registry.md). The service takes free text, but a
  * typo such as "Harjumaa" would match nothing without a word of warning, so tools offer this list.
  */
 export const countyOptions: readonly ParamOption[] = [

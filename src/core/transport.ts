@@ -1,7 +1,7 @@
 import type { HttpMethod } from './operation';
 
 /**
- * The client's only way to the network. The library uses undici (src/transport/undici.ts); the n8n
+ * The client's only way to the network. The library uses undici (packages/cli/src/transport/undici.ts); the n8n
  * nodes plug in n8n's HTTP helpers. A transport resolves for every HTTP answer, 4xx and 5xx included,
  * and throws TransportError only when there was no answer.
  */

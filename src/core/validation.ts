@@ -1,6 +1,6 @@
 /**
  * Validators for Estonian identifiers and the lookup-query classifier.
- * Facts: src/reference/estonian-registry.md (check digits, forms).
+ * Facts: ../shared/reference/estonian-registry.md (check digits, forms).
  * Each validator returns null when valid, or a short rule text a non-programmer understands.
  */
 

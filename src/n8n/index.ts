@@ -1,3 +1,18 @@
+/**
+ * Everything the node and credential files use, in one module: the build bundles it once into
+ * dist/shared/index.js, and every node bundle loads that file instead of carrying its own copy.
+ * Node files import from here only (the build refuses any other path into src/).
+ */
 export { executeNode } from './execute';
 export { nodeProperties } from './properties';
 export { nodeSpecs, type NodeKey, type NodeSpec } from './nodes';
+export { CompanyDataError } from '../core/errors';
+export { clientFor, type CompanyDataCredential } from './client';
+export { CREDENTIAL_TYPE } from './transport';
+export { pollApi, webhookApi } from './trigger/api';
+export { handleDelivery } from './trigger/delivery';
+export { splitList } from './trigger/items';
+export { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from './trigger/lifecycle';
+export { pollOnce, pollSources, type PollState } from './trigger/poll';
+export { pollTriggerProperties, readTriggerOptions, webhookTriggerProperties } from './trigger/properties';
+export { hasProcessedData, newIdsInProcessedData, processMemory, triggerKey } from './trigger/seen';

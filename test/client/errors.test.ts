@@ -14,7 +14,7 @@ import {
   operationGroups,
   type RetryInfo,
   type Transport,
-} from '../../src/index';
+} from '../../packages/cli/src/index';
 import { FX, startClientRig, type ClientRig } from './support';
 
 let rig: ClientRig;

@@ -13,7 +13,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lookupKey } from '../../src/core/bulk-lookup';
 import { lookupQueryProblem } from '../../src/core/validation';
-import { startSandbox } from '../../src/sandbox';
+import { startSandbox } from '../../packages/cli/src/sandbox';
 import { runCli, spawnCli } from './support/cli';
 import { csvOf, drillRows } from './support/rows';
 

@@ -9,7 +9,7 @@
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox';
+import { startSandbox } from '../../packages/cli/src/sandbox';
 import { signWebhook } from '../../src/webhooks';
 import { startFanOut, type FanOut } from './support/receivers';
 

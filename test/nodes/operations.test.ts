@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CompanyDataClient } from '../../src';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { CompanyDataClient } from '../../packages/cli/src';
+import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 import { nodeOperations } from '../../src/n8n/properties';
 import { nodeSpecs, type NodeKey } from '../../src/n8n/nodes';
 import { CompanyDataAssets } from '../../nodes/CompanyDataAssets/CompanyDataAssets.node';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodySchema } from '../../src/core/schemas/common';
 import { companyProfileSchema, companySummarySchema } from '../../src/core/schemas/company';
 import { isRegistryCode, personalCodeProblem, vatNumberProblem } from '../../src/core/validation';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 
 let sb: Sandbox;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

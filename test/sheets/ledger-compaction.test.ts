@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { CsvTable } from '../../src/sheets/csv-table';
-import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES } from '../../src/sheets/event-ledger';
-import { EVENT_COLUMNS, EventSheetWriter, eventRecords } from '../../src/sheets/events-to-rows';
-import { MemoryTable } from '../../src/sheets/table';
+import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
+import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES } from '../../packages/cli/src/sheets/event-ledger';
+import { EVENT_COLUMNS, EventSheetWriter, eventRecords } from '../../packages/cli/src/sheets/events-to-rows';
+import { MemoryTable } from '../../packages/cli/src/sheets/table';
 
 const N = 10_000;
 

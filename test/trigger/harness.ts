@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { writeHandlers } from '../../src/sandbox/events/handlers';
-import type { EventService } from '../../src/sandbox/events/service';
-import { hashKey, keyId } from '../../src/sandbox/http/keys';
-import type { CompanyPort } from '../../src/sandbox/monitoring/company-port';
+import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { writeHandlers } from '../../packages/cli/src/sandbox/events/handlers';
+import type { EventService } from '../../packages/cli/src/sandbox/events/service';
+import { hashKey, keyId } from '../../packages/cli/src/sandbox/http/keys';
+import type { CompanyPort } from '../../packages/cli/src/sandbox/monitoring/company-port';
 import { authenticate, forwardHttp, type SentRequest } from '../support/n8n-http';
 
 /**

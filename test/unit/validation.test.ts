@@ -8,7 +8,7 @@ import {
   withRegistryCheckDigit,
 } from '../../src/core/validation';
 
-// Vectors are the real codes listed in src/reference/estonian-registry.md, not computed by our code.
+// Vectors are the real codes listed in ../shared/reference/estonian-registry.md, not computed by our code.
 describe('registry code', () => {
   it.each(['12417834', '14532901', '10421629', '10451175', '10000024', '70000310', '10000062', '10000640'])('accepts %s', (c) => {
     expect(registryCodeProblem(c)).toBeNull();

@@ -3,7 +3,7 @@
  * VAT numbers, repeats written differently, invalid check digits) plus names and a too-short name.
  */
 import { withRegistryCheckDigit } from '../../../src/core/validation';
-import type { Dataset } from '../../../src/sandbox';
+import type { Dataset } from '../../../packages/cli/src/sandbox';
 
 export function drillRows(ds: Dataset, n: number): string[] {
   const companies = ds.companies;

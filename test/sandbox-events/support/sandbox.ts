@@ -1,8 +1,8 @@
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox';
-import { legalForms } from '../../../src/sandbox/dataset/labels';
-import { creditScoreView } from '../../../src/sandbox/dataset/records';
-import type { EventService } from '../../../src/sandbox/events/service';
-import type { CompanyPort } from '../../../src/sandbox/monitoring/company-port';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../packages/cli/src/sandbox';
+import { legalForms } from '../../../packages/cli/src/sandbox/dataset/labels';
+import { creditScoreView } from '../../../packages/cli/src/sandbox/dataset/records';
+import type { EventService } from '../../../packages/cli/src/sandbox/events/service';
+import type { CompanyPort } from '../../../packages/cli/src/sandbox/monitoring/company-port';
 
 export interface EventsSandbox {
   sb: Sandbox;

@@ -1,0 +1,137 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { includeSections, type IncludeSection } from '../../../../../src/core/params';
+import { enrichTable, summaryFields, defaultFields, type EnrichMode, type EnrichReport, type SummaryField } from '../../sheets/enrich';
+import { addApiOptions, addGoogleOptions, apiTarget, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+
+interface EnrichFlags extends ApiFlags, GoogleFlags {
+  spreadsheet?: string;
+  sheet?: string;
+  column?: string;
+  out?: string;
+  fields: SummaryField[];
+  sections: IncludeSection[];
+  mode: EnrichMode;
+  dryRun?: boolean;
+  maxQueries?: number;
+  force?: boolean;
+  lang?: 'et' | 'en' | 'ru';
+  stateDir?: string;
+}
+
+function list<T extends string>(allowed: readonly T[], flag: string) {
+  return (value: string): T[] => {
+    const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const i of items) if (!allowed.includes(i as T)) throw new InvalidArgumentError(`${flag}: "${i}" is not one of ${allowed.join(', ')}`);
+    return items as T[];
+  };
+}
+
+function parseMode(value: string): EnrichMode {
+  if (value === 'missing' || value === 'all') return value;
+  const m = /^older-than:(\d+)$/.exec(value) ?? /^(\d+)$/.exec(value);
+  if (m) return { olderThanDays: Number(m[1]) };
+  throw new InvalidArgumentError('mode: must be missing, all, or older-than:DAYS (for example older-than:30)');
+}
+
+function positiveInt(flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${flag}: must be a whole number of 1 or more`);
+    return Number(value);
+  };
+}
+
+export function formatReport(r: EnrichReport): string[] {
+  const lines = r.dryRun
+    ? [
+        `Dry run (nothing sent, nothing written). Key column: ${r.keyColumn}`,
+        `Rows: ${r.rows} in the table, ${r.rowsInScope} to enrich`,
+        `Unique queries: ${r.uniqueQueries}${r.fromJournal ? ` (${r.fromJournal} already answered in an interrupted run, free)` : ''}`,
+        `Requests: ${r.requests} lookup request(s)`,
+        `Billed queries: ${r.billedQueries}`,
+      ]
+    : [
+        `${r.errors ? 'Finished with errors' : 'Done'}. Key column: ${r.keyColumn}. Rows enriched this run: ${r.matched + r.noMatch + r.vatGroups}`,
+        `Matched ${r.matched}, VAT groups ${r.vatGroups}, no match ${r.noMatch}, skipped ${r.skipped}, invalid ${r.invalid}, errors ${r.errors}`,
+        `Requests: ${r.requests}; billed queries: ${r.billedQueries}${r.fromJournal ? `; ${r.fromJournal} answers reused from the interrupted run` : ''}`,
+      ];
+  if (r.profileRequests) lines.push(`Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company; not in the billed queries)' : ''}`);
+  if (!r.dryRun && r.invalid + r.skipped) lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
+  if (r.firstError) {
+    const e = r.firstError;
+    lines.push(`Error: ${e.message} (${e.code}).${e.hint ? ` ${e.hint}` : ''} Rows with an error are tried again on the next run.`);
+  }
+  if (r.deferred) lines.push(`${r.deferred} row(s) left for the next run (--max-queries).`);
+  if (r.keptCells) lines.push(`${r.keptCells} cell(s) typed by a person were kept; use --force to overwrite them.`);
+  if (r.interrupted) lines.push('Interrupted: finished rows are saved; run the same command again to continue without paying twice.');
+  return lines;
+}
+
+export function enrichCommand(): Command {
+  const cmd = new Command('enrich')
+    .description('Add company data to the rows of a CSV or XLSX file or a Google sheet, by registry code, VAT number or name')
+    .argument('[file]', 'a .csv or .xlsx file (enriched in place unless --out is given)')
+    .option('--spreadsheet <id>', 'Google spreadsheet ID (from its address)')
+    .option('--sheet <name>', 'sheet (tab) name; the first sheet by default')
+    .option('--column <header>', 'header of the column holding registry codes, VAT numbers or names (found automatically otherwise)')
+    .option('--out <file>', 'write the result to this file instead of changing the input')
+    .addOption(new Option('--fields <list>', `columns to add, comma-separated: ${Object.keys(summaryFields).join(', ')}`).argParser(list(Object.keys(summaryFields) as SummaryField[], 'fields')).default([...defaultFields], defaultFields.join(',')))
+    .addOption(new Option('--sections <list>', 'profile sections to add, e.g. credit_score,tax_debt (one extra request per matched company)').argParser(list(includeSections, 'sections')).default([], 'none'))
+    .addOption(new Option('--mode <mode>', 'which rows: missing (not enriched yet), older-than:DAYS, or all').argParser(parseMode).default('missing'))
+    .option('--dry-run', 'show the cost (rows, unique queries, requests, billed queries) and change nothing')
+    .addOption(new Option('--max-queries <n>', 'pay for at most this many queries in this run').argParser(positiveInt('max-queries')))
+    .option('--force', 'overwrite cells a person typed')
+    .addOption(new Option('--lang <lang>', 'language of labels').choices(['et', 'en', 'ru']))
+    .addOption(new Option('--state-dir <dir>', 'where resume state is kept').env('COMPANY_DATA_STATE_DIR'));
+  addApiOptions(cmd);
+  addGoogleOptions(cmd);
+  cmd.action(async (file: string | undefined, flags: EnrichFlags) => {
+    const say = (line: string) => process.stderr.write(line + '\n');
+    apiTarget(flags); // a half-given service address is named before the file is looked at
+    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true }, flags);
+    const opened = await openClient(flags, say);
+    const controller = new AbortController();
+    const onSignal = () => {
+      say('Stopping after the request in flight; finished rows are being saved...');
+      controller.abort();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let bar: import('cli-progress').SingleBar | undefined;
+    try {
+      if (process.stderr.isTTY && !flags.dryRun) {
+        const { SingleBar, Presets } = await import('cli-progress');
+        bar = new SingleBar({ format: 'Enriching [{bar}] {value}/{total} queries | {requests} requests', stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+      }
+      let started = false;
+      const report = await enrichTable({
+        table,
+        client: opened.client,
+        ...(flags.column ? { column: flags.column } : {}),
+        fields: flags.fields,
+        sections: flags.sections,
+        mode: flags.mode,
+        force: !!flags.force,
+        dryRun: !!flags.dryRun,
+        ...(flags.maxQueries ? { maxQueries: flags.maxQueries } : {}),
+        ...(flags.lang ? { lang: flags.lang } : {}),
+        ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (!bar) return;
+          if (!started) {
+            bar.start(p.total, p.done, { requests: p.requests });
+            started = true;
+          } else bar.update(p.done, { requests: p.requests });
+        },
+      });
+      bar?.stop();
+      for (const line of formatReport(report)) process.stdout.write(line + '\n');
+      if (report.errors) process.exitCode = 2;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await opened.close();
+    }
+  });
+  return cmd;
+}

@@ -1,0 +1,388 @@
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { LOOKUP_BATCH_SIZE, lookupKey, type BulkLookupOptions, type BulkLookupResult } from '../../../../src/core/bulk-lookup';
+import type { CompanyDataError } from '../../../../src/core/errors';
+import type { IncludeSection } from '../../../../src/core/params';
+import type { Lang } from '../../../../src/core/schemas/common';
+import type { CompanySummary, LookupResult } from '../../../../src/core/schemas/company';
+import { lookupQueryProblem } from '../../../../src/core/validation';
+import { LookupJournal } from './lookup-journal';
+import { sectionText } from './profile-sections';
+import type { CellWrite, Table } from './table';
+
+/** Columns a user can pick from the company summary, and how each is written as text. */
+export const summaryFields = {
+  name: (c) => c.name,
+  registry_code: (c) => c.registry_code,
+  status: (c) => c.status?.label ?? c.status?.code ?? '',
+  status_code: (c) => c.status?.code ?? '',
+  legal_form: (c) => c.legal_form?.label ?? c.legal_form?.name ?? '',
+  address: (c) => c.address?.full ?? '',
+  postal_code: (c) => c.address?.postal_code ?? '',
+  vat_number: (c) => c.vat_number ?? '',
+  registered_on: (c) => c.registered_on ?? '',
+  deleted_on: (c) => c.deleted_on ?? '',
+  url: (c) => c.url ?? '',
+  matched_previous_name: (c) => c.matched_previous_name ?? '',
+} as const satisfies Record<string, (c: CompanySummary) => string>;
+export type SummaryField = keyof typeof summaryFields;
+export const defaultFields: readonly SummaryField[] = ['name', 'registry_code', 'status', 'legal_form', 'address', 'vat_number'];
+
+export const STATUS_HEADER = 'enrich_status';
+export const ENRICHED_AT_HEADER = 'enriched_at';
+
+export type EnrichMode = 'missing' | 'all' | { olderThanDays: number };
+
+/** What enrich needs from the client (CoreClient satisfies it). */
+export interface EnrichClient {
+  bulkLookup(queries: readonly string[], opts?: BulkLookupOptions): Promise<BulkLookupResult>;
+  companies: { get(input: { registry_code: string; include?: IncludeSection[]; lang?: Lang }): Promise<{ data: unknown }> };
+}
+
+export interface EnrichProgress {
+  /** Distinct queries answered so far (including ones from the journal) and in all. */
+  done: number;
+  total: number;
+  requests: number;
+}
+
+export interface EnrichOptions {
+  table: Table;
+  client: EnrichClient;
+  /** Header of the key column; found automatically when not given. */
+  column?: string;
+  fields?: readonly SummaryField[];
+  /** Profile sections fetched per matched company (one extra request each). */
+  sections?: readonly IncludeSection[];
+  /** missing (default): rows not enriched yet; { olderThanDays }: also rows enriched before then; all. */
+  mode?: EnrichMode;
+  /** Overwrite non-empty cells a person typed. */
+  force?: boolean;
+  dryRun?: boolean;
+  /** Most queries to pay for in this run; rows beyond are left for the next run. */
+  maxQueries?: number;
+  lang?: Lang;
+  /** Folder for the resume journal (default ~/.company-data/state). */
+  stateDir?: string;
+  /** Save at most this often while running (default: the table's saveEveryMs; 1 s for CSV, 10 s for XLSX and Google Sheets). */
+  flushEveryMs?: number;
+  now?: () => Date;
+  onProgress?: (p: EnrichProgress) => void;
+  /** Stops after the lookup request in flight (the rows answered so far are saved). */
+  signal?: AbortSignal;
+}
+
+export interface EnrichReport {
+  keyColumn: string;
+  /** Data rows in the table. */
+  rows: number;
+  /** Rows this run looks at (mode, non-empty key). */
+  rowsInScope: number;
+  uniqueQueries: number;
+  /** Distinct queries answered from the journal of an interrupted run (free). */
+  fromJournal: number;
+  /** Lookup requests made (or, in a dry run, that would be made). */
+  requests: number;
+  billedQueries: number;
+  /** Profile requests for sections (or an upper bound in a dry run). */
+  profileRequests: number;
+  matched: number;
+  noMatch: number;
+  vatGroups: number;
+  skipped: number;
+  invalid: number;
+  errors: number;
+  /** The first error, so a run whose rows all failed says why (the client keeps secrets out of it). */
+  firstError?: { code: string; message: string; hint?: string };
+  /** Rows left for a later run because of --max-queries. */
+  deferred: number;
+  /** Cells left as a person typed them (use force to overwrite). */
+  keptCells: number;
+  dryRun: boolean;
+  interrupted: boolean;
+}
+
+const KEY_HEADER_PATTERNS: RegExp[] = [
+  /^(registry[\s_-]*code|reg[\s_.-]*(code|nr|no)|registrikood|registri[\s_-]*kood|business[\s_-]*id|company[\s_-]*code)$/i,
+  /^(vat([\s_-]*(number|no|nr|id|code))?|kmkr([\s_-]*(nr|number))?|käibemaksukohustuslase[\s_-]*number)$/i,
+  /^(company([\s_-]*name)?|name|nimi|ettevõte|ettevõtte[\s_-]*nimi|firma|organisation|organization)$/i,
+];
+
+export function findKeyColumn(header: readonly string[], wanted?: string): number {
+  const norm = header.map((h) => h.trim().toLowerCase());
+  if (wanted !== undefined) {
+    const i = norm.indexOf(wanted.trim().toLowerCase());
+    if (i < 0) throw new Error(`column: no header "${wanted}" in the first row (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
+    return i;
+  }
+  // After a run, columns named like summary fields are the output (unless the key itself had that
+  // name, in which case the output went to matched_<field>); they must not be taken for the key.
+  const enrichedBefore = norm.includes(STATUS_HEADER);
+  const ours = (h: string) => enrichedBefore && h in summaryFields && !norm.includes(`matched_${h}`);
+  for (const skipOurs of [true, false]) {
+    for (const re of KEY_HEADER_PATTERNS) {
+      const i = header.findIndex((h, j) => re.test(h.trim()) && !(skipOurs && ours(norm[j]!)));
+      if (i >= 0) return i;
+    }
+  }
+  throw new Error(`column: no registry code, VAT number or name header found; name the column with --column (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
+}
+
+function isoSeconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function defaultStateDir(): string {
+  return process.env.COMPANY_DATA_STATE_DIR || join(homedir(), '.company-data', 'state');
+}
+
+function statusOf(result: LookupResult): { text: string; kind: 'matched' | 'no_match' | 'vat_group' | 'skipped' } {
+  if (result.skipped) return { text: `skipped: ${result.skipped}`, kind: 'skipped' };
+  if (!result.matches?.length) return { text: 'no_match', kind: 'no_match' };
+  if (result.type === 'vat_number' && (result.vat_holders ?? 1) > 1) return { text: `vat_group: ${result.vat_holders} holders`, kind: 'vat_group' };
+  if (result.type === 'vat_number' && result.vat_holders === 0) return { text: 'matched: last VAT holder', kind: 'matched' };
+  return { text: 'matched', kind: 'matched' };
+}
+
+/**
+ * Enriches the rows of a table by bulk lookup. Reads the table once, bills each distinct query once,
+ * writes results as answers arrive (saved every flushEveryMs and at the end), and never re-bills a
+ * row that is already enriched or whose answer is in the resume journal.
+ */
+export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
+  const { table, client } = opts;
+  const now = opts.now ?? (() => new Date());
+  const mode = opts.mode ?? 'missing';
+  const fields = opts.fields ?? defaultFields;
+  const sections = opts.sections ?? [];
+  for (const f of fields) if (!(f in summaryFields)) throw new Error(`fields: "${f}" is not a company summary field (choose from ${Object.keys(summaryFields).join(', ')})`);
+
+  const snap = await table.read();
+  const header = [...snap.header];
+  const keyCol = findKeyColumn(header, opts.column);
+  const keyHeader = header[keyCol]!.trim().toLowerCase();
+
+  // Output columns: reuse a header that exists, otherwise add it after the last one.
+  const headerWrites: CellWrite[] = [];
+  const colOf = (name: string): number => {
+    const i = header.findIndex((h, j) => j !== keyCol && h.trim().toLowerCase() === name.toLowerCase());
+    if (i >= 0) return i;
+    header.push(name);
+    headerWrites.push({ row: 0, col: header.length - 1, value: name });
+    return header.length - 1;
+  };
+  const fieldCols = fields.map((f) => ({ f, col: colOf(f === keyHeader ? `matched_${f}` : f) }));
+  const sectionCols = sections.map((s) => ({ s, col: colOf(s) }));
+  const statusCol = colOf(STATUS_HEADER);
+  const atCol = colOf(ENRICHED_AT_HEADER);
+
+  const cutoff = typeof mode === 'object' ? now().getTime() - mode.olderThanDays * 86_400_000 : undefined;
+  const cell = (r: number, c: number) => snap.rows[r]?.[c] ?? '';
+  const report: EnrichReport = {
+    keyColumn: header[keyCol]!, rows: snap.rows.length, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, requests: 0, billedQueries: 0,
+    profileRequests: 0, matched: 0, noMatch: 0, vatGroups: 0, skipped: 0, invalid: 0, errors: 0, deferred: 0, keptCells: 0,
+    dryRun: !!opts.dryRun, interrupted: false,
+  };
+
+  const writes: CellWrite[] = [...headerWrites];
+  const put = (r: number, col: number, value: string, ours: boolean) => {
+    const current = cell(r, col);
+    if (current === value) return;
+    if (current !== '' && !ours && !opts.force) {
+      report.keptCells++;
+      return;
+    }
+    writes.push({ row: r + 1, col, value });
+  };
+
+  // Rows by dedupe key, in first-seen order; invalid and too-short rows are settled here, for free.
+  const rowsByKey = new Map<string, { send: string; rows: number[] }>();
+  const enrichedBefore = new Set<number>();
+  snap.rows.forEach((row, r) => {
+    const q = row[keyCol] ?? '';
+    if (q.trim() === '') return;
+    const at = cell(r, atCol);
+    const status = cell(r, statusCol);
+    const wasEnriched = at !== '' && !status.startsWith('error');
+    if (wasEnriched) enrichedBefore.add(r);
+    if (mode === 'missing' && wasEnriched) return;
+    if (cutoff !== undefined && wasEnriched && !(Date.parse(at) < cutoff)) return;
+    report.rowsInScope++;
+    const problem = lookupQueryProblem(q);
+    if (problem) {
+      report.invalid++;
+      put(r, statusCol, `invalid: ${problem}`, true);
+      return;
+    }
+    const k = lookupKey(q);
+    if (k.skipped) {
+      report.skipped++;
+      put(r, statusCol, `skipped: ${k.skipped}`, true);
+      return;
+    }
+    const entry = rowsByKey.get(k.key);
+    if (entry) entry.rows.push(r);
+    else rowsByKey.set(k.key, { send: k.send, rows: [r] });
+  });
+  report.uniqueQueries = rowsByKey.size;
+
+  const journal = new LookupJournal(
+    join(opts.stateDir ?? defaultStateDir(), `enrich-${createHash('sha256').update(table.id).digest('hex').slice(0, 16)}.jsonl`),
+    { v: 1, table: table.id, limit: 1, lang: opts.lang ?? null },
+  );
+  const keys = [...rowsByKey.keys()];
+  const free = keys.filter((k) => journal.get(k));
+  report.fromJournal = free.length;
+  let paid = keys.filter((k) => !journal.get(k));
+  if (opts.maxQueries !== undefined && paid.length > opts.maxQueries) {
+    for (const k of paid.slice(opts.maxQueries)) report.deferred += rowsByKey.get(k)!.rows.length;
+    paid = paid.slice(0, opts.maxQueries);
+  }
+
+  if (opts.dryRun) {
+    report.requests = Math.ceil(paid.length / LOOKUP_BATCH_SIZE);
+    report.billedQueries = paid.length;
+    report.profileRequests = sections.length ? free.length + paid.length : 0;
+    journal.close();
+    return report;
+  }
+
+  const enrichedAt = isoSeconds(now());
+  const flushEvery = opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
+  let lastFlush = Date.now();
+  let lastFlushCost = 0;
+  let flushing: Promise<void> = Promise.resolve();
+  let flushError: unknown;
+  const push = (force: boolean) => {
+    if (writes.length) {
+      const batch = writes.splice(0);
+      flushing = flushing.then(() => table.write(batch));
+    }
+    // A save of a large file blocks for a while; spacing saves by 20x their cost keeps the lookups at the rate limit.
+    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 20 * lastFlushCost)) {
+      lastFlush = Date.now();
+      flushing = flushing
+        .then(async () => {
+          const t0 = Date.now();
+          await table.flush();
+          lastFlushCost = Date.now() - t0;
+        })
+        .catch((e) => void (flushError ??= e));
+    }
+  };
+
+  const noteError = (e: unknown) => {
+    if (report.firstError || !e) return;
+    const err = e as Partial<CompanyDataError>;
+    report.firstError = { code: err.code ?? 'unknown', message: err.message ?? String(e), ...(err.hint ? { hint: err.hint } : {}) };
+  };
+
+  const matchedCodes = new Map<string, number[]>();
+  const settle = (key: string, result: LookupResult) => {
+    const entry = rowsByKey.get(key)!;
+    const st = statusOf(result);
+    const company = result.matches?.[0];
+    if (company && sections.length) matchedCodes.set(company.registry_code, [...(matchedCodes.get(company.registry_code) ?? []), ...entry.rows]);
+    for (const r of entry.rows) {
+      const ours = enrichedBefore.has(r);
+      if (st.kind === 'matched') report.matched++;
+      else if (st.kind === 'vat_group') report.vatGroups++;
+      else if (st.kind === 'no_match') report.noMatch++;
+      else report.skipped++;
+      for (const { f, col } of fieldCols) put(r, col, company ? summaryFields[f](company) : '', ours);
+      put(r, statusCol, st.text, true);
+      put(r, atCol, enrichedAt, true);
+    }
+  };
+
+  for (const k of free) settle(k, journal.take(k)!);
+  const settled = new Set(free);
+  push(false);
+
+  // The journal records each paid answer before it reaches the table (the cache hook), and is
+  // fsync'd once per request; progress then moves the new answers into the table.
+  const cache = {
+    get: (k: string) => journal.get(k),
+    set: (k: string, r: LookupResult) => journal.set(k, r),
+  };
+  const aborted = () => opts.signal?.aborted === true;
+  const chunk = LOOKUP_BATCH_SIZE * 10;
+  let requestsBefore = 0;
+  for (let i = 0; i < paid.length && !aborted(); i += chunk) {
+    const part = paid.slice(i, i + chunk);
+    const res = await client.bulkLookup(
+      part.map((k) => rowsByKey.get(k)!.send),
+      {
+        limit: 1,
+        ...(opts.lang ? { lang: opts.lang } : {}),
+        cache,
+        onProgress: (p) => {
+          journal.sync();
+          for (const k of part) {
+            if (settled.has(k)) continue;
+            const a = journal.take(k);
+            if (a) {
+              settled.add(k);
+              settle(k, a);
+            }
+          }
+          push(false);
+          opts.onProgress?.({ done: free.length + i + p.done, total: keys.length, requests: requestsBefore + p.requests });
+          if (aborted()) throw new AbortRun();
+        },
+      },
+    ).catch((e: unknown) => {
+      if (e instanceof AbortRun) return undefined;
+      throw e;
+    });
+    if (!res) break;
+    requestsBefore += res.counters.requests;
+    report.requests += res.counters.requests;
+    report.billedQueries += res.counters.billedQueries;
+    res.results.forEach((item, j) => {
+      if (item.status !== 'error') return;
+      const k = part[j]!;
+      report.errors += rowsByKey.get(k)!.rows.length;
+      noteError(item.error);
+      for (const r of rowsByKey.get(k)!.rows) put(r, statusCol, `error: ${(item.error as CompanyDataError | undefined)?.code ?? 'unknown'}`, true);
+    });
+  }
+  if (aborted()) {
+    report.interrupted = true;
+    // Count what the aborted bulkLookup billed before stopping: every answer it journalled.
+    const answered = paid.filter((k) => settled.has(k)).length;
+    report.billedQueries = Math.max(report.billedQueries, answered);
+    report.requests = Math.max(report.requests, Math.ceil(answered / LOOKUP_BATCH_SIZE));
+  }
+
+  // Profile sections: one request per matched company, after the lookups.
+  for (const [code, rows] of matchedCodes) {
+    if (aborted()) break;
+    try {
+      const res = await client.companies.get({ registry_code: code, include: [...sections], ...(opts.lang ? { lang: opts.lang } : {}) });
+      report.profileRequests++;
+      const profile = res.data as Record<string, unknown>;
+      for (const r of rows) for (const { s, col } of sectionCols) put(r, col, sectionText(s, profile[s]), enrichedBefore.has(r));
+    } catch (e) {
+      report.profileRequests++;
+      report.errors += rows.length;
+      noteError(e);
+      for (const r of rows) put(r, statusCol, `error: ${(e as CompanyDataError).code ?? 'profile_failed'}`, true);
+    }
+    push(false);
+  }
+
+  push(true);
+  await flushing;
+  if (flushError) {
+    journal.close();
+    throw flushError;
+  }
+  // Every paid answer is in the table now; the journal is only needed when this did not finish.
+  if (report.interrupted) journal.close();
+  else journal.discard();
+  return report;
+}
+
+class AbortRun extends Error {}

@@ -1,0 +1,12 @@
+/**
+ * The Sheets sync module for library users: `require('company-data/sheets')`.
+ * A separate entry, so the main entry does not carry the Google and Excel libraries.
+ */
+export { CsvTable, type CsvTableOptions } from './csv-table';
+export { XlsxTable, type XlsxTableOptions } from './xlsx-table';
+export { GoogleSheetTable, type GoogleSheetTableOptions } from './google-table';
+export { googleAuthClient, type GoogleCredentials } from './google-auth';
+export { MemoryTable, type CellWrite, type Table, type TableSnapshot } from './table';
+export { enrichTable, defaultFields, summaryFields, type EnrichMode, type EnrichOptions, type EnrichProgress, type EnrichReport, type SummaryField } from './enrich';
+export { EventSheetWriter, EVENT_COLUMNS, type EventSheetOptions } from './events-to-rows';
+export { pollEventsToSheet, startWebhookReceiver, type PollOptions, type WebhookReceiverOptions } from './event-sources';

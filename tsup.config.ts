@@ -1,6 +1,8 @@
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
+import { nodeBundle } from './tsup.common';
 
 /**
  * The n8n node package (repo root): the nodes, the credential and the code they share. The tool
@@ -34,9 +36,9 @@ const SHARED_OUTPUT = 'shared/index.js';
  * Node files reach the shared code through src/n8n only; that import stays a require of
  * dist/shared/index.js, so the ten nodes load one copy of the core instead of bundling ten.
  */
-const sharedCore = {
+const sharedCore: Plugin = {
   name: 'shared-core',
-  setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { path: string; importer: string }) => unknown) => void }) {
+  setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const importer = relative(process.cwd(), args.importer);
       if (!/^(nodes|credentials)\//.test(importer)) return undefined;
@@ -51,11 +53,7 @@ const sharedCore = {
 };
 
 const common: Options = {
-  format: ['cjs'],
-  target: 'node20',
-  platform: 'node',
-  sourcemap: false,
-  splitting: false,
+  ...nodeBundle,
   // No runtime dependencies: everything but the n8n-workflow peer is bundled.
   noExternal: [/^(?!n8n-workflow$).*/],
   external: ['n8n-workflow'],

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const SOURCES = ['src', 'nodes', 'credentials', 'package.json', 'tsup.config.ts', 'packages/cli/src', 'packages/cli/package.json', 'packages/cli/tsup.config.ts'];
+const SOURCES = ['src', 'nodes', 'credentials', 'package.json', 'tsup.config.ts', 'tsup.common.ts', 'packages/cli/src', 'packages/cli/package.json', 'packages/cli/tsup.config.ts'];
 const OUTPUTS = [
   'dist/shared/index.js',
   'dist/credentials/CompanyDataApi.credentials.js',

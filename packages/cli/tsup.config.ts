@@ -1,4 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
+import { nodeBundle } from '../../tsup.common';
 
 /**
  * The tool package `company-data`: the CLI, the Sheets sync module, the sandbox and the typed
@@ -6,11 +7,7 @@ import { defineConfig, type Options } from 'tsup';
  * fetches nothing else. Run from the repo root (`npm run build`), which also builds the node package.
  */
 const common: Options = {
-  format: ['cjs'],
-  target: 'node20',
-  platform: 'node',
-  sourcemap: false,
-  splitting: false,
+  ...nodeBundle,
   noExternal: [/.*/],
   outDir: 'packages/cli/dist',
 };

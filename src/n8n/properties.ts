@@ -2,10 +2,12 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { AnyOperation } from '../core/operation';
 import { groups } from '../core/operation';
 import { operationGroups } from '../core/operations';
-import { choicesByParam, type ParamOption, type ParamSpec } from '../core/params';
+import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from '../core/params';
 import { titleCase } from './choices';
+import { resourceLocatorProperty } from './pickers';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';
+import { mergeVersions, type NodeVersion } from './versions';
 
 export const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 export const humanize = (s: string) =>
@@ -32,6 +34,8 @@ export interface Field {
   kind: Kind;
   optional: boolean;
   label: string;
+  /** Version 2 shows a picker (resourceLocator) for it. */
+  picker?: PickerKey;
 }
 
 /** Parameters the node handles itself (paging, the lookup's query column) instead of plain fields. */
@@ -48,7 +52,8 @@ export function fieldsOf(op: AnyOperation): Field[] {
     .filter(([name]) => !handledByNode(op, name))
     .map(([name, spec]) => {
       const { kind, optional } = kindOf(spec.schema);
-      return { param: name, prop: camel(name), place: spec.optional ? 'options' : 'top', kind, optional, label: spec.label } as Field;
+      const place = spec.optional ? 'options' : 'top';
+      return { param: name, prop: camel(name), place, kind, optional, label: spec.label, ...(spec.picker && place === 'top' ? { picker: spec.picker } : {}) } as Field;
     });
 }
 
@@ -248,8 +253,13 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
   ];
 }
 
-/** All fields of a node, generated from the operation table. */
+/** All fields of a node for both versions, generated from the operation table. */
 export function nodeProperties(spec: NodeSpec): INodeProperties[] {
+  return mergeVersions(propertiesFor(spec, 1), propertiesFor(spec, 2));
+}
+
+/** The node's fields as one version shows them. */
+export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProperties[] {
   const ops = nodeOperations(spec);
   const props: INodeProperties[] = [];
   if (hasResources(spec)) {
@@ -284,7 +294,11 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
     const options: INodeProperties[] = [];
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
-      const prop = propertyFor(f.param, ps.label, ps.description, f.kind, f.place === 'top' && !f.optional, { options: ps.options, example: ps.example });
+      const required = f.place === 'top' && !f.optional;
+      const prop =
+        version >= 2 && f.picker
+          ? resourceLocatorProperty(f.picker, { displayName: ps.label, name: f.prop, description: ps.description, required })
+          : propertyFor(f.param, ps.label, ps.description, f.kind, required, { options: ps.options, example: ps.example });
       if (f.place === 'options') {
         options.push(prop);
         continue;
@@ -310,4 +324,16 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
   for (const { prop, resource, operations } of merged.values()) props.push({ ...prop, displayOptions: show(spec, resource, operations) });
   props.push(...perOp);
   return props;
+}
+
+/**
+ * The canvas subtitle: the chosen operation's label ("Get Profile", "Monitoring: Add Companies"),
+ * not its internal value. An n8n expression looks the label up in a table made from the operations.
+ */
+export function nodeSubtitle(spec: NodeSpec): string {
+  const labels: Record<string, string> = {};
+  const multi = hasResources(spec);
+  for (const { resource, op } of nodeOperations(spec)) labels[multi ? `${resource}:${op.name}` : op.name] = multi ? `${groups[op.group].label}: ${op.label}` : op.label;
+  const key = multi ? '$parameter["resource"] + ":" + $parameter["operation"]' : '$parameter["operation"]';
+  return `={{ (${JSON.stringify(labels)})[${key}] || ${key} }}`;
 }

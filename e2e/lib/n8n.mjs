@@ -332,6 +332,38 @@ export function rest(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/rest${p}`, method, { cookie: n8n.cookie }, body, `/rest${p}`);
 }
 
+/**
+ * What the editor asks when a resourceLocator's "From list" opens or its search box changes
+ * (POST /rest/dynamic-node-parameters/resource-locator-results): n8n runs the node's listSearch method.
+ * node: { type, version, parameters }; credential: { id, name } under the node's credential type.
+ */
+export async function resourceLocatorResults(n8n, { node, credentialType, credential, path, methodName, filter, paginationToken }) {
+  return unwrap(
+    await rest(n8n, 'POST', '/dynamic-node-parameters/resource-locator-results', {
+      path,
+      methodName,
+      nodeTypeAndVersion: { name: node.type, version: node.version },
+      currentNodeParameters: node.parameters,
+      credentials: { [credentialType]: { id: credential.id, name: credential.name } },
+      ...(filter !== undefined ? { filter } : {}),
+      ...(paginationToken !== undefined ? { paginationToken } : {}),
+    }),
+  );
+}
+
+/** What the editor asks to fill an option list with loadOptionsMethod (POST /rest/dynamic-node-parameters/options). */
+export async function loadOptionsResults(n8n, { node, credentialType, credential, path, methodName }) {
+  return unwrap(
+    await rest(n8n, 'POST', '/dynamic-node-parameters/options', {
+      path,
+      methodName,
+      nodeTypeAndVersion: { name: node.type, version: node.version },
+      currentNodeParameters: node.parameters,
+      credentials: { [credentialType]: { id: credential.id, name: credential.name } },
+    }),
+  );
+}
+
 /** Public API v1 (API-key auth). */
 export function api(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/api/v1${p}`, method, { 'x-n8n-api-key': n8n.apiKey }, body, `/api/v1${p}`);

@@ -5,6 +5,7 @@ import { operationGroups } from '../core/operations';
 import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from '../core/params';
 import { titleCase } from './choices';
 import { resourceLocatorProperty } from './pickers';
+import { simplifies } from './simplify';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';
 import { mergeVersions, type NodeVersion } from './versions';
@@ -322,8 +323,23 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
     }
   }
   for (const { prop, resource, operations } of merged.values()) props.push({ ...prop, displayOptions: show(spec, resource, operations) });
+  if (version >= 2) props.push(...simplifyProperties(spec, ops));
   props.push(...perOp);
   return props;
+}
+
+/** Version 2's Simplify switch, one field per resource for every operation that has a flat form. */
+function simplifyProperties(spec: NodeSpec, ops: NodeOperation[]): INodeProperties[] {
+  const byResource = new Map<string, string[]>();
+  for (const { resource, op } of ops) if (simplifies(op)) byResource.set(resource, [...(byResource.get(resource) ?? []), op.name]);
+  return [...byResource].map(([resource, operations]) => ({
+    displayName: 'Simplify',
+    name: 'simplify',
+    type: 'boolean',
+    default: true,
+    description: 'Whether to return a flat item of the main facts (one column each) instead of the full answer with nested details',
+    displayOptions: show(spec, resource, operations),
+  }));
 }
 
 /**

@@ -11,6 +11,7 @@ import { readInput } from './input';
 import { executeLookup } from './lookup';
 import { nodeOperations, pagingOf } from './properties';
 import { simplified, simplifies } from './simplify';
+import { addsFromItems, executeAddFromItems } from './add-companies';
 import type { NodeSpec } from './nodes';
 
 const asJson = (v: unknown): IDataObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] });
@@ -62,10 +63,12 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
   const op = chosenOperation(ctx, spec);
   const client = await clientFor(ctx);
   if (op.group === 'companies' && op.name === 'lookup') return [await executeLookup(ctx, client, op, items)];
+  const version = ctx.getNode().typeVersion;
+  if (version >= 2 && addsFromItems(op) && ctx.getNodeParameter('companiesFrom', 0, 'items') === 'items') return [await executeAddFromItems(ctx, client, op, items)];
 
   const out: INodeExecutionData[] = [];
   // Version 1 had no Simplify and returned every answer whole; it still does.
-  const canSimplify = ctx.getNode().typeVersion >= 2 && simplifies(op);
+  const canSimplify = version >= 2 && simplifies(op);
   for (let i = 0; i < items.length; i++) {
     try {
       const input = readInput(ctx, op, i);

@@ -6,6 +6,7 @@ import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from
 import { titleCase } from './choices';
 import { resourceLocatorProperty } from './pickers';
 import { simplifies } from './simplify';
+import { addFromItemsProperties, addsFromItems } from './add-companies';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';
 import { mergeVersions, type NodeVersion } from './versions';
@@ -197,8 +198,50 @@ function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
   ];
 }
 
-function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
-  const at = (more: Record<string, unknown[]> = {}) => show(spec, resource, [op.name], more);
+type At = (more?: Record<string, unknown[]>) => ReturnType<typeof show>;
+
+/** When an answer an item already holds is too old. Version 1: days only, 0 meaning never (as the tooltip said). */
+function lookUpAgainProperties(version: NodeVersion, at: At): INodeProperties[] {
+  if (version === 1) {
+    return [
+      {
+        displayName: 'Look Up Again After (Days)',
+        name: 'lookUpAgainAfterDays',
+        type: 'number',
+        typeOptions: { minValue: 0 },
+        default: 0,
+        description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days. 0: never.',
+        displayOptions: at({ skipLookedUp: [true] }),
+      },
+    ];
+  }
+  return [
+    {
+      displayName: 'Look Up Again',
+      name: 'lookUpAgain',
+      type: 'options',
+      options: [
+        { name: 'Never', value: 'never', description: 'An answer, once there, is kept' },
+        { name: 'When the Answer Is Older Than…', value: 'afterDays', description: 'Refresh answers older than a number of days' },
+      ],
+      default: 'never',
+      description: 'Whether items that already hold an answer are looked up again after a while',
+      displayOptions: at({ skipLookedUp: [true] }),
+    },
+    {
+      displayName: 'Days',
+      name: 'lookUpAgainAfterDays',
+      type: 'number',
+      typeOptions: { minValue: 1 },
+      default: 30,
+      description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days',
+      displayOptions: at({ skipLookedUp: [true], lookUpAgain: ['afterDays'] }),
+    },
+  ];
+}
+
+function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, version: NodeVersion): INodeProperties[] {
+  const at: At = (more = {}) => show(spec, resource, [op.name], more);
   return [
     {
       displayName: 'Look Up',
@@ -242,15 +285,7 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
         'Whether to pass items through unchanged, without a request or a charge, when they already hold this lookup\'s answer (company_data_status) for the same query, e.g. sheet rows enriched by an earlier run. Items with an error, and items whose query changed, are looked up again.',
       displayOptions: at(),
     },
-    {
-      displayName: 'Look Up Again After (Days)',
-      name: 'lookUpAgainAfterDays',
-      type: 'number',
-      typeOptions: { minValue: 0 },
-      default: 0,
-      description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days. 0: never.',
-      displayOptions: at({ skipLookedUp: [true] }),
-    },
+    ...lookUpAgainProperties(version, at),
   ];
 }
 
@@ -291,7 +326,7 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
   const merged = new Map<string, { prop: INodeProperties; resource: string; operations: string[] }>();
   const perOp: INodeProperties[] = [];
   for (const { resource, op } of ops) {
-    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op));
+    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op, version));
     const options: INodeProperties[] = [];
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
@@ -302,6 +337,12 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
           : propertyFor(f.param, ps.label, ps.description, f.kind, required, { options: ps.options, example: ps.example });
       if (f.place === 'options') {
         options.push(prop);
+        continue;
+      }
+      if (version >= 2 && addsFromItems(op) && f.param === 'add') {
+        // Version 2: the companies come from the input items unless the user enters them here.
+        const at = (more: Record<string, unknown[]> = {}) => show(spec, resource, [op.name], more);
+        perOp.push(...addFromItemsProperties(at), { ...prop, displayOptions: at({ companiesFrom: ['list'] }) });
         continue;
       }
       const key = `${resource}:${JSON.stringify(prop)}`;

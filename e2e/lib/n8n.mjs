@@ -332,37 +332,29 @@ export function rest(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/rest${p}`, method, { cookie: n8n.cookie }, body, `/rest${p}`);
 }
 
-/**
- * What the editor asks when a resourceLocator's "From list" opens or its search box changes
- * (POST /rest/dynamic-node-parameters/resource-locator-results): n8n runs the node's listSearch method.
- * node: { type, version, parameters }; credential: { id, name } under the node's credential type.
- */
-export async function resourceLocatorResults(n8n, { node, credentialType, credential, path, methodName, filter, paginationToken }) {
+/** A request of the editor's dynamic-parameters controller: n8n runs the named method of the node. */
+async function dynamicParameters(n8n, endpoint, { node, credentialType, credential, path, methodName, ...more }) {
   return unwrap(
-    await rest(n8n, 'POST', '/dynamic-node-parameters/resource-locator-results', {
+    await rest(n8n, 'POST', `/dynamic-node-parameters/${endpoint}`, {
       path,
       methodName,
       nodeTypeAndVersion: { name: node.type, version: node.version },
       currentNodeParameters: node.parameters,
       credentials: { [credentialType]: { id: credential.id, name: credential.name } },
-      ...(filter !== undefined ? { filter } : {}),
-      ...(paginationToken !== undefined ? { paginationToken } : {}),
+      ...Object.fromEntries(Object.entries(more).filter(([, v]) => v !== undefined)),
     }),
   );
 }
 
-/** What the editor asks to fill an option list with loadOptionsMethod (POST /rest/dynamic-node-parameters/options). */
-export async function loadOptionsResults(n8n, { node, credentialType, credential, path, methodName }) {
-  return unwrap(
-    await rest(n8n, 'POST', '/dynamic-node-parameters/options', {
-      path,
-      methodName,
-      nodeTypeAndVersion: { name: node.type, version: node.version },
-      currentNodeParameters: node.parameters,
-      credentials: { [credentialType]: { id: credential.id, name: credential.name } },
-    }),
-  );
-}
+/**
+ * What the editor asks when a resourceLocator's "From list" opens, its search box changes or the list is
+ * scrolled to the end (listSearch with filter and paginationToken).
+ * node: { type, version, parameters }; credential: { id, name } under the node's credential type.
+ */
+export const resourceLocatorResults = (n8n, request) => dynamicParameters(n8n, 'resource-locator-results', request);
+
+/** What the editor asks to fill an option list with loadOptionsMethod. */
+export const loadOptionsResults = (n8n, request) => dynamicParameters(n8n, 'options', request);
 
 /** Public API v1 (API-key auth). */
 export function api(n8n, method, p, body) {

@@ -26,7 +26,7 @@ export function addFromItemsProperties(at: Show): INodeProperties[] {
         { name: 'Entered Below', value: 'list', description: 'Type the companies one by one' },
       ],
       default: 'items',
-      description: 'Where the companies to add come from',
+      description: 'Which companies to add: those of the input items, or ones entered here',
       displayOptions: at(),
     },
     {

@@ -252,7 +252,7 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, ve
         { name: 'A Value or Expression', value: 'value', description: 'Type the query, or build it with an expression' },
       ],
       default: 'field',
-      description: 'Where each item\'s registry code, VAT number or company name comes from',
+      description: 'Whether to read each item\'s registry code, VAT number or company name from a field, or to enter it',
       displayOptions: at(),
     },
     {

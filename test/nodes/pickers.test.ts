@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeListSearchResult, INodeProperties, INodeType } from 'n8n-workflow';
-import { NodeApiError, NodeHelpers } from 'n8n-workflow';
+import { NodeApiError, NodeHelpers, Workflow, type INodeTypes } from 'n8n-workflow';
+import { mock } from 'jest-mock-extended';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { CompanyDataMonitoring } from '../../nodes/CompanyDataMonitoring/CompanyDataMonitoring.node';
@@ -244,9 +245,15 @@ describe('fields by version', () => {
     expect(shown(poll, 1, { events: ['search.matches'] })).toContain('searchIds:string');
   });
 
-  test('subtitles name the operation as the operation list does', () => {
-    expect(nodeSubtitle(nodeSpecs.companies)).toContain('"get":"Get Profile"');
-    expect(nodeSubtitle(nodeSpecs.monitoring)).toContain('"monitoring:addCompanies":"Monitoring: Add Companies"');
+  test('subtitles name the operation and the events by their labels (evaluated by n8n\'s expression engine)', () => {
+    const subtitle = (expression: string, parameters: Record<string, unknown>) => {
+      const node = { id: 's', name: 'S', type: 'x.y', typeVersion: 2, position: [0, 0] as [number, number], parameters: parameters as never };
+      const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: mock<INodeTypes>() });
+      return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {}, undefined, '');
+    };
+    expect(subtitle(nodeSubtitle(nodeSpecs.companies), { operation: 'get' })).toBe('Get Profile');
+    expect(subtitle(nodeSubtitle(nodeSpecs.monitoring), { resource: 'monitoring', operation: 'addCompanies' })).toBe('Monitoring: Add Companies');
+    expect(subtitle(new CompanyDataTrigger().description.subtitle!, { events: ['monitoring.change', 'search.matches'] })).toBe('Monitoring Change, Saved Search Matches');
   });
 });
 

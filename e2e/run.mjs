@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { ensureRuntime } from './lib/runtime.mjs';
-import { api, rest, callWebhook, createCredential, createWorkflow, getExecution, listExecutions, nodeTypeNames, publishWorkflow, runManual, sleep, startN8n } from './lib/n8n.mjs';
+import { api, rest, callWebhook, createCredential, createWorkflow, getExecution, listExecutions, loadOptionsResults, nodeTypeNames, publishWorkflow, resourceLocatorResults, runManual, sleep, startN8n } from './lib/n8n.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 import { startChatReceiver } from './lib/chat.mjs';
 import { offeredTools, profileLookupScript, startLlmStandIn, toolResults } from './lib/llm.mjs';
@@ -126,6 +126,61 @@ async function main() {
       assert(wf[key].created.id, `${file}: no workflow id`);
     }
     assert(wf['enrich-csv'] && wf['alert-to-chat'] && wf['saved-search-digest'], 'an example the checks need is missing');
+  });
+
+  // What the editor asks n8n when a picker opens, its search box changes, or an option list loads.
+  const pick = (nodeName, version, parameters, path, methodName, more = {}) =>
+    resourceLocatorResults(n8n, { node: { type: `n8n-nodes-company-data.${nodeName}`, version, parameters }, credentialType: 'companyDataApi', credential, path, methodName, ...more });
+  await check('editor: the company picker lists, searches and pages through n8n\'s resource-locator endpoint', async () => {
+    const params = { operation: 'get', registryCode: { __rl: true, mode: 'list', value: '' } };
+    const first = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies');
+    assertEqual(first.results.length, 50, 'companies on the first page');
+    assertEqual(first.paginationToken, '2', 'pagination token');
+    const next = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies', { paginationToken: first.paginationToken });
+    assert(next.results.length > 0 && next.results[0].value !== first.results[0].value, 'the second page differs from the first');
+    const byName = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies', { filter: agentCode });
+    assertEqual(byName.results.map((r) => r.value), [agentCode], 'search by registry code');
+    assert(/^https?:\/\//.test(byName.results[0].url ?? ''), `a result links to the company page: ${JSON.stringify(byName.results[0])}`);
+    log(`        "${agentCode}" → ${byName.results[0].name}`);
+  });
+
+  await check('editor: the triggers load monitoring lists and saved searches from the account (options endpoint)', async () => {
+    const node = (nodeName) => ({ type: `n8n-nodes-company-data.${nodeName}`, version: 2, parameters: { events: ['monitoring.change', 'search.matches'] } });
+    const lists = await loadOptionsResults(n8n, { node: node('companyDataTrigger'), credentialType: 'companyDataApi', credential, path: 'filters.listIds', methodName: 'getMonitoringLists' });
+    assert(lists.some((o) => o.value === watch.id && o.name === 'E2E watch'), `monitoring lists: ${JSON.stringify(lists)}`);
+    const searches = await loadOptionsResults(n8n, { node: node('companyDataPollTrigger'), credentialType: 'companyDataApi', credential, path: 'searchIds', methodName: 'getSavedSearches' });
+    assert(searches.some((o) => o.value === search.id && o.name === 'New in Tartu'), `saved searches: ${JSON.stringify(searches)}`);
+    const listPicker = await pick('companyDataMonitoring', 2, { resource: 'monitoring', operation: 'getList' }, 'listId', 'searchMonitoringLists', { filter: 'e2e' });
+    assertEqual(listPicker.results.map((r) => r.value), [watch.id], 'the list picker filtered by name');
+  });
+
+  await check('versions: a version-1 workflow (code typed) and a version-2 workflow (company picked by URL) both run', async () => {
+    const profile = await sandbox.call('GET', `/companies/${agentCode}`);
+    const workflow = (version, registryCode) => ({
+      name: `E2E Companies v${version}`,
+      nodes: [
+        { id: `m${version}`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+        {
+          id: `c${version}`,
+          name: 'Profile',
+          type: 'n8n-nodes-company-data.companyDataCompanies',
+          typeVersion: version,
+          position: [220, 0],
+          parameters: { operation: 'get', registryCode },
+          credentials: { companyDataApi: { id: credential.id, name: credential.name } },
+        },
+      ],
+      connections: { Start: { main: [[{ node: 'Profile', type: 'main', index: 0 }]] } },
+    });
+    for (const [version, value] of [[1, agentCode], [2, { __rl: true, mode: 'url', value: profile.url }]]) {
+      const created = await createWorkflow(n8n, workflow(version, value));
+      const ex = await runManual(n8n, created.id, { timeoutMs: 60_000 });
+      const err = ex.data?.resultData?.error;
+      assertEqual(ex.status, 'success', `version ${version} execution${err ? ` (${err.message})` : ''}`);
+      const out = ex.data.resultData.runData.Profile[0].data.main[0].map((i) => i.json);
+      assertEqual(out.length, 1, `version ${version} items`);
+      assertEqual([out[0].registry_code, out[0].name], [agentCode, profile.name], `version ${version} company`);
+    }
   });
 
   await check('enrichment: companies.csv → Companies: Lookup → companies-enriched.csv, exact rows', async () => {

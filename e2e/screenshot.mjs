@@ -3,6 +3,11 @@
 // DevTools protocol, so no browser-automation package is needed. Needs Node 22+ (global WebSocket):
 // run it with the e2e runtime's Node 24.
 // Usage: node e2e/screenshot.mjs --url http://127.0.0.1:5678 --email E --password P --workflow "Name" --out docs/img/x.png
+//   --workflow-file F  import this workflow first (its Company Data credential becomes the first one n8n has)
+//   --node "Name"      open that node's panel (NDV) instead of showing the canvas
+//   --click SEL        click the element matching the CSS selector (repeatable, in order), e.g. to open a picker
+//   --type TEXT        type into whatever has focus after the clicks (a picker's search box)
+// The images of docs/img and the commands that make them: docs/e2e.md, "Screenshots".
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +24,10 @@ const workflowName = arg('workflow', 'Enrich companies (CSV file)');
 const out = arg('out', 'docs/img/enrich-workflow.png');
 const chromium = arg('chromium', 'chromium');
 const [width, height] = arg('size', '1400x700').split('x').map(Number);
+const workflowFile = arg('workflow-file');
+const nodeName = arg('node');
+const typed = arg('type');
+const clicks = process.argv.flatMap((a, i) => (a === '--click' ? [process.argv[i + 1]] : []));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-shot-'));
@@ -73,14 +82,50 @@ try {
   // Log in from the page itself, so the session carries the browser id the editor sends.
   const login = await evaluate(`fetch('/rest/login', { method: 'POST', headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') || '' }, body: JSON.stringify(${JSON.stringify({ emailOrLdapLoginId: email, password })}) }).then((r) => r.status)`);
   if (login !== 200) throw new Error(`login answered ${login}`);
-  const list = await evaluate(`fetch('/rest/workflows', { headers: { 'browser-id': localStorage.getItem('n8n-browserId') || '' } }).then((r) => r.json())`);
-  const wf = (list.data ?? list).find((w) => w.name === workflowName);
-  if (!wf) throw new Error(`no workflow named "${workflowName}"`);
+  const rest = (p, init = {}) =>
+    evaluate(
+      `fetch(${JSON.stringify(`/rest${p}`)}, { method: ${JSON.stringify(init.method ?? 'GET')}, headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') || '' }${init.body ? `, body: ${JSON.stringify(JSON.stringify(init.body))}` : ''} }).then((r) => r.json()).then((b) => b.data ?? b)`,
+    );
+  let wf;
+  if (workflowFile) {
+    const json = JSON.parse(fs.readFileSync(workflowFile, 'utf8'));
+    const credential = (await rest('/credentials')).find((c) => c.type === 'companyDataApi');
+    if (!credential) throw new Error('n8n has no Company Data credential (start n8n with npm start)');
+    for (const nd of json.nodes) if (nd.credentials?.companyDataApi) nd.credentials.companyDataApi = { id: credential.id, name: credential.name };
+    wf = await rest('/workflows', { method: 'POST', body: { name: json.name, nodes: json.nodes, connections: json.connections ?? {}, settings: {} } });
+    if (!wf?.id) throw new Error(`importing ${workflowFile}: ${JSON.stringify(wf).slice(0, 300)}`);
+  } else {
+    wf = (await rest('/workflows')).find((w) => w.name === workflowName);
+    if (!wf) throw new Error(`no workflow named "${workflowName}"`);
+  }
   await send('Page.navigate', { url: `${base}/workflow/${wf.id}` });
   await sleep(8000);
   // Close pop-ups and toasts that cover the canvas.
   await evaluate(`document.querySelectorAll('.el-message-box__headerbtn, .el-notification__closeBtn, [data-test-id="close-button"]').forEach((b) => b.click())`);
   await sleep(1000);
+  // A real mouse click at the element's centre: n8n's dropdowns open on pointer events, not on element.click().
+  const clickOn = async (selector, count = 1) => {
+    const at = await evaluate(`(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return null; el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
+    if (!at) throw new Error(`nothing on the page matches ${selector}`);
+    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: at.x, y: at.y });
+    for (let n = 1; n <= count; n++) {
+      for (const type of ['mousePressed', 'mouseReleased']) await send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: n });
+    }
+  };
+  if (nodeName) {
+    const nodeSelector = `[data-test-id="canvas-node"][data-node-name=${JSON.stringify(nodeName)}]`;
+    // A double click opens the node's panel.
+    await clickOn(nodeSelector, 2);
+    await sleep(3000);
+  }
+  for (const selector of clicks) {
+    await clickOn(selector);
+    await sleep(2500);
+  }
+  if (typed) {
+    await send('Input.insertText', { text: typed });
+    await sleep(3000);
+  }
   const shot = await send('Page.captureScreenshot', { format: 'png' });
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, Buffer.from(shot.data, 'base64'));

@@ -39,7 +39,9 @@ export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId
       }
     }
     if (chatUrl && p.url === CHAT_PLACEHOLDER) p.url = chatUrl;
-    if (searchId && p.searchIds === SEARCH_PLACEHOLDER) p.searchIds = searchId;
+    // Version 2 of the poll trigger keeps a list of saved searches; version 1 kept comma-separated text.
+    if (searchId && Array.isArray(p.searchIds)) p.searchIds = p.searchIds.map((id) => (id === SEARCH_PLACEHOLDER ? searchId : id));
+    else if (searchId && p.searchIds === SEARCH_PLACEHOLDER) p.searchIds = searchId;
     if (pollTimes && node.type.endsWith('.companyDataPollTrigger')) p.pollTimes = pollTimes;
   }
   return wf;

@@ -332,6 +332,30 @@ export function rest(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/rest${p}`, method, { cookie: n8n.cookie }, body, `/rest${p}`);
 }
 
+/** A request of the editor's dynamic-parameters controller: n8n runs the named method of the node. */
+async function dynamicParameters(n8n, endpoint, { node, credentialType, credential, path, methodName, ...more }) {
+  return unwrap(
+    await rest(n8n, 'POST', `/dynamic-node-parameters/${endpoint}`, {
+      path,
+      methodName,
+      nodeTypeAndVersion: { name: node.type, version: node.version },
+      currentNodeParameters: node.parameters,
+      credentials: { [credentialType]: { id: credential.id, name: credential.name } },
+      ...Object.fromEntries(Object.entries(more).filter(([, v]) => v !== undefined)),
+    }),
+  );
+}
+
+/**
+ * What the editor asks when a resourceLocator's "From list" opens, its search box changes or the list is
+ * scrolled to the end (listSearch with filter and paginationToken).
+ * node: { type, version, parameters }; credential: { id, name } under the node's credential type.
+ */
+export const resourceLocatorResults = (n8n, request) => dynamicParameters(n8n, 'resource-locator-results', request);
+
+/** What the editor asks to fill an option list with loadOptionsMethod. */
+export const loadOptionsResults = (n8n, request) => dynamicParameters(n8n, 'options', request);
+
 /** Public API v1 (API-key auth). */
 export function api(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/api/v1${p}`, method, { 'x-n8n-api-key': n8n.apiKey }, body, `/api/v1${p}`);

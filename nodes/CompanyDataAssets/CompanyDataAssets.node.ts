@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { executeNode, nodeProperties, nodeSpecs } from '../../src/n8n';
+import { executeNode, nodeMethods, nodeProperties, nodeSpecs, nodeSubtitle } from '../../src/n8n';
 
 export class CompanyDataAssets implements INodeType {
   description: INodeTypeDescription = {
@@ -8,8 +8,10 @@ export class CompanyDataAssets implements INodeType {
     name: 'companyDataAssets',
     icon: { light: 'file:companyDataAssets.svg', dark: 'file:companyDataAssets.dark.svg' },
     group: ['transform'],
-    version: 1,
-    subtitle: '={{$parameter["operation"]}}',
+    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
+    version: [1, 2],
+    defaultVersion: 2,
+    subtitle: nodeSubtitle(nodeSpecs.assets),
     description: 'Real estate, domains, permits, state payments, official notices and consumer disputes of Estonian companies',
     defaults: { name: 'Company Data: Assets & Activity' },
     usableAsTool: true,
@@ -19,6 +21,8 @@ export class CompanyDataAssets implements INodeType {
     // Resource, operation and parameter fields come from the operation table (src/core/operations).
     properties: nodeProperties(nodeSpecs.assets),
   };
+
+  methods = nodeMethods;
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await executeNode(this, nodeSpecs.assets);

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { executeNode, nodeProperties, nodeSpecs } from '../../src/n8n';
+import { executeNode, nodeMethods, nodeProperties, nodeSpecs, nodeSubtitle } from '../../src/n8n';
 
 export class CompanyDataFinancials implements INodeType {
   description: INodeTypeDescription = {
@@ -8,8 +8,10 @@ export class CompanyDataFinancials implements INodeType {
     name: 'companyDataFinancials',
     icon: { light: 'file:companyDataFinancials.svg', dark: 'file:companyDataFinancials.dark.svg' },
     group: ['transform'],
-    version: 1,
-    subtitle: '={{$parameter["operation"]}}',
+    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
+    version: [1, 2],
+    defaultVersion: 2,
+    subtitle: nodeSubtitle(nodeSpecs.financials),
     description: 'Annual report figures, ratios, statements and quarterly taxes of Estonian companies',
     defaults: { name: 'Company Data: Financials' },
     usableAsTool: true,
@@ -19,6 +21,8 @@ export class CompanyDataFinancials implements INodeType {
     // Resource, operation and parameter fields come from the operation table (src/core/operations).
     properties: nodeProperties(nodeSpecs.financials),
   };
+
+  methods = nodeMethods;
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await executeNode(this, nodeSpecs.financials);

@@ -18,6 +18,8 @@ import {
   type PollState,
   pollTriggerProperties,
   readTriggerOptions,
+  nodeMethods,
+  triggerSubtitle,
 } from '../../src/n8n';
 
 /**
@@ -35,8 +37,10 @@ export class CompanyDataPollTrigger implements INodeType {
     name: 'companyDataPollTrigger',
     icon: { light: 'file:companyData.svg', dark: 'file:companyData.dark.svg' },
     group: ['trigger'],
-    version: 1,
-    subtitle: '={{$parameter["events"].join(", ")}}',
+    // Version 2 loads lists and saved searches from the account; version 1 keeps saved workflows running as before.
+    version: [1, 2],
+    defaultVersion: 2,
+    subtitle: triggerSubtitle,
     description: 'Checks for changes of watched companies and new saved-search matches on a schedule',
     defaults: { name: 'Company Data Poll Trigger' },
     polling: true,
@@ -46,12 +50,14 @@ export class CompanyDataPollTrigger implements INodeType {
     properties: pollTriggerProperties,
   };
 
+  methods = nodeMethods;
+
   async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
     const options = readTriggerOptions((name, fallback) => this.getNodeParameter(name, fallback));
     const searchIds = splitList(this.getNodeParameter('searchIds', ''));
     const extra = this.getNodeParameter('options', {}) as IDataObject;
     if (options.events.includes('search.matches') && searchIds.length === 0 && options.events.length === 1) {
-      throw new NodeOperationError(this.getNode(), 'Saved Search IDs: enter at least one saved search ID (srch_...)');
+      throw new NodeOperationError(this.getNode(), 'Saved Searches: choose at least one saved search whose matches to read');
     }
     const client = await clientFor(this);
     const state = this.getWorkflowStaticData('node') as PollState;

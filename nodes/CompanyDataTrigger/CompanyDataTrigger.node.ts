@@ -25,6 +25,8 @@ import {
   type HookState,
   readTriggerOptions,
   webhookTriggerProperties,
+  nodeMethods,
+  triggerSubtitle,
   hasProcessedData,
   newIdsInProcessedData,
   processMemory,
@@ -63,8 +65,10 @@ export class CompanyDataTrigger implements INodeType {
     name: 'companyDataTrigger',
     icon: { light: 'file:companyData.svg', dark: 'file:companyData.dark.svg' },
     group: ['trigger'],
-    version: 1,
-    subtitle: '={{$parameter["events"].join(", ")}}',
+    // Version 2 loads lists and saved searches from the account; version 1 keeps saved workflows running as before.
+    version: [1, 2],
+    defaultVersion: 2,
+    subtitle: triggerSubtitle,
     description: 'Starts the workflow when a watched company changes or a saved search finds new companies',
     defaults: { name: 'Company Data Trigger' },
     inputs: [],
@@ -73,6 +77,8 @@ export class CompanyDataTrigger implements INodeType {
     webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
     properties: webhookTriggerProperties,
   };
+
+  methods = nodeMethods;
 
   webhookMethods = {
     default: {

@@ -47,6 +47,9 @@ const kindTexts: Record<string, KindText> = {
   permit_granted: { en: 'Permit granted', et: 'luba väljastatud' },
 };
 
+/** Every change kind with its English label, for option lists (the trigger's Kinds filter). */
+export const changeKinds: ReadonlyArray<{ kind: string; label: string }> = Object.entries(kindTexts).map(([kind, t]) => ({ kind, label: t.en }));
+
 const statusLabels: Record<SummaryLang, Record<string, string>> = {
   en: { R: 'registered', L: 'in liquidation', N: 'bankrupt', D: 'deleted' },
   et: { R: 'registrisse kantud', L: 'likvideerimisel', N: 'pankrotis', D: 'kustutatud' },

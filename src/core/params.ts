@@ -23,7 +23,12 @@ export interface ParamSpec<S extends z.ZodType = z.ZodType> {
   optional?: boolean;
   /** Example value (docs, OpenAPI, placeholders). */
   example?: unknown;
+  /** The kind of object this parameter names: n8n offers a searchable picker for it (src/n8n/pickers.ts). */
+  picker?: PickerKey;
 }
+
+/** Objects a user chooses by id: each gets one picker in n8n. */
+export type PickerKey = 'company' | 'person' | 'monitoringList' | 'savedSearch' | 'failedDelivery';
 
 export function param<S extends z.ZodType>(spec: ParamSpec<S>): ParamSpec<S> {
   return spec;
@@ -84,6 +89,7 @@ export const p = {
     label: 'Registry Code',
     description: 'The 8-digit Estonian registry code, for example 12417834',
     example: '12417834',
+    picker: 'company',
   }),
   lang: param({
     in: 'query',

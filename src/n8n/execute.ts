@@ -10,6 +10,8 @@ import { toNodeError } from './errors';
 import { readInput } from './input';
 import { executeLookup } from './lookup';
 import { nodeOperations, pagingOf } from './properties';
+import { simplified, simplifies } from './simplify';
+import { addsFromItems, executeAddFromItems } from './add-companies';
 import type { NodeSpec } from './nodes';
 
 const asJson = (v: unknown): IDataObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] });
@@ -61,14 +63,21 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
   const op = chosenOperation(ctx, spec);
   const client = await clientFor(ctx);
   if (op.group === 'companies' && op.name === 'lookup') return [await executeLookup(ctx, client, op, items)];
+  const version = ctx.getNode().typeVersion;
+  if (version >= 2 && addsFromItems(op) && ctx.getNodeParameter('companiesFrom', 0, 'items') === 'items') return [await executeAddFromItems(ctx, client, op, items)];
 
   const out: INodeExecutionData[] = [];
+  // Version 1 had no Simplify and returned every answer whole; it still does.
+  const canSimplify = version >= 2 && simplifies(op);
   for (let i = 0; i < items.length; i++) {
     try {
       const input = readInput(ctx, op, i);
       const result = await resultOf(ctx, client, op, input, i);
-      if ('rows' in result) for (const row of result.rows) out.push({ json: asJson(row), pairedItem: { item: i } });
-      else out.push({ json: asJson(result.one), pairedItem: { item: i } });
+      const answers = 'rows' in result ? result.rows : [result.one];
+      const flat = canSimplify && (ctx.getNodeParameter('simplify', i, true) as boolean);
+      for (const answer of answers) {
+        for (const json of flat ? simplified(op, answer) : [asJson(answer)]) out.push({ json, pairedItem: { item: i } });
+      }
     } catch (error) {
       const nodeError = toNodeError(ctx.getNode(), error, op, i);
       if (ctx.continueOnFail()) {

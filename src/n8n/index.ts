@@ -4,7 +4,8 @@
  * Node files import from here only (the build refuses any other path into src/).
  */
 export { executeNode } from './execute';
-export { nodeProperties } from './properties';
+export { nodeProperties, nodeSubtitle } from './properties';
+export { nodeMethods } from './pickers';
 export { nodeSpecs, type NodeKey, type NodeSpec } from './nodes';
 export { CompanyDataError } from '../core/errors';
 export { clientFor, type CompanyDataCredential } from './client';
@@ -14,5 +15,5 @@ export { handleDelivery } from './trigger/delivery';
 export { splitList } from './trigger/items';
 export { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from './trigger/lifecycle';
 export { pollOnce, pollSources, type PollState } from './trigger/poll';
-export { pollTriggerProperties, readTriggerOptions, webhookTriggerProperties } from './trigger/properties';
+export { pollTriggerProperties, readTriggerOptions, triggerSubtitle, webhookTriggerProperties } from './trigger/properties';
 export { hasProcessedData, newIdsInProcessedData, processMemory, triggerKey } from './trigger/seen';

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { AnyOperation } from '../core/operation';
 import type { Kind } from './schema-kind';
+import { pickedValue } from './pickers';
 import { camel, fieldsOf } from './properties';
 
 const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
@@ -55,6 +56,8 @@ export function readInput(ctx: IExecuteFunctions, op: AnyOperation, itemIndex: n
       options ??= ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
       raw = options[f.prop];
     }
+    // Version 2 picks the object (list, link or id); version 1 stored the id itself.
+    if (f.picker) raw = pickedValue(f.picker, f.param, raw);
     const v = convert(f.kind, unwrapEntries(f.kind, raw));
     if (v !== undefined) input[f.param] = v;
   }

@@ -34,7 +34,7 @@ export function flatCompany(c: CompanySummary): IDataObject {
 }
 
 /** Reads a field by name, or by a dotted path when no field has that exact name. */
-function fieldValue(json: IDataObject, name: string): unknown {
+export function fieldValue(json: IDataObject, name: string): unknown {
   if (name in json) return json[name];
   let v: unknown = json;
   for (const k of name.split('.')) {
@@ -103,7 +103,9 @@ function runOptions(ctx: IExecuteFunctions, op: AnyOperation): RunOptions {
     throw toNodeError(ctx.getNode(), new ValidationError({ field: 'limit', rule: 'must be from 1 to 10' }), op, 0);
   }
   const skipLookedUp = ctx.getNodeParameter('skipLookedUp', 0, true) !== false;
-  const days = skipLookedUp ? Number(ctx.getNodeParameter('lookUpAgainAfterDays', 0, 0)) : 0;
+  // Version 2 asks "never" or "after some days" outright; version 1 has only the days, 0 meaning never.
+  const again = ctx.getNodeParameter('lookUpAgain', 0, 'afterDays');
+  const days = skipLookedUp && again !== 'never' ? Number(ctx.getNodeParameter('lookUpAgainAfterDays', 0, 0)) : 0;
   if (!Number.isFinite(days) || days < 0) {
     throw toNodeError(ctx.getNode(), new ValidationError({ field: 'look_up_again_after_days', rule: 'must be 0 or more' }), op, 0);
   }

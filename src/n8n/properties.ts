@@ -2,10 +2,14 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { AnyOperation } from '../core/operation';
 import { groups } from '../core/operation';
 import { operationGroups } from '../core/operations';
-import { choicesByParam, type ParamOption, type ParamSpec } from '../core/params';
+import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from '../core/params';
 import { titleCase } from './choices';
+import { resourceLocatorProperty } from './pickers';
+import { simplifies } from './simplify';
+import { addFromItemsProperties, addsFromItems } from './add-companies';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';
+import { mergeVersions, type NodeVersion } from './versions';
 
 export const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 export const humanize = (s: string) =>
@@ -32,6 +36,8 @@ export interface Field {
   kind: Kind;
   optional: boolean;
   label: string;
+  /** Version 2 shows a picker (resourceLocator) for it. */
+  picker?: PickerKey;
 }
 
 /** Parameters the node handles itself (paging, the lookup's query column) instead of plain fields. */
@@ -48,7 +54,8 @@ export function fieldsOf(op: AnyOperation): Field[] {
     .filter(([name]) => !handledByNode(op, name))
     .map(([name, spec]) => {
       const { kind, optional } = kindOf(spec.schema);
-      return { param: name, prop: camel(name), place: spec.optional ? 'options' : 'top', kind, optional, label: spec.label } as Field;
+      const place = spec.optional ? 'options' : 'top';
+      return { param: name, prop: camel(name), place, kind, optional, label: spec.label, ...(spec.picker && place === 'top' ? { picker: spec.picker } : {}) } as Field;
     });
 }
 
@@ -191,8 +198,50 @@ function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
   ];
 }
 
-function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
-  const at = (more: Record<string, unknown[]> = {}) => show(spec, resource, [op.name], more);
+type At = (more?: Record<string, unknown[]>) => ReturnType<typeof show>;
+
+/** When an answer an item already holds is too old. Version 1: days only, 0 meaning never (as the tooltip said). */
+function lookUpAgainProperties(version: NodeVersion, at: At): INodeProperties[] {
+  if (version === 1) {
+    return [
+      {
+        displayName: 'Look Up Again After (Days)',
+        name: 'lookUpAgainAfterDays',
+        type: 'number',
+        typeOptions: { minValue: 0 },
+        default: 0,
+        description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days. 0: never.',
+        displayOptions: at({ skipLookedUp: [true] }),
+      },
+    ];
+  }
+  return [
+    {
+      displayName: 'Look Up Again',
+      name: 'lookUpAgain',
+      type: 'options',
+      options: [
+        { name: 'Never', value: 'never', description: 'An answer, once there, is kept' },
+        { name: 'When the Answer Is Older Than…', value: 'afterDays', description: 'Refresh answers older than a number of days' },
+      ],
+      default: 'never',
+      description: 'Whether items that already hold an answer are looked up again after a while',
+      displayOptions: at({ skipLookedUp: [true] }),
+    },
+    {
+      displayName: 'Days',
+      name: 'lookUpAgainAfterDays',
+      type: 'number',
+      typeOptions: { minValue: 1 },
+      default: 30,
+      description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days',
+      displayOptions: at({ skipLookedUp: [true], lookUpAgain: ['afterDays'] }),
+    },
+  ];
+}
+
+function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, version: NodeVersion): INodeProperties[] {
+  const at: At = (more = {}) => show(spec, resource, [op.name], more);
   return [
     {
       displayName: 'Look Up',
@@ -203,6 +252,7 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
         { name: 'A Value or Expression', value: 'value', description: 'Type the query, or build it with an expression' },
       ],
       default: 'field',
+      description: 'Whether to read each item\'s registry code, VAT number or company name from a field, or to enter it',
       displayOptions: at(),
     },
     {
@@ -236,20 +286,17 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
         'Whether to pass items through unchanged, without a request or a charge, when they already hold this lookup\'s answer (company_data_status) for the same query, e.g. sheet rows enriched by an earlier run. Items with an error, and items whose query changed, are looked up again.',
       displayOptions: at(),
     },
-    {
-      displayName: 'Look Up Again After (Days)',
-      name: 'lookUpAgainAfterDays',
-      type: 'number',
-      typeOptions: { minValue: 0 },
-      default: 0,
-      description: 'Look up items again once their answer (company_data_enriched_at) is older than this many days. 0: never.',
-      displayOptions: at({ skipLookedUp: [true] }),
-    },
+    ...lookUpAgainProperties(version, at),
   ];
 }
 
-/** All fields of a node, generated from the operation table. */
+/** All fields of a node for both versions, generated from the operation table. */
 export function nodeProperties(spec: NodeSpec): INodeProperties[] {
+  return mergeVersions(propertiesFor(spec, 1), propertiesFor(spec, 2));
+}
+
+/** The node's fields as one version shows them. */
+export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProperties[] {
   const ops = nodeOperations(spec);
   const props: INodeProperties[] = [];
   if (hasResources(spec)) {
@@ -280,13 +327,23 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
   const merged = new Map<string, { prop: INodeProperties; resource: string; operations: string[] }>();
   const perOp: INodeProperties[] = [];
   for (const { resource, op } of ops) {
-    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op));
+    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op, version));
     const options: INodeProperties[] = [];
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
-      const prop = propertyFor(f.param, ps.label, ps.description, f.kind, f.place === 'top' && !f.optional, { options: ps.options, example: ps.example });
+      const required = f.place === 'top' && !f.optional;
+      const prop =
+        version >= 2 && f.picker
+          ? resourceLocatorProperty(f.picker, { displayName: ps.label, name: f.prop, description: ps.description, required })
+          : propertyFor(f.param, ps.label, ps.description, f.kind, required, { options: ps.options, example: ps.example });
       if (f.place === 'options') {
         options.push(prop);
+        continue;
+      }
+      if (version >= 2 && addsFromItems(op) && f.param === 'add') {
+        // Version 2: the companies come from the input items unless the user enters them here.
+        const at = (more: Record<string, unknown[]> = {}) => show(spec, resource, [op.name], more);
+        perOp.push(...addFromItemsProperties(at), { ...prop, displayOptions: at({ companiesFrom: ['list'] }) });
         continue;
       }
       const key = `${resource}:${JSON.stringify(prop)}`;
@@ -308,6 +365,33 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
     }
   }
   for (const { prop, resource, operations } of merged.values()) props.push({ ...prop, displayOptions: show(spec, resource, operations) });
+  if (version >= 2) props.push(...simplifyProperties(spec, ops));
   props.push(...perOp);
   return props;
+}
+
+/** Version 2's Simplify switch, one field per resource for every operation that has a flat form. */
+function simplifyProperties(spec: NodeSpec, ops: NodeOperation[]): INodeProperties[] {
+  const byResource = new Map<string, string[]>();
+  for (const { resource, op } of ops) if (simplifies(op)) byResource.set(resource, [...(byResource.get(resource) ?? []), op.name]);
+  return [...byResource].map(([resource, operations]) => ({
+    displayName: 'Simplify',
+    name: 'simplify',
+    type: 'boolean',
+    default: true,
+    description: 'Whether to return a flat item of the main facts (one column each) instead of the full answer with nested details',
+    displayOptions: show(spec, resource, operations),
+  }));
+}
+
+/**
+ * The canvas subtitle: the chosen operation's label ("Get Profile", "Monitoring: Add Companies"),
+ * not its internal value. An n8n expression looks the label up in a table made from the operations.
+ */
+export function nodeSubtitle(spec: NodeSpec): string {
+  const labels: Record<string, string> = {};
+  const multi = hasResources(spec);
+  for (const { resource, op } of nodeOperations(spec)) labels[multi ? `${resource}:${op.name}` : op.name] = multi ? `${groups[op.group].label}: ${op.label}` : op.label;
+  const key = multi ? '$parameter["resource"] + ":" + $parameter["operation"]' : '$parameter["operation"]';
+  return `={{ (${JSON.stringify(labels)})[${key}] || ${key} }}`;
 }

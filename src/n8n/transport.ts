@@ -1,12 +1,12 @@
-import type { IExecuteFunctions, IHookFunctions, IHttpRequestMethods, IHttpRequestOptions, IPollFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../core/transport';
 import { TransportError } from '../core/transport';
 
 export const CREDENTIAL_TYPE = 'companyDataApi';
 
-/** The n8n contexts that make API calls: node execution, trigger (de)activation and polling. */
-export type N8nRequestContext = IExecuteFunctions | IHookFunctions | IPollFunctions;
+/** The n8n contexts that make API calls: node execution, trigger (de)activation, polling, and the editor's lists. */
+export type N8nRequestContext = IExecuteFunctions | IHookFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 /** Headers the core client sets from its own copy of the key; n8n's credential adds them instead. */
 const AUTH_HEADERS = new Set(['x-api-key', 'authorization']);

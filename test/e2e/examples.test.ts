@@ -24,7 +24,7 @@ for (const dir of fs.readdirSync(path.join(root, 'nodes'))) {
   }
 }
 
-interface WfNode { name: string; type: string; parameters?: Record<string, unknown>; credentials?: Record<string, { name: string }> }
+interface WfNode { name: string; type: string; typeVersion?: number; parameters?: Record<string, unknown>; credentials?: Record<string, { name: string }> }
 interface Wf { name: string; nodes: WfNode[]; connections: Record<string, Record<string, { node: string }[][]>> }
 
 describe('example workflows', () => {
@@ -43,6 +43,8 @@ describe('example workflows', () => {
       for (const n of ours) {
         expect(ourTypes, `${n.name}: ${n.type}`).toContain(n.type);
         expect(n.credentials?.companyDataApi?.name).toBe('Company Data (sandbox)');
+        // Examples show what a new node looks like: the current version (pickers, loaded lists).
+        expect(n.typeVersion, `${n.name}: typeVersion`).toBe(2);
       }
       for (const [from, outputs] of Object.entries(wf.connections)) {
         expect(names, `connection from ${from}`).toContain(from);
@@ -65,7 +67,9 @@ describe('example workflows', () => {
     const [trigger] = byType('@n8n/n8n-nodes-langchain.chatTrigger');
     expect(trigger?.parameters?.public ?? false).toBe(false);
     const tools = byType(`${pkg.name}.companyDataCompaniesTool`);
-    const fromAi = (n: WfNode) => Object.values(n.parameters ?? {}).flatMap((v) => (typeof v === 'string' ? [...v.matchAll(/\$fromAI\('([a-z_]+)'/g)].map((m) => m[1]) : []));
+    // Version 2 keeps a picked object as { __rl, mode, value }; the agent fills its value.
+    const text = (v: unknown) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { value?: unknown }).value === 'string' ? (v as { value: string }).value : '');
+    const fromAi = (n: WfNode) => Object.values(n.parameters ?? {}).flatMap((v) => [...text(v).matchAll(/\$fromAI\('([a-z_]+)'/g)].map((m) => m[1]));
     expect(Object.fromEntries(tools.map((n) => [n.name, [n.parameters?.operation, fromAi(n)]]))).toEqual({
       'Search companies': ['search', ['q']],
       'Company profile': ['get', ['registry_code']],

@@ -1,4 +1,4 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, ILoadOptionsFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { mock } from 'jest-mock-extended';
 import { authenticate, forwardHttp, type SentRequest } from './n8n-http';
 
@@ -9,6 +9,8 @@ export interface ContextOptions {
   credentials: ICredentialDataDecryptedObject;
   continueOnFail?: boolean;
   nodeType?: string;
+  /** The node's typeVersion (1 unless given). */
+  version?: number;
 }
 
 export interface TestContext {
@@ -23,7 +25,7 @@ export interface TestContext {
  */
 export function executeContext(opts: ContextOptions): TestContext {
   const requests: SentRequest[] = [];
-  const node: INode = { id: 'n1', name: 'Company Data', type: opts.nodeType ?? 'n8n-nodes-company-data.test', typeVersion: 1, position: [0, 0], parameters: {} };
+  const node: INode = { id: 'n1', name: 'Company Data', type: opts.nodeType ?? 'n8n-nodes-company-data.test', typeVersion: opts.version ?? 1, position: [0, 0], parameters: {} };
   const helpers = mock<IExecuteFunctions['helpers']>();
   const ctx = mock<IExecuteFunctions>({ helpers });
   ctx.getNode.mockReturnValue(node);
@@ -34,12 +36,34 @@ export function executeContext(opts: ContextOptions): TestContext {
     const v = typeof opts.params === 'function' ? opts.params(name, itemIndex) : opts.params[name];
     return v === undefined ? fallback : v;
   }) as IExecuteFunctions['getNodeParameter']);
-  helpers.httpRequest.mockImplementation(async (o: IHttpRequestOptions) => await forwardHttp(o, requests));
-  helpers.httpRequestWithAuthentication.mockImplementation(async (type: string, o: IHttpRequestOptions) => {
-    if (type !== 'companyDataApi') throw new Error(`unexpected credential type ${type}`);
-    return await forwardHttp(authenticate(opts.credentials, o, node), requests);
-  });
+  wireHttp(helpers, opts.credentials, node, requests);
   return { ctx, requests };
 }
 
+type HttpHelpers = Pick<IExecuteFunctions['helpers'], 'httpRequest' | 'httpRequestWithAuthentication'>;
+
+/** The helpers' HTTP calls go to the sandbox over real HTTP, with the credential applied as n8n applies it. */
+function wireHttp(helpers: ReturnType<typeof mock<HttpHelpers>>, credentials: ICredentialDataDecryptedObject, node: INode, requests: SentRequest[]) {
+  helpers.httpRequest.mockImplementation(async (o: IHttpRequestOptions) => await forwardHttp(o, requests));
+  helpers.httpRequestWithAuthentication.mockImplementation(async (type: string, o: IHttpRequestOptions) => {
+    if (type !== 'companyDataApi') throw new Error(`unexpected credential type ${type}`);
+    return await forwardHttp(authenticate(credentials, o, node), requests);
+  });
+}
+
 export const jsonOf = (out: INodeExecutionData[][]) => out[0]!.map((i) => i.json as IDataObject);
+
+/**
+ * The context n8n gives listSearch and loadOptions methods (the editor's pickers and option lists),
+ * with the same real-HTTP helpers as executeContext.
+ */
+export function loadOptionsContext(opts: Pick<ContextOptions, 'credentials' | 'nodeType' | 'version'>): { ctx: ILoadOptionsFunctions; requests: SentRequest[] } {
+  const requests: SentRequest[] = [];
+  const node: INode = { id: 'n1', name: 'Company Data', type: opts.nodeType ?? 'n8n-nodes-company-data.test', typeVersion: opts.version ?? 2, position: [0, 0], parameters: {} };
+  const helpers = mock<ILoadOptionsFunctions['helpers']>();
+  const ctx = mock<ILoadOptionsFunctions>({ helpers });
+  ctx.getNode.mockReturnValue(node);
+  ctx.getCredentials.mockResolvedValue(opts.credentials);
+  wireHttp(helpers, opts.credentials, node, requests);
+  return { ctx, requests };
+}

@@ -114,6 +114,6 @@ describe('poll trigger', () => {
   });
 
   it('asks for a saved search id when only search matches are chosen', async () => {
-    await expect(poll({}, { events: ['search.matches'] })).rejects.toThrow(/Saved Search IDs/);
+    await expect(poll({}, { events: ['search.matches'] })).rejects.toThrow(/Saved Searches: choose at least one/);
   });
 });

@@ -11,6 +11,7 @@ const listId = param({
   schema: z.string().regex(/^lst_[A-Za-z0-9]+$/, 'must look like lst_ followed by letters and digits'),
   label: 'List ID',
   description: 'ID of the monitoring list, e.g. lst_8f2k1',
+  picker: 'monitoringList',
 });
 const categoryEnum = z.enum(monitoringCategories, { message: `must be one of: ${monitoringCategories.join(', ')}` });
 const categoryOptions = monitoringCategories.map((c) => ({ value: c, label: c[0]!.toUpperCase() + c.slice(1) }));

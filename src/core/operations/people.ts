@@ -63,6 +63,7 @@ export const getPerson = defineOperation({
       schema: z.number().int('must be a whole number').positive('must be a positive number'),
       label: 'Person ID',
       description: 'Person ID from a people search or from party.person_id',
+      picker: 'person',
     }),
     history: p.history,
     lang: p.lang,

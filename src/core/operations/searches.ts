@@ -11,6 +11,7 @@ const searchId = param({
   schema: z.string().regex(/^srch_[A-Za-z0-9]+$/, 'must look like srch_ followed by letters and digits'),
   label: 'Saved Search ID',
   description: 'ID of the saved search, e.g. srch_4hd82',
+  picker: 'savedSearch',
 });
 
 /**

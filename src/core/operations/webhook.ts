@@ -81,7 +81,7 @@ export const retryDelivery = defineOperation({
   method: 'POST',
   path: '/webhook/deliveries/{delivery_id}/retry',
   params: {
-    delivery_id: param({ in: 'path', schema: z.string().min(1, 'must not be empty'), label: 'Delivery ID', description: 'ID of the failed delivery' }),
+    delivery_id: param({ in: 'path', schema: z.string().min(1, 'must not be empty'), label: 'Delivery ID', description: 'ID of the failed delivery, e.g. dlv_12', picker: 'failedDelivery' }),
   },
   response: deliverySchema,
   retry: 'unprocessed-only',

@@ -13,6 +13,8 @@ export interface TriggerOptions {
   tones: string[];
   /** Only changes naming one of these lists (lst_ ids). */
   listIds: string[];
+  /** search.matches: only events of these saved searches (srch_ ids). Empty: all. */
+  searchIds: string[];
   /** search.matches: one item per company instead of one per event. */
   onePerCompany: boolean;
 }
@@ -24,6 +26,7 @@ export const defaultTriggerOptions: TriggerOptions = {
   kinds: [],
   tones: [],
   listIds: [],
+  searchIds: [],
   onePerCompany: false,
 };
 
@@ -69,6 +72,7 @@ export function eventToItems(event: unknown, opts: TriggerOptions): TriggerItem[
     }
     case 'search.matches': {
       if (!isRec(data.search)) return [];
+      if (opts.searchIds.length && !opts.searchIds.includes(String(data.search.id))) return [];
       if (!opts.onePerCompany) return [{ summary: matchesSummary(event as never, opts.lang), ...event }];
       const { companies: list, ...rest } = data;
       const companies = Array.isArray(list) ? list.filter(isRec) : [];

@@ -1,5 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { changeKinds } from '../../core/event-summary';
 import { monitoringCategories, tones } from '../../core/schemas/events';
+import { humanize } from '../properties';
+import { loadOptionsMethods } from '../pickers';
+import { mergeVersions, type NodeVersion } from '../versions';
 import { splitList, triggerEventTypes, type TriggerEventType, type TriggerOptions } from './items';
 
 const title = (s: string) => s[0]!.toUpperCase() + s.slice(1);
@@ -9,6 +13,9 @@ const eventOptions: Record<TriggerEventType, { name: string; description: string
   'search.matches': { name: 'Saved Search Matches', description: 'Companies started to match a saved search (every morning)' },
   'webhook.test': { name: 'Test Event', description: 'Sent by Webhook > Send Test Event' },
 };
+
+/** The canvas subtitle: the chosen events by name ("Monitoring Change, Saved Search Matches"). */
+export const triggerSubtitle = `={{ ($parameter["events"] || []).map((e) => (${JSON.stringify(Object.fromEntries(Object.entries(eventOptions).map(([k, v]) => [k, v.name])))})[e] || e).join(", ") }}`;
 
 function eventsProperty(types: readonly TriggerEventType[]): INodeProperties {
   return {
@@ -34,7 +41,26 @@ const languageProperty: INodeProperties = {
   description: 'Language of the ready-to-post "summary" sentence on every item',
 };
 
-const filtersProperty: INodeProperties = {
+const categoriesFilter: INodeProperties = {
+  displayName: 'Categories',
+  name: 'categories',
+  type: 'multiOptions',
+  options: monitoringCategories.map((value) => ({ name: title(value), value })),
+  default: [],
+  description: 'Only changes in these categories. Empty: all.',
+};
+
+const tonesFilter: INodeProperties = {
+  displayName: 'Tones',
+  name: 'tones',
+  type: 'multiOptions',
+  options: tones.map((value) => ({ name: title(value), value })),
+  default: [],
+  description: 'Only changes that are bad, good or neutral for the company. Empty: all.',
+};
+
+/** Version 1: kinds and lists typed as comma-separated ids, shown only while Monitoring Change is chosen. */
+const filtersV1: INodeProperties = {
   displayName: 'Change Filters',
   name: 'filters',
   type: 'collection',
@@ -42,14 +68,7 @@ const filtersProperty: INodeProperties = {
   default: {},
   displayOptions: { show: { events: ['monitoring.change'] } },
   options: [
-    {
-      displayName: 'Categories',
-      name: 'categories',
-      type: 'multiOptions',
-      options: monitoringCategories.map((value) => ({ name: title(value), value })),
-      default: [],
-      description: 'Only changes in these categories. Empty: all.',
-    },
+    categoriesFilter,
     {
       displayName: 'Kinds',
       name: 'kinds',
@@ -66,16 +85,55 @@ const filtersProperty: INodeProperties = {
       placeholder: 'lst_8f2k1, lst_9a7b2',
       description: 'Only changes of companies on these monitoring lists, separated by commas. Empty: all lists.',
     },
-    {
-      displayName: 'Tones',
-      name: 'tones',
-      type: 'multiOptions',
-      options: tones.map((value) => ({ name: title(value), value })),
-      default: [],
-      description: 'Only changes that are bad, good or neutral for the company. Empty: all.',
-    },
+    tonesFilter,
   ],
 };
+
+/**
+ * Version 2: kinds with their labels, lists loaded from the account. Always shown: n8n drops a value
+ * equal to its default from the saved parameters, so a field shown "while Events holds Monitoring
+ * Change" disappeared once Events was back to its default (all events), taking the filters with it.
+ */
+const filtersV2: INodeProperties = {
+  displayName: 'Change Filters',
+  name: 'filters',
+  type: 'collection',
+  placeholder: 'Add Filter',
+  default: {},
+  description: 'Narrow down Monitoring Change events. Other events are not affected.',
+  options: [
+    categoriesFilter,
+    {
+      displayName: 'Kinds',
+      name: 'kinds',
+      type: 'multiOptions',
+      options: changeKinds.map((c) => ({ name: humanize(c.kind), value: c.kind, description: c.label })),
+      default: [],
+      description: 'Only these kinds of change. Empty: all.',
+    },
+    {
+      displayName: 'Monitoring Lists',
+      name: 'listIds',
+      type: 'multiOptions',
+      typeOptions: { loadOptionsMethod: loadOptionsMethods.monitoringList },
+      default: [],
+      description: 'Only changes of companies on these lists. Empty: all lists. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+    },
+    tonesFilter,
+  ],
+};
+
+/** Version 2's saved-search choice: read these (poll trigger) or keep only these (webhook trigger). */
+function savedSearchesProperty(description: string): INodeProperties {
+  return {
+    displayName: 'Saved Searches',
+    name: 'searchIds',
+    type: 'multiOptions',
+    typeOptions: { loadOptionsMethod: loadOptionsMethods.savedSearch },
+    default: [],
+    description: `${description} Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+  };
+}
 
 const onePerCompanyOption: INodeProperties = {
   displayName: 'One Item per Company',
@@ -90,52 +148,71 @@ function optionsCollection(own: INodeProperties): INodeProperties {
   return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [onePerCompanyOption, own] };
 }
 
-export const webhookTriggerProperties: INodeProperties[] = [
-  {
-    displayName:
-      'The account has one webhook address. Activating this workflow points it here and keeps the signing secret; deactivating turns sending off. Without a public HTTPS address, use the Company Data Poll Trigger.',
-    name: 'notice',
-    type: 'notice',
-    default: '',
-  },
-  eventsProperty(triggerEventTypes),
-  languageProperty,
-  filtersProperty,
-  optionsCollection({
-    displayName: 'Take Over Existing Webhook',
-    name: 'takeOver',
-    type: 'boolean',
-    default: false,
-    description:
-      'Whether to point the account\'s webhook here even when it already sends events to another address (another workflow or system then gets none)',
-  }),
-];
+const webhookNotice: INodeProperties = {
+  displayName:
+    'The account has one webhook address. Activating this workflow points it here and keeps the signing secret; deactivating turns sending off. Without a public HTTPS address, use the Company Data Poll Trigger.',
+  name: 'notice',
+  type: 'notice',
+  default: '',
+};
 
-export const pollTriggerProperties: INodeProperties[] = [
-  eventsProperty(['monitoring.change', 'search.matches']),
-  {
-    displayName: 'Saved Search IDs',
-    name: 'searchIds',
-    type: 'string',
-    default: '',
-    placeholder: 'srch_4hd82, srch_9kq1',
-    displayOptions: { show: { events: ['search.matches'] } },
-    description: 'Saved searches whose new matches to read, separated by commas. Empty: no saved-search matches are read.',
-  },
-  languageProperty,
-  filtersProperty,
-  optionsCollection({
-    displayName: 'Start From',
-    name: 'startFrom',
-    type: 'options',
-    options: [
-      { name: 'Now', value: 'now', description: 'Only events that arrive after activation' },
-      { name: 'Oldest Kept Event', value: 'oldest', description: 'Every event the service still keeps, then new ones' },
-    ],
-    default: 'now',
-    description: 'Where the first poll starts',
-  }),
-];
+const takeOverOption: INodeProperties = {
+  displayName: 'Take Over Existing Webhook',
+  name: 'takeOver',
+  type: 'boolean',
+  default: false,
+  description:
+    'Whether to point the account\'s webhook here even when it already sends events to another address (another workflow or system then gets none)',
+};
+
+function webhookTriggerFor(version: NodeVersion): INodeProperties[] {
+  if (version === 1) return [webhookNotice, eventsProperty(triggerEventTypes), languageProperty, filtersV1, optionsCollection(takeOverOption)];
+  return [
+    webhookNotice,
+    eventsProperty(triggerEventTypes),
+    languageProperty,
+    filtersV2,
+    savedSearchesProperty('Only new matches of these saved searches (Saved Search Matches events). Empty: all.'),
+    optionsCollection(takeOverOption),
+  ];
+}
+
+const searchIdsV1: INodeProperties = {
+  displayName: 'Saved Search IDs',
+  name: 'searchIds',
+  type: 'string',
+  default: '',
+  placeholder: 'srch_4hd82, srch_9kq1',
+  displayOptions: { show: { events: ['search.matches'] } },
+  description: 'Saved searches whose new matches to read, separated by commas. Empty: no saved-search matches are read.',
+};
+
+const startFromOption: INodeProperties = {
+  displayName: 'Start From',
+  name: 'startFrom',
+  type: 'options',
+  options: [
+    { name: 'Now', value: 'now', description: 'Only events that arrive after activation' },
+    { name: 'Oldest Kept Event', value: 'oldest', description: 'Every event the service still keeps, then new ones' },
+  ],
+  default: 'now',
+  description: 'Where the first poll starts',
+};
+
+function pollTriggerFor(version: NodeVersion): INodeProperties[] {
+  const events = eventsProperty(['monitoring.change', 'search.matches']);
+  if (version === 1) return [events, searchIdsV1, languageProperty, filtersV1, optionsCollection(startFromOption)];
+  return [
+    events,
+    savedSearchesProperty('Saved searches whose new matches to read (Saved Search Matches events). Empty: none are read.'),
+    languageProperty,
+    filtersV2,
+    optionsCollection(startFromOption),
+  ];
+}
+
+export const webhookTriggerProperties: INodeProperties[] = mergeVersions(webhookTriggerFor(1), webhookTriggerFor(2));
+export const pollTriggerProperties: INodeProperties[] = mergeVersions(pollTriggerFor(1), pollTriggerFor(2));
 
 type GetParam = (name: string, fallback: unknown) => unknown;
 
@@ -152,6 +229,7 @@ export function readTriggerOptions(get: GetParam): TriggerOptions {
     kinds: splitList(filters.kinds),
     tones: splitList(filters.tones),
     listIds: splitList(filters.listIds),
+    searchIds: splitList(get('searchIds', [])),
     onePerCompany: options.onePerCompany === true,
   };
 }

@@ -1,0 +1,89 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { CoreClient } from '../core/client';
+import type { AnyOperation } from '../core/operation';
+import { operationId } from '../core/operation';
+import { toNodeError } from './errors';
+import { pickedValue } from './pickers';
+import { fieldValue } from './lookup';
+
+/** The service takes up to 2000 companies per request (spec: POST /monitoring/lists/{list_id}/companies). */
+export const ADD_BATCH = 2000;
+
+/** Version 2 of Monitoring → Add Companies can take the companies from the input items, in one request. */
+export const addsFromItems = (op: AnyOperation) => operationId(op) === 'monitoring.addCompanies';
+
+type Show = (more?: Record<string, unknown[]>) => INodeProperties['displayOptions'];
+
+export function addFromItemsProperties(at: Show): INodeProperties[] {
+  return [
+    {
+      displayName: 'Companies From',
+      name: 'companiesFrom',
+      type: 'options',
+      options: [
+        { name: 'Input Items', value: 'items', description: 'Add the registry code of every incoming item, all in one request' },
+        { name: 'Entered Below', value: 'list', description: 'Type the companies one by one' },
+      ],
+      default: 'items',
+      description: 'Which companies to add: those of the input items, or ones entered here',
+      displayOptions: at(),
+    },
+    {
+      displayName: 'Registry Code Field',
+      name: 'registryCodeField',
+      type: 'string',
+      default: 'registry_code',
+      required: true,
+      placeholder: 'e.g. registry_code',
+      description: 'Name of the input field that holds the 8-digit registry code. Use dots for nested fields, e.g. company.code.',
+      displayOptions: at({ companiesFrom: ['items'] }),
+    },
+    {
+      displayName: 'External Reference Field',
+      name: 'externalRefField',
+      type: 'string',
+      default: '',
+      placeholder: 'e.g. crm_id',
+      description: 'Optional: name of the input field with your own reference for the company, returned in every event',
+      displayOptions: at({ companiesFrom: ['items'] }),
+    },
+  ];
+}
+
+const text = (v: unknown) => (v === undefined || v === null ? '' : String(v).trim());
+
+/**
+ * Every input item's company in one request (2000 per request beyond that): one output item per
+ * request, paired with the items it added. Replace Whole List needs them in one request, so more than
+ * 2000 with it on is refused before anything is sent.
+ */
+export async function executeAddFromItems(ctx: IExecuteFunctions, client: CoreClient, op: AnyOperation, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+  const node = ctx.getNode();
+  const codeField = text(ctx.getNodeParameter('registryCodeField', 0, 'registry_code'));
+  const refField = text(ctx.getNodeParameter('externalRefField', 0, ''));
+  // Read directly: the entered-companies field is hidden in this mode, and n8n refuses to read a hidden field.
+  const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+  const base = { list_id: text(pickedValue('monitoringList', 'list_id', ctx.getNodeParameter('listId', 0))), ...(options.replace === true ? { replace: true } : {}) };
+  const add = items.map((item, i) => {
+    const code = text(fieldValue(item.json, codeField));
+    if (!code) throw new NodeOperationError(node, `Item ${i + 1} has no registry code in the field "${codeField}"`, { itemIndex: i, description: 'Check Registry Code Field, or remove items without a code first.' });
+    const ref = refField ? text(fieldValue(item.json, refField)) : '';
+    return { registry_code: code, ...(ref ? { external_ref: ref } : {}) };
+  });
+  if (base.replace === true && add.length > ADD_BATCH) {
+    throw new NodeOperationError(node, `Replace Whole List takes at most ${ADD_BATCH} companies in one step; ${add.length} came in`, { description: 'Turn Replace Whole List off, or split the items.' });
+  }
+  const out: INodeExecutionData[] = [];
+  for (let start = 0; start < add.length; start += ADD_BATCH) {
+    const chunk = add.slice(start, start + ADD_BATCH);
+    try {
+      const res = await client.call(op, { ...base, add: chunk } as never);
+      out.push({ json: res.data as IDataObject, pairedItem: chunk.map((_, k) => ({ item: start + k })) });
+    } catch (error) {
+      // The field path "add.5.registry_code" counts within the request; the item number is what the user sees.
+      throw toNodeError(node, error, op, start);
+    }
+  }
+  return out;
+}

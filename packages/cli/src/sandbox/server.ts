@@ -20,16 +20,6 @@ export type RawHandler = (ctx: { key: KeyInfo | null; body: unknown; query: URLS
 
 type Entry = { kind: 'op'; op: AnyOperation } | { kind: 'raw'; handler: RawHandler; auth: boolean };
 
-/** Errors of other modules (the write side's SandboxError) carry the same fields. */
-interface ErrorLike {
-  status: number;
-  code: string;
-  message: string;
-  param?: string;
-  headers?: Record<string, string>;
-}
-const isErrorLike = (e: unknown): e is ErrorLike => e instanceof Error && typeof (e as Partial<ErrorLike>).status === 'number' && typeof (e as Partial<ErrorLike>).code === 'string';
-
 export interface ServerOptions {
   ds: Dataset;
   state: SandboxState;
@@ -113,7 +103,11 @@ export class SandboxServer {
       const found = this.router.match(method, url.pathname);
       if (!found) {
         const px = this.prefixes.find((x) => url.pathname.startsWith(x.prefix) && x.accepts(url.pathname));
-        if (!px) throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
+        if (!px) {
+          const allowed = this.router.methodsAt(url.pathname);
+          if (allowed.length) throw new ApiError(405, 'method_not_allowed', `${url.pathname} accepts ${allowed.join(', ')}, not ${method}`, undefined, { Allow: allowed.join(', ') });
+          throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
+        }
         const key = this.authenticate(req);
         const r = await px.handler({ key, body: parseJson(bodyText), query: url.searchParams, path: url.pathname, method });
         this.o.state.changed();
@@ -142,9 +136,10 @@ export class SandboxServer {
       if (method !== 'GET') this.o.state.changed();
       this.answer(res, r, requestId);
     } catch (err) {
-      const e: ErrorLike = isErrorLike(err) ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
-      if (!isErrorLike(err)) console.error('sandbox error', err);
+      const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
+      if (!(err instanceof ApiError)) console.error('sandbox error', err);
       if (res.headersSent) return void res.destroy();
+      if (e.status === 413) lingerThenClose(req);
       const retryAfter = e.headers?.['Retry-After'];
       this.send(
         res,
@@ -209,18 +204,33 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * The body as text, up to MAX_BODY. Past it, the read stops (what came is dropped) and the answer is
+ * 413; the connection is not torn down here, or the client would see a reset instead of the answer.
+ */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new ApiError(413, 'body_too_large', 'The request body is larger than 2 MB'));
-        req.destroy();
-      } else chunks.push(c);
-    });
+      if (size <= MAX_BODY) return void chunks.push(c);
+      req.off('data', onData);
+      chunks.length = 0;
+      reject(new ApiError(413, 'body_too_large', `The request body is larger than ${MAX_BODY / 1024 / 1024} MB`, 'body', { Connection: 'close' }));
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * After an early answer (413) the client may still be sending: the rest is read and dropped for a
+ * moment so it can read the answer, then the connection closes.
+ */
+function lingerThenClose(req: IncomingMessage): void {
+  const t = setTimeout(() => req.destroy(), 2_000).unref();
+  req.once('end', () => clearTimeout(t));
+  req.resume();
 }

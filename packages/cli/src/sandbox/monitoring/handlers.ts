@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../events/handler';
+import type { WriteHandler } from '../write/handler';
 import { entryView, listView } from './lists';
 
 /** Operations of src/core/operations/monitoring.ts, keyed by operation id. */

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../events/handler';
+import type { WriteHandler } from '../write/handler';
 import { searchView } from './searches';
 
 /** Operations of src/core/operations/searches.ts, keyed by operation id. */

@@ -29,6 +29,8 @@ export interface SandboxOptions {
   clock?: SandboxClock;
   /** Requests per second per key (default 10); false turns the limit off. */
   rateLimit?: number | false;
+  /** Time source of the rate limit, ms (default real time; tests pass a clock they move). */
+  rateLimitNow?: () => number;
   /** How often the data dir's key file is re-read (default 10 s). */
   keyReloadMs?: number;
   /** Reuse an already generated dataset (benchmarks, several servers on one dataset). */
@@ -77,6 +79,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     state,
     keys,
     rateLimit: opts.rateLimit ?? 10,
+    ...(opts.rateLimitNow ? { rateLimitNow: opts.rateLimitNow } : {}),
     now: () => clock.now(),
     beforeOperation: (key, req, res, requestId) => writeSide.fault(key.id, req, res, requestId),
   });

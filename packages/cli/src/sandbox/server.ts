@@ -26,6 +26,8 @@ export interface ServerOptions {
   keys: KeyStore;
   /** Requests per second per key; false turns the limit off. */
   rateLimit: number | false;
+  /** Time source of the rate limit, ms (default performance.now). */
+  rateLimitNow?: () => number;
   /** Sandbox time (ms). */
   now: () => number;
   /** Called after authentication for every non-/sandbox/ request; true = the answer was already sent (fault injection). */
@@ -49,7 +51,7 @@ export class SandboxServer {
 
   constructor(private readonly o: ServerOptions) {
     // Real time for the rate limit: a sped-up sandbox clock must not lift it.
-    this.limiter = o.rateLimit === false ? null : new RateLimiter(o.rateLimit, () => performance.now());
+    this.limiter = o.rateLimit === false ? null : new RateLimiter(o.rateLimit, o.rateLimitNow ?? (() => performance.now()));
     for (const op of operations) this.router.add(op.method, op.path, { kind: 'op', op }, op);
     this.http = createServer((req, res) => void this.serve(req, res));
     this.http.on('connection', (s: Socket) => {

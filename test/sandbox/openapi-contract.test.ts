@@ -234,6 +234,21 @@ async function check(c: Case, sent: Sent, violations: Violation[]): Promise<numb
 }
 
 describe('the sandbox answers as its OpenAPI says', () => {
+  it('the document states the rules: closed bodies, dates as format date, examples that exist', async () => {
+    const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
+    const bodies = ops.filter((o) => o.requestBody).map((o) => [o.operationId, o.requestBody!.content['application/json'].schema.additionalProperties]);
+    expect(bodies.length).toBeGreaterThan(5);
+    expect(bodies.filter(([, extra]) => extra !== false)).toEqual([]);
+    const dateParams = ops.flatMap((o) => o.parameters).filter((p) => /(_from|_to|^date)$/.test(p.name));
+    expect(dateParams.length).toBeGreaterThan(0);
+    expect(dateParams.filter((p) => p.schema.format !== 'date').map((p) => p.name)).toEqual([]);
+    for (const p of ops.flatMap((o) => o.parameters).filter((x) => x.example !== undefined)) {
+      const path = p.name === 'vat_number' ? `/companies/by-vat/${String(p.example)}` : `/companies/${String(p.example)}`;
+      const res = await fetch(sb.url + path, { headers: { 'x-api-key': API_KEY } });
+      expect(res.status, `example ${p.name}=${String(p.example)}`).toBe(200);
+    }
+  });
+
   it('generated valid and invalid requests for every operation: documented statuses and bodies only, no 5xx', async () => {
     const cases: Case[] = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
     expect(cases.length).toBeGreaterThanOrEqual(40);

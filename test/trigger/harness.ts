@@ -92,7 +92,7 @@ export async function startRig(opts: { duplicateRate?: number } = {}): Promise<R
 export function watchCompany(rig: Rig, name = 'Näidis Ehitus OÜ'): { code: string; listId: string } {
   const [code] = rig.svc.registerCompanies([{ name }]);
   const list = writeHandlers['monitoring.createList']!(rig.svc, ACCOUNT, { name: 'Key clients' }).data as { id: string };
-  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, { list_id: list.id, add: [{ registry_code: code, external_ref: 'CRM-991' }] });
+  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, { list_id: list.id, add: [{ registry_code: code!, external_ref: 'CRM-991' }] });
   return { code: code!, listId: list.id };
 }
 

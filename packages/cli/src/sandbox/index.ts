@@ -1,5 +1,3 @@
-import { operations } from '../../../../src/core/operations';
-import { operationId } from '../../../../src/core/operation';
 import { openApiDocument } from '../../../../src/core/openapi';
 import { createClock, type SandboxClock } from './clock';
 import { buildDataset, type Dataset } from './dataset';
@@ -84,8 +82,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     beforeOperation: (key, req, res, requestId) => writeSide.fault(key.id, req, res, requestId),
   });
 
-  const readHandlers = { ...companyHandlers, ...sectionHandlers };
-  for (const [id, h] of Object.entries(readHandlers)) server.handle(id, h);
+  server.handleAll({ ...companyHandlers, ...sectionHandlers });
   server.handle('reference.openapi', () => ({ data: openApiDocument(), raw: true }));
   // Usage joins the read side's counters with the companies the key's account monitors (distinct over its lists).
   server.handle('reference.usage', ({ key, state, now }) => {
@@ -93,11 +90,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const monitored = writeSide.service.account(key!.id).lists.codes().size;
     return { data: { period: u.period, requests: u.requests, billed_lookup_queries: u.billed_lookup_queries, monitored_companies: monitored, plan: key!.plan } };
   });
-  for (const op of operations) {
-    const id = operationId(op);
-    const h = writeSide.handler(id);
-    if (h) server.handle(id, (ctx) => h(ctx.key!.id, ctx.params));
-  }
+  server.handleAll(writeSide.handlers);
   server.route('GET', '/sandbox/fixtures', () => ({ data: ds.fixtures }), { auth: false });
   server.routePrefix('/sandbox/', (path) => writeSide.isControl(path), (ctx) => writeSide.control(ctx.key!.id, ctx.method, ctx.path, ctx.body));
 

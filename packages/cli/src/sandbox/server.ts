@@ -12,7 +12,7 @@ import type { KeyInfo, KeyStore } from './http/keys';
 import { RateLimiter } from './http/rate-limit';
 import { Router } from './http/router';
 import { period } from './handlers/companies';
-import type { OpHandler, OpResult } from './handlers/types';
+import { routedHandlers, type OpHandlers, type OpResult, type RoutedHandler } from './handlers/types';
 import type { SandboxState } from './state';
 
 /** A route outside the operation table (sandbox controls under /sandbox/). */
@@ -43,7 +43,7 @@ const MAX_BODY = 2 * 1024 * 1024;
  */
 export class SandboxServer {
   private router = new Router<Entry>();
-  private handlers = new Map<string, OpHandler>();
+  private handlers = new Map<string, RoutedHandler>();
   private prefixes: { prefix: string; accepts: (path: string) => boolean; handler: RawHandler }[] = [];
   private limiter: RateLimiter | null;
   private sockets = new Set<Socket>();
@@ -61,8 +61,13 @@ export class SandboxServer {
   }
 
   /** Serves an operation of the table (by its id, e.g. "monitoring.createList"). */
-  handle(id: string, handler: OpHandler): void {
+  handle(id: string, handler: RoutedHandler): void {
     this.handlers.set(id, handler);
+  }
+
+  /** Serves every operation of a table of typed handlers. */
+  handleAll(table: OpHandlers): void {
+    for (const [id, h] of routedHandlers(table)) this.handle(id, h);
   }
 
   /** A route outside the table, e.g. GET /sandbox/fixtures. */

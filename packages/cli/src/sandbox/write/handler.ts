@@ -1,3 +1,4 @@
+import type { OperationIdOf, ParamsOf } from '../handlers/types';
 import type { EventService } from './service';
 
 /** Answer of a write-side operation: the envelope's data, extra meta, and the status (200 unless set). */
@@ -8,4 +9,6 @@ export interface WriteResult {
 }
 
 /** Handler of one operation, given the validated parameters and the account of the API key. */
-export type WriteHandler = (svc: EventService, account: string, params: any) => WriteResult;
+export type WriteHandler<Id extends OperationIdOf = OperationIdOf> = (svc: EventService, account: string, params: ParamsOf<Id>) => WriteResult;
+/** Write-side handlers keyed by operation id, each typed by its operation's parameters. */
+export type WriteHandlers = { [Id in OperationIdOf]?: WriteHandler<Id> };

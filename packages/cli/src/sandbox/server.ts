@@ -7,6 +7,7 @@ import { operations } from '../../../../src/core/operations';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { Dataset } from './dataset';
 import { coerce } from './http/coerce';
+import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import { ApiError } from './http/errors';
 import type { KeyInfo, KeyStore } from './http/keys';
 import { RateLimiter } from './http/rate-limit';
@@ -211,33 +212,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * The body as text, up to MAX_BODY. Past it, the read stops (what came is dropped) and the answer is
- * 413; the connection is not torn down here, or the client would see a reset instead of the answer.
- */
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) return void chunks.push(c);
-      req.off('data', onData);
-      chunks.length = 0;
-      reject(new ApiError(413, 'body_too_large', `The request body is larger than ${MAX_BODY / 1024 / 1024} MB`, 'body', { Connection: 'close' }));
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/**
- * After an early answer (413) the client may still be sending: the rest is read and dropped for a
- * moment so it can read the answer, then the connection closes.
- */
-function lingerThenClose(req: IncomingMessage): void {
-  const t = setTimeout(() => req.destroy(), 2_000).unref();
-  req.once('end', () => clearTimeout(t));
-  req.resume();
+/** The body as text, up to MAX_BODY; past it the answer is 413 (sent, then the rest is drained: lingerThenClose). */
+async function readBody(req: IncomingMessage): Promise<string> {
+  const body = await readCappedBody(req, MAX_BODY);
+  if (!body) throw new ApiError(413, 'body_too_large', `The request body is larger than ${MAX_BODY / 1024 / 1024} MB`, 'body');
+  return body.toString('utf8');
 }

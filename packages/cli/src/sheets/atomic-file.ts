@@ -78,7 +78,8 @@ function track(tmp: string): void {
   active.add(tmp);
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process of this host is running (EPERM: running, as another user). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

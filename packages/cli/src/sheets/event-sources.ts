@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { WebhookEvent } from '../../../../src/core/schemas/events';
 import { EVENT_ID_HEADER, SignatureVerificationError, verifyWebhook } from '../../../../src/webhooks';
+import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import type { EventSheetWriter } from './events-to-rows';
 
 /** What polling needs from the client (CoreClient satisfies it). */
@@ -73,38 +74,6 @@ export interface WebhookReceiverOptions {
 }
 
 /**
- * The body, or undefined once more than `max` bytes came. The rest is left unread (not destroyed:
- * the 413 still has to go out on that connection).
- */
-function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size <= max) return void chunks.push(c);
-      req.off('data', onData);
-      req.pause();
-      chunks.length = 0;
-      resolve(undefined);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', () => resolve(undefined));
-  });
-}
-
-/**
- * After an early answer the client may still be sending: the rest is read and dropped for a moment
- * (memory stays flat) so it sees the answer rather than a reset, then the connection is closed.
- */
-function lingerThenClose(req: IncomingMessage): void {
-  const t = setTimeout(() => req.destroy(), 2_000).unref();
-  req.once('end', () => clearTimeout(t));
-  req.resume();
-}
-
-/**
  * Receives signed deliveries. Answers 2xx only after the rows are in the sheet and the ledger says so;
  * a redelivered event is answered 200 without a second row. Bad signatures get 401, failures 500
  * (the service then retries on its schedule). Headers are checked before the body is read, and the
@@ -116,12 +85,12 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     const id = req.headers[EVENT_ID_HEADER.toLowerCase()];
     // Said aloud: with a wrong secret every delivery is refused, and the sheet would stay empty without a word.
     opts.onEvent?.(typeof id === 'string' ? id : 'a delivery', `rejected (${reason})${status === 401 ? '; check the signing secret' : ''}`);
-    res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error: reason }));
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: reason }));
     lingerThenClose(req);
   };
   const server = createServer(async (req, res) => {
     if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST', connection: 'close' }).end();
+      res.writeHead(405, { allow: 'POST' }).end();
       return lingerThenClose(req);
     }
     const declared = Number(req.headers['content-length']);
@@ -133,7 +102,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       const reason = e instanceof SignatureVerificationError ? e.reason : 'invalid';
       if (reason !== 'bad_signature' && reason !== 'timestamp_too_old' && reason !== 'timestamp_too_new' && reason !== 'invalid_json') return refuse(req, res, 401, reason);
     }
-    const rawBody = await readCapped(req, max);
+    const rawBody = await readCappedBody(req, max).catch(() => undefined);
     if (rawBody === undefined) return req.destroyed ? undefined : refuse(req, res, 413, 'body_too_large');
     let event: WebhookEvent;
     try {

@@ -2,16 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkWritableTarget, removeStaleTemps, resolveTarget } from './atomic-file';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { checkWritableTarget, pidAlive, removeStaleTemps, resolveTarget } from './atomic-file';
 
 /**
  * Where locks live: one folder per machine, never the state folder. Two writers given different
@@ -47,7 +38,7 @@ function liveOwner(path: string): Owner | undefined {
   }
   if (!owner.pid) return undefined;
   // Another host's pid cannot be checked from here: it counts as live.
-  return owner.host !== hostname() || alive(owner.pid) ? owner : undefined;
+  return owner.host !== hostname() || pidAlive(owner.pid) ? owner : undefined;
 }
 
 function describe(owner: Owner): string {

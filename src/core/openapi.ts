@@ -39,18 +39,20 @@ function operationObject(op: AnyOperation) {
   const success = op.rawResponse
     ? jsonSchema(op.response, 'output')
     : { type: 'object', required: ['success', 'data', 'meta'], properties: { success: { const: true }, data: jsonSchema(op.response, 'output'), meta: metaExtra } };
-  const responses: Record<string, unknown> = {
-    '200': { description: 'Success', content: { 'application/json': { schema: success } } },
-  };
-  if (!op.rawResponse) {
-    responses['400'] = errorResponse('Invalid parameter (error.param names it)');
-    responses['404'] = errorResponse('Not found');
-  }
-  if (!op.noAuth) {
-    responses['401'] = errorResponse('api_key_required or invalid_api_key');
-    responses['429'] = { ...errorResponse('rate_limited; wait Retry-After seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
-  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, description] of Object.entries(op.answers?.success ?? { 200: 'Success' })) responses[status] = { description, content: { 'application/json': { schema: success } } };
+  const hasPath = params.some(([, p]) => p.in === 'path');
+  // What the server answers for every operation of this shape (packages/cli/src/sandbox/server.ts).
+  responses['400'] = errorResponse(
+    `invalid_parameter: a parameter breaks its rule, or is not a parameter of this operation (query parameters are as closed as the body); error.param names it${body.length ? '. invalid_json: the body is not JSON' : ''}`,
+  );
+  if (!op.noAuth) responses['401'] = errorResponse('api_key_required or invalid_api_key');
   if (op.plan === 'api') responses['403'] = errorResponse('plan_required: needs the API plan');
+  if (hasPath) responses['404'] = errorResponse('not_found: nothing by that identifier');
+  const conflicts = Object.entries(op.answers?.conflicts ?? {});
+  if (conflicts.length) responses['409'] = errorResponse(conflicts.map(([code, when]) => `${code}: ${when}`).join('; '));
+  if (body.length) responses['413'] = errorResponse('body_too_large: the body is over 2 MB');
+  if (!op.noAuth) responses['429'] = { ...errorResponse('rate_limited; wait Retry-After seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
   return {
     operationId: operationId(op),
     summary: op.action,
@@ -65,6 +67,8 @@ function operationObject(op: AnyOperation) {
               'application/json': {
                 schema: {
                   type: 'object',
+                  // The server refuses a field the operation does not have (a typo is an error, not ignored).
+                  additionalProperties: false,
                   properties: Object.fromEntries(body.map(([n, p]) => [n, { ...jsonSchema(p.schema, 'input'), description: p.description }])),
                   required: body.filter(([, p]) => !isOptional(p.schema)).map(([n]) => n),
                 },

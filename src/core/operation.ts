@@ -61,6 +61,12 @@ export interface OperationSpec<
   /** Needs the API plan (monitoring, saved searches, webhook). */
   plan?: 'api';
   billing?: string;
+  /**
+   * What the service answers besides "200" and the errors every operation shares (OpenAPI documents
+   * each): success statuses with their meaning (default { 200: 'Success' }; 201 created, 202 accepted),
+   * and the 409 conflicts by error code.
+   */
+  answers?: { success?: Partial<Record<200 | 201 | 202, string>>; conflicts?: Record<string, string> };
   retry: RetryPolicy;
   /**
    * 'shown': method and path are in the spec. 'decided': the spec says "not shown" and the project

@@ -43,11 +43,16 @@ function ruleString(problem: (v: string) => string | null) {
   });
 }
 
-export const registryCodeSchema = ruleString(registryCodeProblem).meta({ pattern: '^[1789]\\d{7}$' });
+export const registryCodeSchema = ruleString(registryCodeProblem).meta({
+  pattern: '^[1789]\\d{7}$',
+  description: '8 digits starting with 1, 7, 8 or 9; the last is a check digit (weights 1-7 on the first 7 digits, modulo 11; when that gives 10, weights 3-9; 10 again means 0). A wrong check digit is refused with 400.',
+});
 /** Accepts EE123456789, "ee 123456789" or 123456789; sends EE + 9 digits. */
-export const vatNumberSchema = ruleString(vatNumberProblem).transform((v) => normaliseVatNumber(v)!);
-export const personalCodeSchema = ruleString(personalCodeProblem);
-export const dateSchema = z.string().refine(isValidDate, { message: 'must be a real date written YYYY-MM-DD' });
+export const vatNumberSchema = ruleString(vatNumberProblem)
+  .meta({ description: 'EE and 9 digits (EE may be left out, spaces are ignored); the last digit is a check digit, refused with 400 when wrong.' })
+  .transform((v) => normaliseVatNumber(v)!);
+export const personalCodeSchema = ruleString(personalCodeProblem).meta({ description: '11 digits: century and sex (1-6), birth date YYMMDD, serial, check digit; a wrong check digit or date is refused with 400.' });
+export const dateSchema = z.string().refine(isValidDate, { message: 'must be a real date written YYYY-MM-DD' }).meta({ format: 'date' });
 export const pageSchema = z.number().int('must be a whole number').min(1, 'must be 1 or more');
 export const limitSchema = z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100');
 export const langSchema = z.enum(['et', 'en', 'ru'], { message: 'must be et, en or ru' });
@@ -87,8 +92,8 @@ export const p = {
     in: 'path',
     schema: registryCodeSchema,
     label: 'Registry Code',
-    description: 'The 8-digit Estonian registry code, for example 12417834',
-    example: '12417834',
+    description: 'The 8-digit Estonian registry code, for example 13545698',
+    example: '13545698',
     picker: 'company',
   }),
   lang: param({

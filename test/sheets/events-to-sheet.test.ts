@@ -92,7 +92,7 @@ describe('events → rows, webhook mode', () => {
 
     // A second writer for the same sheet is refused while the first runs.
     const second = new EventSheetWriter({ table: makeTable(), stateDir });
-    await expect(second.open()).rejects.toThrow(/another writer/);
+    await expect(second.open()).rejects.toThrow(/being written by another company-data process \(pid \d+ on .+, since \d{4}-/);
 
     await rx.close();
     await writer.close();

@@ -31,7 +31,7 @@ describe('CSV table', () => {
   it('keeps separator, BOM and text as typed; saves atomically', async () => {
     const path = join(dir, 'a.csv');
     writeFileSync(path, '\ufeffcode;name\r\n00123;"A; B"\r\n');
-    const t = new CsvTable(path);
+    const t = new CsvTable(path, { formulas: 'keep' });
     const snap = await t.read();
     expect(snap).toEqual({ header: ['code', 'name'], rows: [['00123', 'A; B']] });
     await t.write(tricky.map((value, i) => ({ row: i + 1, col: 2, value })));

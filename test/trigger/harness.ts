@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
-import { writeHandlers } from '../../packages/cli/src/sandbox/events/handlers';
-import type { EventService } from '../../packages/cli/src/sandbox/events/service';
+import { writeHandlers } from '../../packages/cli/src/sandbox/write/handlers';
+import type { EventService } from '../../packages/cli/src/sandbox/write/service';
 import { hashKey, keyId } from '../../packages/cli/src/sandbox/http/keys';
 import type { CompanyPort } from '../../packages/cli/src/sandbox/monitoring/company-port';
 import { authenticate, forwardHttp, type SentRequest } from '../support/n8n-http';
@@ -92,7 +92,7 @@ export async function startRig(opts: { duplicateRate?: number } = {}): Promise<R
 export function watchCompany(rig: Rig, name = 'Näidis Ehitus OÜ'): { code: string; listId: string } {
   const [code] = rig.svc.registerCompanies([{ name }]);
   const list = writeHandlers['monitoring.createList']!(rig.svc, ACCOUNT, { name: 'Key clients' }).data as { id: string };
-  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, { list_id: list.id, add: [{ registry_code: code, external_ref: 'CRM-991' }] });
+  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, { list_id: list.id, add: [{ registry_code: code!, external_ref: 'CRM-991' }] });
   return { code: code!, listId: list.id };
 }
 

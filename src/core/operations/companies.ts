@@ -94,7 +94,7 @@ export const byVat = defineOperation({
   method: 'GET',
   path: '/companies/by-vat/{vat_number}',
   params: {
-    vat_number: param({ in: 'path', schema: vatNumberSchema, label: 'VAT Number', description: 'EE followed by 9 digits, e.g. EE102090374', example: 'EE102090374' }),
+    vat_number: param({ in: 'path', schema: vatNumberSchema, label: 'VAT Number', description: 'EE followed by 9 digits, e.g. EE102224658', example: 'EE102224658' }),
     include: p.include,
     lang: p.lang,
   },

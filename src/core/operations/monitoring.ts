@@ -37,6 +37,7 @@ export const createList = defineOperation({
     categories,
   },
   response: monitoringListSchema,
+  answers: { success: { 201: 'Created' } },
   retry: 'unprocessed-only',
   source: 'shown',
 });

@@ -38,7 +38,7 @@ export const searchPersons = defineOperation({
       in: 'query',
       schema: z.string().trim().min(3, 'must be at least 3 characters'),
       label: 'Name',
-      description: 'Name of the person or organisation, at least 3 characters',
+      description: 'Name of the person or organisation, at least 3 characters; spaces around it do not count (a shorter one is refused with 400)',
     }),
     ...pagedListParams,
   },

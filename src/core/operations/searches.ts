@@ -39,6 +39,7 @@ export const create = defineOperation({
     filters: param({ in: 'body', schema: savedSearchFiltersSchema, label: 'Filters', description: 'Which companies to watch for. Companies that start to meet every filter set here are reported each morning.' }),
   },
   response: savedSearchSchema,
+  answers: { success: { 201: 'Created' } },
   retry: 'unprocessed-only',
   source: 'shown',
 });
@@ -53,7 +54,7 @@ export const matches = defineOperation({
   path: '/searches/{search_id}/matches',
   params: {
     search_id: searchId,
-    after: param({ in: 'query', schema: z.string().optional(), label: 'After Event ID', description: 'Return match events after this event id (the cursor)', optional: true }),
+    after: param({ in: 'query', schema: z.string().optional(), label: 'After Event ID', description: 'Return match events after this event id (the cursor): an id of this search\'s match events, as in next_cursor; any other text is refused with 400', optional: true }),
     limit: p.limit,
   },
   response: z.array(searchMatchesEventSchema),

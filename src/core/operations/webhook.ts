@@ -15,12 +15,13 @@ export const set = defineOperation({
   method: 'PUT',
   path: '/webhook',
   params: {
-    url: param({ in: 'body', schema: z.string().url('must be a web address').regex(/^https?:\/\//i, 'must be an HTTPS address'), label: 'URL', description: 'HTTPS address that receives the events' }),
+    url: param({ in: 'body', schema: z.string().url('must be a web address').regex(/^https?:\/\//i, 'must be an HTTPS address'), label: 'URL', description: 'HTTPS address that receives the events. Only https:// is accepted (the offline sandbox also takes http:// to 127.0.0.1, localhost or [::1]); other addresses are refused with 400.' }),
     enabled: param({ in: 'body', schema: z.boolean(), label: 'Enabled', description: 'Whether events are sent' }),
   },
   response: webhookConfigSchema,
   // The first PUT creates the webhook and is the only answer with the signing secret: a silent retry after
   // a lost answer would return success without it, so the caller must see that the outcome is unknown.
+  answers: { success: { 200: 'Updated; the signing secret is not shown again', 201: 'Created; data.secret holds the signing secret, shown this once' } },
   retry: 'unprocessed-only',
   source: 'shown',
 });
@@ -49,6 +50,7 @@ export const test = defineOperation({
   path: '/webhook/test',
   params: {},
   response: obj({ event_id: z.string(), delivery_id: z.string().optional() }),
+  answers: { success: { 202: 'Accepted; the test event is queued for delivery' }, conflicts: { webhook_not_set: 'No webhook is set: PUT /webhook first', webhook_disabled: 'The webhook is disabled' } },
   retry: 'unprocessed-only',
   source: 'shown',
 });
@@ -84,6 +86,7 @@ export const retryDelivery = defineOperation({
     delivery_id: param({ in: 'path', schema: z.string().min(1, 'must not be empty'), label: 'Delivery ID', description: 'ID of the failed delivery, e.g. dlv_12', picker: 'failedDelivery' }),
   },
   response: deliverySchema,
+  answers: { success: { 202: 'Accepted; a new delivery of the event is queued' }, conflicts: { delivery_in_progress: 'The delivery has not failed or finished yet', webhook_disabled: 'No enabled webhook to deliver to' } },
   retry: 'unprocessed-only',
   source: 'shown',
 });

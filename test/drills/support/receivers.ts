@@ -4,7 +4,7 @@
  * over HTTP with its raw body and signature headers, to the events-to-sheet receiver (one sheet row per
  * event, kept by the ledger). The sandbox's webhook points here.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -42,6 +42,7 @@ const trigger = new CompanyDataTrigger();
 
 export async function startFanOut(opts: { workflowId: string; dir?: string }): Promise<FanOut> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'drill-fanout-'));
+  mkdirSync(dir, { recursive: true }); // the sheet's folder must exist, as for any user
   const sheetFile = join(dir, 'events.csv');
   const writer = new EventSheetWriter({ table: new CsvTable(sheetFile), stateDir: join(dir, 'state') });
   await writer.open();

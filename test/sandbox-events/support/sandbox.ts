@@ -1,7 +1,7 @@
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../packages/cli/src/sandbox';
 import { legalForms } from '../../../packages/cli/src/sandbox/dataset/labels';
 import { creditScoreView } from '../../../packages/cli/src/sandbox/dataset/records';
-import type { EventService } from '../../../packages/cli/src/sandbox/events/service';
+import type { EventService } from '../../../packages/cli/src/sandbox/write/service';
 import type { CompanyPort } from '../../../packages/cli/src/sandbox/monitoring/company-port';
 
 export interface EventsSandbox {

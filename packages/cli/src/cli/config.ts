@@ -16,7 +16,7 @@ import { extname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { CompanyDataClient } from '../index';
 import type { GoogleCredentials } from '../sheets/google-auth';
-import { CsvTable } from '../sheets/csv-table';
+import { CsvTable, csvFormulaModes, type CsvFormulas } from '../sheets/csv-table';
 import type { Table } from '../sheets/table';
 
 export interface ApiFlags {
@@ -116,6 +116,15 @@ export interface TableTarget {
   out?: string;
   /** The file is read, not only appended to: a missing one is an error, not an empty table. */
   mustExist?: boolean;
+  /** CSV only: make written values that would run as formulas inert (default) or keep them. */
+  csvFormulas?: CsvFormulas;
+}
+
+/** --csv-formulas, for the commands that write service data into a sheet. */
+export function csvFormulasOption(): Option {
+  return new Option('--csv-formulas <mode>', 'CSV only: escape (default) puts an apostrophe before written values starting with = + - @, so Excel and LibreOffice show them as text; keep writes them as they are')
+    .choices([...csvFormulaModes])
+    .default('escape');
 }
 
 /**
@@ -137,7 +146,7 @@ export async function openTable(target: TableTarget, google: GoogleFlags): Promi
   if (!target.file) throw new Error('file: give a .csv or .xlsx file, or --spreadsheet ID');
   const ext = extname(target.file).toLowerCase();
   if (target.mustExist && (ext === '.csv' || ext === '.txt' || ext === '.xlsx') && !existsSync(target.file)) throw new Error(`file: ${target.file} does not exist`);
-  if (ext === '.csv' || ext === '.txt') return new CsvTable(target.file, target.out ? { out: target.out } : {});
+  if (ext === '.csv' || ext === '.txt') return new CsvTable(target.file, { ...(target.out ? { out: target.out } : {}), ...(target.csvFormulas ? { formulas: target.csvFormulas } : {}) });
   if (ext === '.xlsx') return new (await import('../sheets/xlsx-table')).XlsxTable(target.file, { ...(target.sheet ? { sheet: target.sheet } : {}), ...(target.out ? { out: target.out } : {}) });
   throw new Error(`file: ${target.file} must end in .csv or .xlsx`);
 }

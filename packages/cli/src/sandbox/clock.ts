@@ -30,7 +30,17 @@ export interface ClockOptions {
   realNow?: () => number;
 }
 
-export const MAX_TIME_SCALE = 1_000_000;
+/**
+ * Fastest time runs: a virtual day in under a second. Every scheduled run between two instants is
+ * carried out, so a faster clock would only queue runs faster than they can be done.
+ */
+export const MAX_TIME_SCALE = 100_000;
+/**
+ * Largest single move of the clock: a year and a day covers every schedule of the service (daily runs,
+ * monthly billing, the day-long delivery retries). An advance carries out each run it passes, so a
+ * move of a thousand years would keep the server busy for hours.
+ */
+export const MAX_ADVANCE_SECONDS = 366 * 86_400;
 
 export function createClock(opts: ClockOptions = {}): SandboxClock {
   const realNow = opts.realNow ?? Date.now;

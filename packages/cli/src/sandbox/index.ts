@@ -1,11 +1,9 @@
-import { operations } from '../../../../src/core/operations';
-import { operationId } from '../../../../src/core/operation';
 import { openApiDocument } from '../../../../src/core/openapi';
 import { createClock, type SandboxClock } from './clock';
 import { buildDataset, type Dataset } from './dataset';
 import { DATASET_TODAY } from './dataset/prng';
-import { createWriteSide, type WriteSide } from './events/mount';
-import type { EventSettings } from './events/service';
+import { createWriteSide, type WriteSide } from './write/mount';
+import type { EventSettings } from './write/service';
 import type { Fixtures } from './fixtures';
 import { companyHandlers, period } from './handlers/companies';
 import { sectionHandlers } from './handlers/sections';
@@ -29,6 +27,8 @@ export interface SandboxOptions {
   clock?: SandboxClock;
   /** Requests per second per key (default 10); false turns the limit off. */
   rateLimit?: number | false;
+  /** Time source of the rate limit, ms (default real time; tests pass a clock they move). */
+  rateLimitNow?: () => number;
   /** How often the data dir's key file is re-read (default 10 s). */
   keyReloadMs?: number;
   /** Reuse an already generated dataset (benchmarks, several servers on one dataset). */
@@ -77,12 +77,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     state,
     keys,
     rateLimit: opts.rateLimit ?? 10,
+    ...(opts.rateLimitNow ? { rateLimitNow: opts.rateLimitNow } : {}),
     now: () => clock.now(),
     beforeOperation: (key, req, res, requestId) => writeSide.fault(key.id, req, res, requestId),
   });
 
-  const readHandlers = { ...companyHandlers, ...sectionHandlers };
-  for (const [id, h] of Object.entries(readHandlers)) server.handle(id, h);
+  server.handleAll({ ...companyHandlers, ...sectionHandlers });
   server.handle('reference.openapi', () => ({ data: openApiDocument(), raw: true }));
   // Usage joins the read side's counters with the companies the key's account monitors (distinct over its lists).
   server.handle('reference.usage', ({ key, state, now }) => {
@@ -90,11 +90,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const monitored = writeSide.service.account(key!.id).lists.codes().size;
     return { data: { period: u.period, requests: u.requests, billed_lookup_queries: u.billed_lookup_queries, monitored_companies: monitored, plan: key!.plan } };
   });
-  for (const op of operations) {
-    const id = operationId(op);
-    const h = writeSide.handler(id);
-    if (h) server.handle(id, (ctx) => h(ctx.key!.id, ctx.params));
-  }
+  server.handleAll(writeSide.handlers);
   server.route('GET', '/sandbox/fixtures', () => ({ data: ds.fixtures }), { auth: false });
   server.routePrefix('/sandbox/', (path) => writeSide.isControl(path), (ctx) => writeSide.control(ctx.key!.id, ctx.method, ctx.path, ctx.body));
 

@@ -7,12 +7,13 @@ import { operations } from '../../../../src/core/operations';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { Dataset } from './dataset';
 import { coerce } from './http/coerce';
+import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import { ApiError } from './http/errors';
 import type { KeyInfo, KeyStore } from './http/keys';
 import { RateLimiter } from './http/rate-limit';
 import { Router } from './http/router';
 import { period } from './handlers/companies';
-import type { OpHandler, OpResult } from './handlers/types';
+import { routedHandlers, type OpHandlers, type OpResult, type RoutedHandler } from './handlers/types';
 import type { SandboxState } from './state';
 
 /** A route outside the operation table (sandbox controls under /sandbox/). */
@@ -20,22 +21,14 @@ export type RawHandler = (ctx: { key: KeyInfo | null; body: unknown; query: URLS
 
 type Entry = { kind: 'op'; op: AnyOperation } | { kind: 'raw'; handler: RawHandler; auth: boolean };
 
-/** Errors of other modules (the write side's SandboxError) carry the same fields. */
-interface ErrorLike {
-  status: number;
-  code: string;
-  message: string;
-  param?: string;
-  headers?: Record<string, string>;
-}
-const isErrorLike = (e: unknown): e is ErrorLike => e instanceof Error && typeof (e as Partial<ErrorLike>).status === 'number' && typeof (e as Partial<ErrorLike>).code === 'string';
-
 export interface ServerOptions {
   ds: Dataset;
   state: SandboxState;
   keys: KeyStore;
   /** Requests per second per key; false turns the limit off. */
   rateLimit: number | false;
+  /** Time source of the rate limit, ms (default performance.now). */
+  rateLimitNow?: () => number;
   /** Sandbox time (ms). */
   now: () => number;
   /** Called after authentication for every non-/sandbox/ request; true = the answer was already sent (fault injection). */
@@ -51,7 +44,7 @@ const MAX_BODY = 2 * 1024 * 1024;
  */
 export class SandboxServer {
   private router = new Router<Entry>();
-  private handlers = new Map<string, OpHandler>();
+  private handlers = new Map<string, RoutedHandler>();
   private prefixes: { prefix: string; accepts: (path: string) => boolean; handler: RawHandler }[] = [];
   private limiter: RateLimiter | null;
   private sockets = new Set<Socket>();
@@ -59,7 +52,7 @@ export class SandboxServer {
 
   constructor(private readonly o: ServerOptions) {
     // Real time for the rate limit: a sped-up sandbox clock must not lift it.
-    this.limiter = o.rateLimit === false ? null : new RateLimiter(o.rateLimit, () => performance.now());
+    this.limiter = o.rateLimit === false ? null : new RateLimiter(o.rateLimit, o.rateLimitNow ?? (() => performance.now()));
     for (const op of operations) this.router.add(op.method, op.path, { kind: 'op', op }, op);
     this.http = createServer((req, res) => void this.serve(req, res));
     this.http.on('connection', (s: Socket) => {
@@ -69,8 +62,13 @@ export class SandboxServer {
   }
 
   /** Serves an operation of the table (by its id, e.g. "monitoring.createList"). */
-  handle(id: string, handler: OpHandler): void {
+  handle(id: string, handler: RoutedHandler): void {
     this.handlers.set(id, handler);
+  }
+
+  /** Serves every operation of a table of typed handlers. */
+  handleAll(table: OpHandlers): void {
+    for (const [id, h] of routedHandlers(table)) this.handle(id, h);
   }
 
   /** A route outside the table, e.g. GET /sandbox/fixtures. */
@@ -113,7 +111,11 @@ export class SandboxServer {
       const found = this.router.match(method, url.pathname);
       if (!found) {
         const px = this.prefixes.find((x) => url.pathname.startsWith(x.prefix) && x.accepts(url.pathname));
-        if (!px) throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
+        if (!px) {
+          const allowed = this.router.methodsAt(url.pathname);
+          if (allowed.length) throw new ApiError(405, 'method_not_allowed', `${url.pathname} accepts ${allowed.join(', ')}, not ${method}`, undefined, { Allow: allowed.join(', ') });
+          throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
+        }
         const key = this.authenticate(req);
         const r = await px.handler({ key, body: parseJson(bodyText), query: url.searchParams, path: url.pathname, method });
         this.o.state.changed();
@@ -142,9 +144,10 @@ export class SandboxServer {
       if (method !== 'GET') this.o.state.changed();
       this.answer(res, r, requestId);
     } catch (err) {
-      const e: ErrorLike = isErrorLike(err) ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
-      if (!isErrorLike(err)) console.error('sandbox error', err);
+      const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
+      if (!(err instanceof ApiError)) console.error('sandbox error', err);
       if (res.headersSent) return void res.destroy();
+      if (e.status === 413) lingerThenClose(req);
       const retryAfter = e.headers?.['Retry-After'];
       this.send(
         res,
@@ -209,18 +212,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new ApiError(413, 'body_too_large', 'The request body is larger than 2 MB'));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/** The body as text, up to MAX_BODY; past it the answer is 413 (sent, then the rest is drained: lingerThenClose). */
+async function readBody(req: IncomingMessage): Promise<string> {
+  const body = await readCappedBody(req, MAX_BODY);
+  if (!body) throw new ApiError(413, 'body_too_large', `The request body is larger than ${MAX_BODY / 1024 / 1024} MB`, 'body');
+  return body.toString('utf8');
 }

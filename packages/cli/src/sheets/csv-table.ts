@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { writeFileAtomic } from './atomic-file';
+import { contentKind, notAFile } from './file-kind';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 
 export interface CsvTableOptions {
@@ -10,6 +11,34 @@ export interface CsvTableOptions {
   out?: string;
   /** Field separator; detected from the header line when not given (',', ';' or tab). */
   delimiter?: string;
+  /** escape (default): a written value that a spreadsheet app would run as a formula gets a leading apostrophe; keep: written as it is. */
+  formulas?: CsvFormulas;
+}
+
+export const csvFormulaModes = ['escape', 'keep'] as const;
+export type CsvFormulas = (typeof csvFormulaModes)[number];
+
+/**
+ * Excel and LibreOffice run a CSV cell that starts with = + - @ (or tab, CR before one) as a formula:
+ * a company name "=HYPERLINK(...)" from the service would become a live link. A leading apostrophe
+ * makes it text (OWASP "CSV injection"). A plain number such as -5 or +372 is left alone: it runs as
+ * nothing but itself, and an apostrophe would turn a negative revenue into text.
+ */
+export function inertCsvValue(value: string): string {
+  if (!/^[=+\-@\t\r]/.test(value)) return value;
+  if (/^[+-]?\d+(?:[.,]\d+)?$/.test(value)) return value;
+  return `'${value}`;
+}
+
+/** The text of csv-parse's error codes, so a message never quotes the parser (or the bytes it choked on). */
+function csvProblem(e: unknown): string {
+  const code = String((e as { code?: string }).code ?? '');
+  const line = (e as { lines?: number }).lines;
+  const at = line ? ` on line ${line}` : '';
+  if (/QUOTE/.test(code)) return `a quoted value is not closed, or has text after its closing quote${at}`;
+  if (/RECORD_INCONSISTENT|COLUMNS/.test(code)) return `a row has a different number of columns${at}`;
+  if (/MAX_RECORD_SIZE/.test(code)) return `a value is too long${at}`;
+  return `it cannot be read as CSV${at}`;
 }
 
 function detectDelimiter(text: string): string {
@@ -26,6 +55,7 @@ function detectDelimiter(text: string): string {
 export class CsvTable implements Table {
   readonly label: string;
   readonly id: string;
+  readonly file: string;
   private grid: string[][] = [];
   private loaded = false;
   private dirty = false;
@@ -33,6 +63,8 @@ export class CsvTable implements Table {
   private bom = false;
   private eol = '\n';
   readonly calls = { read: 0, save: 0 };
+  /** Written values are made inert (cells read from the file are kept as they were). */
+  private readonly inert: boolean;
 
   constructor(
     private readonly path: string,
@@ -40,16 +72,25 @@ export class CsvTable implements Table {
   ) {
     this.label = path;
     this.id = `file:${resolve(options.out ?? path)}`;
+    this.file = options.out ?? path;
+    this.inert = (options.formulas ?? 'escape') === 'escape';
   }
 
   private load(): void {
     if (this.loaded) return;
-    const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '';
+    const bytes = existsSync(this.path) ? readFileSync(this.path) : Buffer.alloc(0);
+    const kind = contentKind(bytes);
+    if (kind !== 'text' && kind !== 'an empty file') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', kind);
+    const text = bytes.toString('utf8');
     this.bom = text.charCodeAt(0) === 0xfeff;
     const body = this.bom ? text.slice(1) : text;
     this.delimiter = this.options.delimiter ?? detectDelimiter(body);
     this.eol = /\r\n/.test(body.slice(0, 4096)) ? '\r\n' : '\n';
-    this.grid = body.trim() === '' ? [] : (parse(body, { delimiter: this.delimiter, relax_column_count: true, skip_empty_lines: false }) as string[][]);
+    try {
+      this.grid = body.trim() === '' ? [] : (parse(body, { delimiter: this.delimiter, relax_column_count: true, skip_empty_lines: false }) as string[][]);
+    } catch (e) {
+      throw new Error(`file: ${this.path} is not valid CSV: ${csvProblem(e)}`);
+    }
     this.loaded = true;
   }
 
@@ -62,7 +103,7 @@ export class CsvTable implements Table {
   async write(cells: readonly CellWrite[]): Promise<void> {
     if (!cells.length) return;
     this.load();
-    applyWrites(this.grid, cells);
+    applyWrites(this.grid, this.inert ? cells.map((c) => ({ ...c, value: inertCsvValue(c.value) })) : cells);
     this.dirty = true;
   }
 
@@ -72,7 +113,7 @@ export class CsvTable implements Table {
     const end = snapshotOf(this.grid).rows.length + 1;
     this.grid.length = Math.min(this.grid.length, end);
     while (this.grid.length < end) this.grid.push([]);
-    this.grid.push(...rows.map((r) => [...r]));
+    this.grid.push(...rows.map((r) => (this.inert ? r.map(inertCsvValue) : [...r])));
     this.dirty = true;
     await this.flush();
   }

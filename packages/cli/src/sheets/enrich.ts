@@ -8,6 +8,7 @@ import type { Lang } from '../../../../src/core/schemas/common';
 import type { CompanySummary, LookupResult } from '../../../../src/core/schemas/company';
 import { lookupQueryProblem } from '../../../../src/core/validation';
 import { LookupJournal } from './lookup-journal';
+import { lockSheet } from './writer-lock';
 import { sectionText } from './profile-sections';
 import type { CellWrite, Table } from './table';
 
@@ -151,6 +152,16 @@ function statusOf(result: LookupResult): { text: string; kind: 'matched' | 'no_m
  * row that is already enriched or whose answer is in the resume journal.
  */
 export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
+  // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
+  const lock = opts.dryRun ? undefined : lockSheet(opts.table);
+  try {
+    return await enrichLocked(opts);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const { table, client } = opts;
   const now = opts.now ?? (() => new Date());
   const mode = opts.mode ?? 'missing';

@@ -1,6 +1,6 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { writeFileAtomic } from './atomic-file';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { removeStaleTemps, writeFileAtomic } from './atomic-file';
 
 /**
  * Ledgers larger than this are rewritten on start (and while running) to their live entries. About
@@ -117,20 +117,7 @@ export class EventLedger {
    * (the rename is the only step that replaces it), so they are only removed. Call with the lock held.
    */
   removeStaleTemps(): number {
-    const dir = dirname(this.path);
-    if (!existsSync(dir)) return 0;
-    const prefix = `.${basename(this.path)}.`;
-    let removed = 0;
-    for (const name of readdirSync(dir)) {
-      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-      try {
-        unlinkSync(join(dir, name));
-        removed++;
-      } catch {
-        /* already gone */
-      }
-    }
-    return removed;
+    return removeStaleTemps(this.path);
   }
 
   /**

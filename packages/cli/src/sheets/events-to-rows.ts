@@ -5,7 +5,7 @@ import type { MonitoringChangeEvent, SearchMatchesEvent, WebhookEvent } from '..
 import { defaultStateDir } from './enrich';
 import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE, type CompactionResult } from './event-ledger';
 import type { Table } from './table';
-import { WriterLock } from './writer-lock';
+import { lockSheet, type WriterLock } from './writer-lock';
 
 /**
  * Columns of the events sheet; a search.matches event gives one row per company. `summary` is last so
@@ -67,7 +67,7 @@ export type AcceptOutcome = 'appended' | 'duplicate' | 'ignored';
  */
 export class EventSheetWriter {
   readonly ledger: EventLedger;
-  private readonly lock: WriterLock;
+  private lock: WriterLock | undefined;
   private header: string[] = [];
   private present = new Set<string>();
   /** Event ids in the sheet: the record of events older than the ledger keeps after compaction. */
@@ -83,7 +83,6 @@ export class EventSheetWriter {
     const hash = createHash('sha256').update(options.table.id).digest('hex').slice(0, 16);
     const dir = options.stateDir ?? defaultStateDir();
     this.ledger = new EventLedger(options.ledgerPath ?? join(dir, `events-${hash}.jsonl`));
-    this.lock = new WriterLock(`${this.ledger.path}.lock`);
   }
 
   private compactIfLarge(): void {
@@ -101,7 +100,9 @@ export class EventSheetWriter {
    * and reconciles the ledger with the sheet.
    */
   async open(): Promise<void> {
-    this.lock.acquire(this.options.table.label);
+    // The sheet's lock, not the ledger's: a second writer with another state folder (or ledger) has
+    // its own ledger, and both would append to one file, each saving over the other's rows.
+    this.lock = lockSheet(this.options.table, [this.ledger.path]);
     try {
       // What was read before the lock may be stale: the previous writer could have added to it since.
       this.ledger.load();
@@ -179,7 +180,9 @@ export class EventSheetWriter {
   /** Stores one event (serialised with any other call), answering whether it was new. */
   accept(event: WebhookEvent | { id: string; type: string }): Promise<AcceptOutcome> {
     const run = async (): Promise<AcceptOutcome> => {
-      if (this.ledger.done.has(event.id) || this.inSheet.has(event.id)) {
+      // The sheet decides, not the ledger: an event the ledger calls done but the sheet lacks (rows
+      // lost to another program saving over the file) is written again, not waved off as a duplicate.
+      if (this.inSheet.has(event.id)) {
         this.stats.duplicates++;
         return 'duplicate';
       }
@@ -204,6 +207,6 @@ export class EventSheetWriter {
   async close(): Promise<void> {
     await this.queue;
     this.ledger.close();
-    this.lock.release();
+    this.lock?.release();
   }
 }

@@ -22,6 +22,8 @@ export interface Table {
   readonly label: string;
   /** Stable identity used to key local state (journal, ledger, lock). */
   readonly id: string;
+  /** The file saves go to, for file tables: what the writer lock and the write checks are about. */
+  readonly file?: string;
   /** How often a long run should save at most (default 1 s): a save that sends or rewrites a lot asks for less. */
   readonly saveEveryMs?: number;
   read(): Promise<TableSnapshot>;

@@ -1,60 +1,176 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname } from 'node:path';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkWritableTarget, pidAlive, removeStaleTemps, resolveTarget } from './atomic-file';
 
 /**
- * One writer per spreadsheet: an exclusive lock file holding the owner's pid and host. A lock left by
- * a process that is gone (same host, pid not running) is taken over; a live one is an error.
+ * Where locks live: one folder per machine, never the state folder. Two writers given different
+ * state folders (or none) must still meet at the same lock. COMPANY_DATA_LOCK_DIR moves it (tests,
+ * or a machine whose temp folder is private per session).
  */
-export class WriterLock {
-  private held = false;
+export function lockDir(): string {
+  return process.env.COMPANY_DATA_LOCK_DIR || join(tmpdir(), 'company-data-locks');
+}
+
+interface Owner {
+  pid?: number;
+  host?: string;
+  since?: string;
+  sheet?: string;
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** A live owner, or undefined when the lock file is stale (its process gone from this host, or torn). */
+function liveOwner(path: string): Owner | undefined {
+  let owner: Owner = {};
+  try {
+    owner = JSON.parse(readFileSync(path, 'utf8')) as Owner;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Written in one call right after creation: a torn file is young. Give its writer a moment.
+    try {
+      if (Date.now() - statSync(path).mtimeMs < 2_000) return { sheet: 'unknown' };
+    } catch {
+      return undefined;
+    }
+  }
+  if (!owner.pid) return undefined;
+  // Another host's pid cannot be checked from here: it counts as live.
+  return owner.host !== hostname() || pidAlive(owner.pid) ? owner : undefined;
+}
+
+function describe(owner: Owner): string {
+  if (!owner.pid) return 'another company-data process (starting up)';
+  return `another company-data process (pid ${owner.pid} on ${owner.host ?? 'an unknown host'}, since ${owner.since ?? 'an unknown time'})`;
+}
+
+/** One exclusive lock file (no waiting): taken, or an error naming the process that holds it. */
+class LockFile {
   constructor(readonly path: string) {}
 
+  private create(what: string): boolean {
+    try {
+      // Readable by all: it names a pid and a host, nothing secret, and another user's writer must be able to say who holds it.
+      const fd = openSync(this.path, 'wx', 0o644);
+      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString(), sheet: what }));
+      closeSync(fd);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      return false;
+    }
+  }
+
   acquire(what: string): void {
-    mkdirSync(dirname(this.path), { recursive: true });
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(this.path, 'wx', 0o600);
-        writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
-        closeSync(fd);
-        this.held = true;
-        return;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        let owner: { pid?: number; host?: string } = {};
+    for (let attempt = 0; attempt < 50; attempt++) {
+      if (this.create(what)) return;
+      const owner = liveOwner(this.path);
+      if (owner) throw new Error(`lock: ${what} is being written by ${describe(owner)}; stop it first (or, if it is gone, remove ${this.path})`);
+      // Stale. Only the holder of the takeover file may remove it: without that, two newcomers could
+      // both see the stale lock, and the second would delete the lock the first had just made.
+      const takeover = new LockFile(`${this.path}.takeover`);
+      if (takeover.create(what)) {
         try {
-          owner = JSON.parse(readFileSync(this.path, 'utf8')) as typeof owner;
+          if (!liveOwner(this.path)) unlinkSync(this.path);
         } catch {
-          /* torn lock file: treat as stale */
+          /* removed meanwhile */
+        } finally {
+          takeover.release();
         }
-        const stale = !owner.pid || (owner.host === hostname() && !alive(owner.pid));
-        if (!stale) throw new Error(`lock: another writer (pid ${owner.pid} on ${owner.host}) is writing to ${what}; stop it first, or remove ${this.path} if it is gone`);
-        try {
-          unlinkSync(this.path);
-        } catch {
-          /* someone else removed it first */
-        }
-      }
+      } else if (!liveOwner(takeover.path)) {
+        takeover.release(); // a takeover that crashed half way
+      } else sleepSync(20);
     }
     throw new Error(`lock: could not take ${this.path}`);
   }
 
   release(): void {
-    if (!this.held) return;
-    this.held = false;
     try {
       unlinkSync(this.path);
     } catch {
       /* already gone */
     }
   }
+}
+
+/** What a sheet is, however it is reached: the keys of its locks. */
+export interface SheetIdentity {
+  label: string;
+  /** The file written, for file sheets (the target of any symlink). */
+  file?: string;
+  keys: string[];
+}
+
+/**
+ * A file sheet is its resolved path (symlinks followed, so a link and its target are one sheet) and,
+ * once it exists, its device and inode (so a second path to the same file, a hard link or another
+ * mount, is one sheet too). A Google sheet is its spreadsheet id and sheet name (the table id).
+ */
+export function sheetIdentity(table: { label: string; id: string; file?: string }): SheetIdentity {
+  if (!table.file) return { label: table.label, keys: [table.id] };
+  const file = resolveTarget(table.file);
+  const keys = [`path:${file}`];
+  try {
+    const st = statSync(file);
+    keys.push(`inode:${st.dev}:${st.ino}`);
+  } catch {
+    /* not created yet: the path is its identity */
+  }
+  return { label: table.label, file, keys };
+}
+
+/**
+ * One writer per sheet, whoever starts it: events-to-sheet, enrich, or either twice. A lock of a
+ * process that is gone from this host is taken over; a live one is an error naming it.
+ */
+export class WriterLock {
+  private readonly files: LockFile[];
+  private held: LockFile[] = [];
+
+  constructor(readonly identity: SheetIdentity) {
+    const dir = lockDir();
+    this.files = [...new Set(identity.keys)].sort().map((k) => new LockFile(join(dir, `${createHash('sha256').update(k).digest('hex').slice(0, 32)}.lock`)));
+  }
+
+  acquire(): void {
+    const dir = lockDir();
+    try {
+      mkdirSync(dir);
+      // Shared by every user of the machine, like /tmp itself: anyone may add, only the owner removes.
+      chmodSync(dir, 0o1777);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    try {
+      for (const f of this.files) {
+        f.acquire(this.identity.label);
+        this.held.push(f);
+      }
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+  }
+
+  release(): void {
+    for (const f of this.held.splice(0)) f.release();
+  }
+}
+
+/**
+ * Takes the writer lock of a table about to be written (and of files that go with it, such as a
+ * ledger), after checking that the file can be written
+ * at all (so nothing is billed for a file that cannot take the answers) and clearing temp files that
+ * a killed writer left beside it.
+ */
+export function lockSheet(table: { label: string; id: string; file?: string }, alsoGuards: readonly string[] = []): WriterLock {
+  const identity = sheetIdentity(table);
+  identity.keys.push(...alsoGuards.map((f) => `path:${resolveTarget(f)}`));
+  if (identity.file) checkWritableTarget(identity.file);
+  const lock = new WriterLock(identity);
+  lock.acquire();
+  if (identity.file) removeStaleTemps(identity.file);
+  return lock;
 }

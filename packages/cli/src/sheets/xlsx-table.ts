@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { writeStreamAtomic } from './atomic-file';
+import { contentKind, notAFile } from './file-kind';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 import { MAX_COLUMNS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
 
@@ -21,6 +22,7 @@ export interface XlsxTableOptions {
 export class XlsxTable implements Table {
   readonly label: string;
   readonly id: string;
+  readonly file: string;
   /** Each save rewrites the whole worksheet (a 100,000-row one takes seconds); the resume journal, not the file, keeps paid answers safe meanwhile. */
   readonly saveEveryMs = 10_000;
   private grid: string[][] | undefined;
@@ -38,13 +40,13 @@ export class XlsxTable implements Table {
     this.label = options.sheet ? `${path} [${options.sheet}]` : path;
     this.id = `file:${resolve(options.out ?? path)}#${options.sheet ?? ''}`;
     this.current = path;
+    this.file = options.out ?? path;
   }
 
   private async load(): Promise<string[][]> {
     if (this.grid) return this.grid;
     if (existsSync(this.path)) {
-      const pkg = await openWorkbook(readFileSync(this.path));
-      this.grid = await readGrid(pkg, sheetPart(pkg, this.options.sheet, this.path));
+      this.grid = await readWorkbookGrid(readFileSync(this.path), this.path, this.options.sheet);
     } else this.grid = [];
     for (const r of this.grid) this.width = Math.max(this.width, r.length);
     return this.grid;
@@ -87,6 +89,26 @@ export class XlsxTable implements Table {
     this.current = target;
     this.changed.clear();
     this.calls.save++;
+  }
+}
+
+const XLSX = 'an XLSX workbook (Excel 2007 or later)';
+
+/** The grid of one sheet; a file that is no workbook is named with what it holds instead. */
+async function readWorkbookGrid(bytes: Buffer, path: string, sheet: string | undefined): Promise<string[][]> {
+  const kind = contentKind(bytes);
+  if (!kind.startsWith('a ZIP archive')) throw notAFile(path, XLSX, kind);
+  let pkg: Awaited<ReturnType<typeof openWorkbook>>;
+  try {
+    pkg = await openWorkbook(bytes);
+  } catch (e) {
+    throw notAFile(path, XLSX, /no workbook part/.test((e as Error).message) ? 'a ZIP archive with no workbook in it' : 'a damaged ZIP archive');
+  }
+  const part = sheetPart(pkg, sheet, path); // its own errors name the missing sheet
+  try {
+    return await readGrid(pkg, part);
+  } catch {
+    throw notAFile(path, XLSX, 'a ZIP archive whose worksheet cannot be read');
   }
 }
 

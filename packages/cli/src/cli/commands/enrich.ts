@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { includeSections, type IncludeSection } from '../../../../../src/core/params';
 import { enrichTable, summaryFields, defaultFields, type EnrichMode, type EnrichReport, type SummaryField } from '../../sheets/enrich';
-import { addApiOptions, addGoogleOptions, apiTarget, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+import type { CsvFormulas } from '../../sheets/csv-table';
+import { addApiOptions, addGoogleOptions, apiTarget, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
 
 interface EnrichFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -16,6 +17,7 @@ interface EnrichFlags extends ApiFlags, GoogleFlags {
   force?: boolean;
   lang?: 'et' | 'en' | 'ru';
   stateDir?: string;
+  csvFormulas: CsvFormulas;
 }
 
 function list<T extends string>(allowed: readonly T[], flag: string) {
@@ -81,13 +83,14 @@ export function enrichCommand(): Command {
     .addOption(new Option('--max-queries <n>', 'pay for at most this many queries in this run').argParser(positiveInt('max-queries')))
     .option('--force', 'overwrite cells a person typed')
     .addOption(new Option('--lang <lang>', 'language of labels').choices(['et', 'en', 'ru']))
-    .addOption(new Option('--state-dir <dir>', 'where resume state is kept').env('COMPANY_DATA_STATE_DIR'));
+    .addOption(new Option('--state-dir <dir>', 'where resume state is kept').env('COMPANY_DATA_STATE_DIR'))
+    .addOption(csvFormulasOption());
   addApiOptions(cmd);
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: EnrichFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
     apiTarget(flags); // a half-given service address is named before the file is looked at
-    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true }, flags);
+    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
     const opened = await openClient(flags, say);
     const controller = new AbortController();
     const onSignal = () => {

@@ -2,10 +2,10 @@ import { z } from 'zod/v4';
 import { validationErrorFromIssues } from '../../../../../src/core/client';
 import { dateSchema, registryCodeSchema } from '../../../../../src/core/params';
 import { monitoringCategories } from '../../../../../src/core/schemas/events';
-import { MAX_TIME_SCALE } from '../clock';
-import { SandboxError } from '../events/errors';
-import type { WriteResult } from '../events/handler';
-import type { EventService } from '../events/service';
+import { MAX_ADVANCE_SECONDS, MAX_TIME_SCALE } from '../clock';
+import { ApiError } from '../http/errors';
+import type { WriteResult } from '../write/handler';
+import type { EventService } from '../write/service';
 import { localDate } from '../monitoring/schedule';
 import { faultKinds, type FaultInjector } from './faults';
 
@@ -57,7 +57,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     method: 'POST',
     path: '/sandbox/clock',
     body: z.strictObject({
-      advance_seconds: z.number().min(0, 'must be 0 or more').optional(),
+      advance_seconds: z.number().min(0, 'must be 0 or more').max(MAX_ADVANCE_SECONDS, `must be at most ${MAX_ADVANCE_SECONDS} (366 days)`).optional(),
       to: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time').optional(),
       time_scale: z.number().gt(0, 'must be above 0').max(MAX_TIME_SCALE, `must be at most ${MAX_TIME_SCALE}`).optional(),
     }),
@@ -65,7 +65,8 @@ export const controlRoutes: readonly ControlRoute[] = [
       if (b.time_scale !== undefined) svc.clock.setScale(b.time_scale);
       if (b.to !== undefined) {
         const to = Date.parse(b.to);
-        if (to < svc.clock.now()) throw new SandboxError(400, 'invalid_parameter', 'to must not be earlier than the sandbox time (the clock only moves forward)', 'to');
+        if (to < svc.clock.now()) throw new ApiError(400, 'invalid_parameter', 'to must not be earlier than the sandbox time (the clock only moves forward)', 'to');
+        if (to - svc.clock.now() > MAX_ADVANCE_SECONDS * 1000) throw new ApiError(400, 'invalid_parameter', 'to must be at most 366 days after the sandbox time', 'to');
         svc.clock.setTo(to);
       }
       if (b.advance_seconds !== undefined) svc.clock.advance(b.advance_seconds * 1000);
@@ -173,15 +174,18 @@ export function isControlPath(path: string): boolean {
 
 export function handleControl(ctx: ControlContext, method: string, path: string, body: unknown): WriteResult {
   const candidates = controlRoutes.filter((r) => r.path === path);
-  if (!candidates.length) throw new SandboxError(404, 'not_found', `no sandbox control at ${path}`);
+  if (!candidates.length) throw new ApiError(404, 'not_found', `no sandbox control at ${path}`);
   const route = candidates.find((r) => r.method === method);
-  if (!route) throw new SandboxError(405, 'method_not_allowed', `${path} accepts ${candidates.map((r) => r.method).join(', ')}`);
+  if (!route) {
+    const allow = candidates.map((r) => r.method).join(', ');
+    throw new ApiError(405, 'method_not_allowed', `${path} accepts ${allow}`, undefined, { Allow: allow });
+  }
   let input: unknown = body ?? {};
   if (route.body) {
     const parsed = route.body.safeParse(input);
     if (!parsed.success) {
       const e = validationErrorFromIssues(parsed.error.issues, input);
-      throw new SandboxError(400, 'invalid_parameter', e.message, e.field || 'body');
+      throw new ApiError(400, 'invalid_parameter', e.message, e.field || 'body');
     }
     input = parsed.data;
   }

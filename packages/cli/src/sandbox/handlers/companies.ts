@@ -7,7 +7,7 @@ import { dayOf } from '../dataset/prng';
 import { fold, type CompanyFilter, type SearchHit } from '../dataset/search';
 import { notFound } from '../http/errors';
 import { profile, summary } from '../views';
-import { paged, pagedView, type OpContext, type OpHandler } from './types';
+import { paged, pagedView, type OpContext, type OpHandler, type OpHandlers } from './types';
 
 export const SEARCH_CAP = 200;
 
@@ -43,7 +43,7 @@ export function searchHits(ds: Dataset, q: string, max: number, filter?: Company
 
 const hitView = (ds: Dataset, lang: OpContext['lang']) => (h: SearchHit) => ({ ...summary(ds.companies[h.i]!, lang), matched_previous_name: h.previous });
 
-const search: OpHandler = ({ params, ds, lang }) => {
+const search: OpHandler<'companies.search'> = ({ params, ds, lang }) => {
   const filter = filterOf(params);
   if (params.q) return pagedView(searchHits(ds, params.q, SEARCH_CAP, filter), params, hitView(ds, lang));
   const page = params.page ?? 1;
@@ -52,9 +52,9 @@ const search: OpHandler = ({ params, ds, lang }) => {
   return paged(ids.map((i) => summary(ds.companies[i]!, lang)), params, total, true);
 };
 
-const lookup: OpHandler = ({ params, ds, lang, key, state, now }) => {
-  const limit: number = params.limit ?? 1;
-  const queries: string[] = params.queries;
+const lookup: OpHandler<'companies.lookup'> = ({ params, ds, lang, key, state, now }) => {
+  const limit = params.limit ?? 1;
+  const queries = params.queries;
   let matched = 0;
   const data = queries.map((query) => {
     const cls = classifyLookupQuery(query);
@@ -90,20 +90,20 @@ export function includeList(include: string[] | undefined): string[] {
   return include.includes('all') ? [...includeSections] : [...new Set(include)];
 }
 
-const get: OpHandler = ({ params, ds, lang }) => {
+const get: OpHandler<'companies.get'> = ({ params, ds, lang }) => {
   const c = companyByCode(ds, params.registry_code);
   return { data: profile(ds, c, includeList(params.include), params.history ?? false, lang) };
 };
 
-const byVat: OpHandler = ({ params, ds, lang }) => {
-  const vat: string = params.vat_number;
+const byVat: OpHandler<'companies.byVat'> = ({ params, ds, lang }) => {
+  const vat = params.vat_number;
   const e = ds.vat.get(vat);
   const i = e ? e.holders[0] ?? e.last : undefined;
   if (i === undefined || i === null) throw notFound(`VAT number ${vat}`);
   return { data: profile(ds, ds.companies[i]!, includeList(params.include), false, lang), meta: { vat_number: vat, vat_holders: e!.holders.length } };
 };
 
-export const companyHandlers: Record<string, OpHandler> = {
+export const companyHandlers: OpHandlers = {
   'companies.search': search,
   'companies.lookup': lookup,
   'companies.get': get,

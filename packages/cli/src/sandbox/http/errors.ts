@@ -1,4 +1,7 @@
-/** An error answer of the sandbox: one body shape (core/schemas/common.ts errorBodySchema). */
+/**
+ * An error answer of the sandbox, read side and write side alike: status, code, the parameter it is
+ * about, extra headers. The server turns it into the one error body (core/schemas/common.ts errorBodySchema).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -20,6 +20,12 @@ export class Router<H> {
     this.routes.sort((a, b) => b.literals - a.literals);
   }
 
+  /** Methods that have a route at this path (for 405's Allow header). */
+  methodsAt(pathname: string): string[] {
+    const all = this.routes.map((r) => r.method).filter((m, i, a) => a.indexOf(m) === i);
+    return all.filter((m) => this.match(m, pathname)).sort();
+  }
+
   match(method: string, pathname: string): { route: Route<H>; params: Record<string, string> } | null {
     const parts = pathname.split('/').filter(Boolean);
     for (const route of this.routes) {

@@ -1,6 +1,6 @@
 import { monitoringCategories, type MonitoringCategory } from '../../../../../src/core/schemas/events';
 import { hash32, mix, Rng } from '../dataset/prng';
-import { SandboxError } from '../events/errors';
+import { ApiError } from '../http/errors';
 import type { CompanyFacts, CompanyPort } from './company-port';
 import { kindsByName, kindsOf, type Details, type Tone } from './kinds';
 
@@ -33,7 +33,7 @@ export function makeChange(
   if (kind !== undefined) {
     const spec = kindsByName.get(kind);
     if (!spec || spec.category !== category) {
-      throw new SandboxError(400, 'invalid_parameter', `kind must be one of: ${candidates.map((k) => k.kind).join(', ')}`, 'kind');
+      throw new ApiError(400, 'invalid_parameter', `kind must be one of: ${candidates.map((k) => k.kind).join(', ')}`, 'kind');
     }
     candidates = [spec];
   } else {
@@ -45,7 +45,7 @@ export function makeChange(
     const details = { ...made, ...override } as Details;
     return { registry_code: c.registry_code, name: c.name, category, kind: spec.kind, tone: spec.tone(details), details, occurred_at: occurredAt };
   }
-  if (kind !== undefined) throw new SandboxError(409, 'change_not_possible', `kind ${kind} does not apply to ${c.registry_code} now (for example no tax debt to clear)`, 'kind');
+  if (kind !== undefined) throw new ApiError(409, 'change_not_possible', `kind ${kind} does not apply to ${c.registry_code} now (for example no tax debt to clear)`, 'kind');
   return null;
 }
 

@@ -1,8 +1,8 @@
-import type { WriteHandler } from '../events/handler';
+import type { WriteHandlers } from '../write/handler';
 import { entryView, listView } from './lists';
 
 /** Operations of src/core/operations/monitoring.ts, keyed by operation id. */
-export const monitoringHandlers: Record<string, WriteHandler> = {
+export const monitoringHandlers: WriteHandlers = {
   'monitoring.createList': (svc, acct, p) => {
     const l = svc.account(acct).lists.create(p.name, p.categories, svc.clock.now());
     svc.dirty();

@@ -1,6 +1,6 @@
 import type { MonitoringCategory } from '../../../../../src/core/schemas/events';
-import { newToken } from '../events/ids';
-import { SandboxError } from '../events/errors';
+import { newToken } from '../write/ids';
+import { ApiError } from '../http/errors';
 
 /** Monitoring lists of one account. Plain data, so the account state serialises as it is. */
 
@@ -49,7 +49,7 @@ export class ListStore {
 
   get(id: string): MonitoringList {
     const l = this.lists[id];
-    if (!l) throw new SandboxError(404, 'not_found', `list_id ${id} does not exist`, 'list_id');
+    if (!l) throw new ApiError(404, 'not_found', `list_id ${id} does not exist`, 'list_id');
     return l;
   }
 
@@ -109,7 +109,7 @@ export class ListStore {
 
   entry(id: string, code: string): ListEntry {
     const e = this.get(id).companies[code];
-    if (!e) throw new SandboxError(404, 'not_found', `registry_code ${code} is not on list ${id}`, 'registry_code');
+    if (!e) throw new ApiError(404, 'not_found', `registry_code ${code} is not on list ${id}`, 'registry_code');
     return e;
   }
 

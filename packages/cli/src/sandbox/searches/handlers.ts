@@ -1,8 +1,8 @@
-import type { WriteHandler } from '../events/handler';
+import type { WriteHandlers } from '../write/handler';
 import { searchView } from './searches';
 
 /** Operations of src/core/operations/searches.ts, keyed by operation id. */
-export const searchHandlers: Record<string, WriteHandler> = {
+export const searchHandlers: WriteHandlers = {
   'searches.create': (svc, acct, p) => {
     const s = svc.account(acct).searches.create(p.name, p.filters, svc.clock.now(), svc.today(), svc.companies.all());
     svc.dirty();

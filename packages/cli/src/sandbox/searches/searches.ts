@@ -1,6 +1,6 @@
 import type { CompanyFacts } from '../monitoring/company-port';
-import { newToken } from '../events/ids';
-import { SandboxError } from '../events/errors';
+import { newToken } from '../write/ids';
+import { ApiError } from '../http/errors';
 
 /** Saved searches of one account, and the daily "started to match" computation. */
 
@@ -82,7 +82,7 @@ export class SearchStore {
 
   get(id: string): SavedSearch {
     const s = this.searches[id];
-    if (!s) throw new SandboxError(404, 'not_found', `search_id ${id} does not exist`, 'search_id');
+    if (!s) throw new ApiError(404, 'not_found', `search_id ${id} does not exist`, 'search_id');
     return s;
   }
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { SandboxError } from './errors';
+import { ApiError } from '../http/errors';
 
 /**
  * The webhook of one account. The file in the data dir holds a nonce, never the signing secret: the secret
@@ -38,11 +38,11 @@ export function checkWebhookUrl(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new SandboxError(400, 'invalid_parameter', 'url must be a web address', 'url');
+    throw new ApiError(400, 'invalid_parameter', 'url must be a web address', 'url');
   }
   if (u.protocol === 'https:') return u.toString();
   if (u.protocol === 'http:' && isLoopback(u.hostname)) return u.toString();
-  throw new SandboxError(400, 'invalid_parameter', 'url must be an HTTPS address (the sandbox also accepts http to 127.0.0.1, localhost or [::1])', 'url');
+  throw new ApiError(400, 'invalid_parameter', 'url must be an HTTPS address (the sandbox also accepts http to 127.0.0.1, localhost or [::1])', 'url');
 }
 
 export function webhookView(w: WebhookState | undefined, secret?: string) {

@@ -1,9 +1,9 @@
 import { deliveryView } from './delivery';
-import type { WriteHandler } from './handler';
+import type { WriteHandlers } from './handler';
 import { checkWebhookUrl, webhookView } from './webhook-config';
 
 /** Operations of src/core/operations/webhook.ts, keyed by operation id. */
-export const webhookHandlers: Record<string, WriteHandler> = {
+export const webhookHandlers: WriteHandlers = {
   'webhook.set': (svc, acct, p) => {
     const { state, secret } = svc.createWebhook(acct, checkWebhookUrl(p.url), p.enabled);
     return { data: webhookView(state, secret), status: secret ? 201 : 200 };

@@ -7,7 +7,7 @@ import { ListStore, type MonitoringList } from '../monitoring/lists';
 import { localDate, nextSlot, type RunSlot } from '../monitoring/schedule';
 import { morningRun, SearchStore, type SavedSearch } from '../searches/searches';
 import { defaultDeliverySettings, DeliveryEngine, type Delivery, type DeliverySettings } from './delivery';
-import { SandboxError } from './errors';
+import { ApiError } from '../http/errors';
 import { DataDir } from './persist';
 import { EventLog, eventNumber, type SandboxEvent } from './store';
 import { newNonce, secretKeyFromSeed, signingSecret, type WebhookState } from './webhook-config';
@@ -229,10 +229,10 @@ export class EventService {
   /** A change of one company now (sandbox control): applied to the data and reported at once. */
   createChange(account: string, input: { registry_code: string; category: MonitoringCategory; kind?: string; details?: Record<string, unknown> }) {
     const c = this.companies.get(input.registry_code);
-    if (!c) throw new SandboxError(404, 'not_found', `registry_code ${input.registry_code} does not exist`, 'registry_code');
+    if (!c) throw new ApiError(404, 'not_found', `registry_code ${input.registry_code} does not exist`, 'registry_code');
     const now = this.clock.now();
     const change = makeChange(c, input.category, input.kind, this.rng, localDate(now), now, input.details);
-    if (!change) throw new SandboxError(409, 'change_not_possible', `no ${input.category} change applies to ${c.registry_code} now`, 'category');
+    if (!change) throw new ApiError(409, 'change_not_possible', `no ${input.category} change applies to ${c.registry_code} now`, 'category');
     this.apply(change);
     const events = this.report([change], now).get(account) ?? [];
     return { change: { ...change, occurred_at: new Date(change.occurred_at).toISOString() }, events };
@@ -269,8 +269,8 @@ export class EventService {
 
   testEvent(account: string): { event: SandboxEvent; delivery?: Delivery } {
     const a = this.account(account);
-    if (!a.webhook) throw new SandboxError(409, 'webhook_not_set', 'set a webhook with PUT /webhook first');
-    if (!a.webhook.enabled) throw new SandboxError(409, 'webhook_disabled', 'the webhook is disabled; enable it with PUT /webhook');
+    if (!a.webhook) throw new ApiError(409, 'webhook_not_set', 'set a webhook with PUT /webhook first');
+    if (!a.webhook.enabled) throw new ApiError(409, 'webhook_disabled', 'the webhook is disabled; enable it with PUT /webhook');
     const now = this.clock.now();
     const event = this.emit(account, 'webhook.test', { message: 'Test event from the Company Data sandbox' }, now);
     const delivery = this.deliveries.list(account).find((d) => d.event_id === event.id);

@@ -1,4 +1,4 @@
-import { SandboxError } from './errors';
+import { ApiError } from '../http/errors';
 
 /** An event as sent and as polled: the same object (spec, Events). */
 export interface SandboxEvent {
@@ -89,7 +89,7 @@ export class EventLog {
    */
   monitoringPage(q: { after?: string; limit?: number; list_id?: string; category?: string[] }): Page<SandboxEvent> {
     const after = q.after === undefined ? -1 : eventNumber(q.after);
-    if (after === null) throw new SandboxError(400, 'invalid_parameter', 'after must be an event id like evt_123', 'after');
+    if (after === null) throw new ApiError(400, 'invalid_parameter', 'after must be an event id like evt_123', 'after');
     const keep = (e: SandboxEvent) =>
       (!q.list_id || (e.data.lists as Array<{ id: string }>).some((l) => l.id === q.list_id)) && (!q.category?.length || q.category.includes(e.data.category));
     const start = firstAfter(this.monitoring, (e) => eventNumber(e.id)!, after, (a, b) => a > b);
@@ -101,7 +101,7 @@ export class EventLog {
     let after: [number, number] = [-1, -1];
     if (q.after !== undefined) {
       const pos = matchesPosition(q.after, searchId);
-      if (!pos) throw new SandboxError(400, 'invalid_parameter', `after must be an event id of this search like evt_${searchId}_20261120_1`, 'after');
+      if (!pos) throw new ApiError(400, 'invalid_parameter', `after must be an event id of this search like evt_${searchId}_20261120_1`, 'after');
       after = pos;
     }
     const rows = this.matches.get(searchId) ?? [];

@@ -1,7 +1,7 @@
 import type { SandboxClock } from '../clock';
 import { VirtualTimer } from '../clock';
 import { Rng } from '../dataset/prng';
-import { SandboxError } from './errors';
+import { ApiError } from '../http/errors';
 import { postOnce, type PostOutcome } from './http-post';
 import { signWebhook } from '../../../../../src/webhooks/sign';
 import type { SandboxEvent } from './store';
@@ -121,7 +121,7 @@ export class DeliveryEngine {
 
   get(account: string, id: string): Delivery {
     const d = this.all.get(id);
-    if (!d || d.account !== account) throw new SandboxError(404, 'not_found', `delivery_id ${id} does not exist`, 'delivery_id');
+    if (!d || d.account !== account) throw new ApiError(404, 'not_found', `delivery_id ${id} does not exist`, 'delivery_id');
     return d;
   }
 
@@ -129,9 +129,9 @@ export class DeliveryEngine {
   retry(account: string, id: string): Delivery {
     const d = this.get(account, id);
     if (d.status !== 'failed' && d.status !== 'delivered') {
-      throw new SandboxError(409, 'delivery_in_progress', `delivery ${id} is still ${d.status}; retry it once it has failed`, 'delivery_id');
+      throw new ApiError(409, 'delivery_in_progress', `delivery ${id} is still ${d.status}; retry it once it has failed`, 'delivery_id');
     }
-    if (!this.host.target(account)) throw new SandboxError(409, 'webhook_disabled', 'set an enabled webhook with PUT /webhook first');
+    if (!this.host.target(account)) throw new ApiError(409, 'webhook_disabled', 'set an enabled webhook with PUT /webhook first');
     return this.create(account, d.event_id, d.id);
   }
 

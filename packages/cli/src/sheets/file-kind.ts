@@ -1,0 +1,25 @@
+/**
+ * What a file holds, told from its first bytes: for the error that names what was expected and
+ * what was found instead, without echoing the bytes themselves (they could be terminal control codes).
+ */
+export function contentKind(head: Uint8Array): string {
+  const starts = (...bytes: number[]) => bytes.every((b, i) => head[i] === b);
+  if (head.length === 0) return 'an empty file';
+  if (starts(0x50, 0x4b, 0x03, 0x04)) return 'a ZIP archive (an XLSX workbook is one: name it .xlsx)';
+  if (starts(0xd0, 0xcf, 0x11, 0xe0)) return 'an old Excel 97-2003 (.xls) workbook; save it as .xlsx or .csv';
+  if (starts(0x25, 0x50, 0x44, 0x46)) return 'a PDF document';
+  if (starts(0x1f, 0x8b)) return 'gzip-compressed data';
+  const sample = head.subarray(0, 65536);
+  if (sample.includes(0)) return 'binary data';
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(sample.subarray(0, Math.max(0, sample.length - 4)));
+  } catch {
+    return 'binary data (not UTF-8 text)';
+  }
+  return 'text';
+}
+
+/** The error for a file that is not what its name says. */
+export function notAFile(path: string, expected: string, found: string): Error {
+  return new Error(`file: ${path} is not ${expected}; it holds ${found}`);
+}

@@ -5,7 +5,7 @@
 // event; webhook processes are killed and restarted between deliveries to show that the in-memory layer
 // is not it. Then the scale check: a burst of signed deliveries (a third of the events 2-3 times), one
 // webhook process restarted mid-burst, every event redelivered afterwards.
-// Usage: node e2e/queue-mode.mjs [--keep] [--events N]   (N: burst size, default 400; the benchmark
+// Usage: node e2e/queue-mode.mjs [--keep] [--events N]   (N: burst size, default 300; the benchmark
 // runs 2,000+; --keep leaves the n8n user folder with the logs)
 // Prints "N passed, N failed" and exits 1 when a check failed.
 import { randomBytes } from 'node:crypto';
@@ -21,7 +21,7 @@ import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
 const argEvents = process.argv.indexOf('--events');
-const BURST_EVENTS = argEvents > 0 ? Number(process.argv[argEvents + 1]) : 400;
+const BURST_EVENTS = argEvents > 0 ? Number(process.argv[argEvents + 1]) : 300;
 const { secs, log, check, cleanups, finish } = checkRun({ traceLines: 8 });
 
 const triggerItems = (ex) => ex.data?.resultData?.runData?.[TRIGGER]?.[0]?.data?.main?.[0]?.length ?? 0;

@@ -5,9 +5,9 @@ import { MemoryDedupeStore } from '../../webhooks';
  *
  * - processMemory: per n8n process, per workflow node. Drops a redelivery before any execution starts,
  *   but is lost on restart and not shared between queue-mode webhook processes.
- * - n8nProcessedData: n8n's processed-data store (database table, shared by all processes, survives
- *   restarts), bounded to the newest maxEntries ids. n8n offers it in execute() contexts; the
- *   trigger's execute() step runs inside the execution that a webhook starts (see the node).
+ * - processedDataStore: n8n's processed-data store (database table, shared by all processes, survives
+ *   restarts), bounded to the newest maxEntries ids, checked by one process at a time. n8n offers it in
+ *   execute() contexts; the trigger's execute() step runs inside the execution that a webhook starts.
  * - staticDataRing: for the poll trigger, whose static data n8n saves after every poll.
  */
 

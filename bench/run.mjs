@@ -6,7 +6,7 @@
  * No build step: bench/*.bench.mjs and bench/sandbox.bench.mjs bundle the TypeScript sources with
  * esbuild; bench/enrich.bench.ts runs under vite-node, as its header says.
  *
- *   node bench/run.mjs            full run (about 6 minutes on 2 cores)
+ *   node bench/run.mjs            full run (about 20 minutes on 2 cores; the alert path in real n8n takes most)
  *   node bench/run.mjs --quick    small sizes, to check the harness (figures are not the goals' sizes)
  *   node bench/run.mjs --json f   also write the figures and the table to f
  *
@@ -93,6 +93,11 @@ await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(10_000, 2000), '--
 await bench('webhook', 'webhook.bench.mjs', ['--events', size(20_000, 5000), '--deliveries', '1000']);
 // 7. Client overhead against raw undici.
 await bench('client', 'client.bench.mjs', []);
+// 8. The alert path on n8n's distributed engine (real n8n in queue mode; about 15 minutes in all): the full
+// burst with n8n's legacy expression engine at 1 and 2 workers, and a smaller one with n8n's default
+// engine, whose isolate pool sets the answer times (docs/performance.md, "Alert path in queue mode").
+await bench('alert-path-legacy', 'alert-path.bench.mjs', ['--events', size(2000, 200), '--workers', quick ? '2' : '1,2', '--engine', 'legacy']);
+await bench('alert-path-vm', 'alert-path.bench.mjs', ['--events', size(500, 100), '--workers', '2', '--engine', 'vm']);
 
 // --- the table ------------------------------------------------------------------------------------
 const rows = [];
@@ -150,6 +155,21 @@ if (w) {
   add(`${w.e2eEvents} events via sandbox -> trigger webhook(): executions`, w.e2eExecutions, String(w.e2eEvents), w.e2eExecutions === w.e2eEvents && w.e2eRejected === 0);
   add(`  end to end seconds (${w.e2eEventsPerSecond.toFixed(0)} events/s; webhook() p99 ${w.webhookP99Ms.toFixed(2)} ms)`, w.e2eSeconds, '', null);
 } else missing('webhook', 'Webhooks');
+for (const name of ['alert-path-legacy', 'alert-path-vm']) {
+  const a = results[name];
+  if (!a) {
+    missing(name, `Alert path in queue mode (${name})`);
+    continue;
+  }
+  for (const [key, f] of Object.entries(a).filter(([k]) => k.startsWith('workers'))) {
+    const label = `Alert path, queue mode (2 webhook processes + nginx, ${key.slice('workers'.length)} worker(s), ${a.engine} engine), ${a.events} events`;
+    add(`${label}: events/s to the last execution`, f.eventsPerSecond, '>= 20', f.eventsPerSecond >= 20, 1);
+    add(`  answer ms p50 ${f.burst.p50}, redelivery p99 ${f.redelivery.p99}; burst p99`, f.burst.p99, '< 1000', f.burst.p99 < 1000, 0);
+    const bad = [f.postedTwice, f.notPosted, f.missingIds, f.failedExecutions, f.burst.over10s + f.redelivery.over10s];
+    add('  duplicate alerts / events not run / ids missing in store / failed executions / answers > 10 s', bad.join(' / '), '0 / 0 / 0 / 0 / 0', bad.every((x) => x === 0));
+    add(`  peak RSS MB (${Object.keys(f.peakRssMb).join(', ')})`, Object.values(f.peakRssMb).join(', '), '', null);
+  }
+}
 const c = results.client;
 if (c) add(`Client vs raw undici per request (median of round ratios; +${(c.addedMs * 1000).toFixed(0)} µs)`, c.medianRatio, '<= 1.2x', c.medianRatio <= 1.2);
 else missing('client', 'Client overhead');

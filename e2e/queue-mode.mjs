@@ -1,94 +1,62 @@
 #!/usr/bin/env node
-// The trigger's "each event once" in n8n 2.41.1 queue mode: main + one `n8n webhook` + one
-// `n8n worker` on PostgreSQL and Redis (throwaway children). Webhook processes and workers share no
-// memory, so only n8n's processed-data store (database) can stop a redelivered event; the webhook
-// process is killed and restarted between deliveries to show that the in-memory layer is not it.
-// Usage: node e2e/queue-mode.mjs [--keep]   (--keep leaves the n8n user folder with the three logs)
+// The trigger's "each event once" in n8n 2.41.1 queue mode: main + two `n8n webhook` processes behind
+// nginx (round robin) + two `n8n worker`s on PostgreSQL and Redis (throwaway children). Webhook processes
+// and workers share no memory, so only n8n's processed-data store (database) can stop a redelivered
+// event; webhook processes are killed and restarted between deliveries to show that the in-memory layer
+// is not it. Then the scale check: a burst of signed deliveries (a third of the events 2-3 times), one
+// webhook process restarted mid-burst, every event redelivered afterwards.
+// Usage: node e2e/queue-mode.mjs [--keep] [--events N]   (N: burst size, default 300; the benchmark
+// runs 2,000+; --keep leaves the n8n user folder with the logs)
 // Prints "N passed, N failed" and exits 1 when a check failed.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureRuntime } from './lib/runtime.mjs';
-import { createCredential, createWorkflow, listExecutions, nodeTypeNames, publishWorkflow, sleep } from './lib/n8n.mjs';
-import { startPostgres, startQueueN8n, startRedis } from './lib/queue.mjs';
-import { startSandboxCli } from './lib/sandbox.mjs';
-import { startChatReceiver } from './lib/chat.mjs';
-import { adaptExample, CREDENTIAL_NAME, readExample } from './lib/examples.mjs';
+import { listExecutions, nodeTypeNames, sleep } from './lib/n8n.mjs';
+import { alertBurst, burstEvents, deliver, settle, signer, withCopies } from './lib/burst.mjs';
+import { CHAT_NODE, processedEntries, publishAlert, signingSecret, startAlertCluster, TRIGGER } from './lib/alert-cluster.mjs';
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
+const argEvents = process.argv.indexOf('--events');
+const BURST_EVENTS = argEvents > 0 ? Number(process.argv[argEvents + 1]) : 300;
 const { secs, log, check, cleanups, finish } = checkRun({ traceLines: 8 });
 
-const TRIGGER = 'Company Data Trigger';
-const CHAT_NODE = 'Post to chat';
 const triggerItems = (ex) => ex.data?.resultData?.runData?.[TRIGGER]?.[0]?.data?.main?.[0]?.length ?? 0;
 const postedToChat = (ex) => Boolean(ex.data?.resultData?.runData?.[CHAT_NODE]);
 
 async function main() {
-  log('Trigger dedupe in n8n queue mode (main + webhook + worker, PostgreSQL, Redis)');
+  log('Trigger dedupe in n8n queue mode (main + 2 webhook processes behind nginx + 2 workers, PostgreSQL, Redis)');
   const runtime = await ensureRuntime({ log: (m) => log(`[runtime] ${m}`) });
   await buildIfStale(repoDir, (m) => log(`[build] ${m}`));
 
-  let t = Date.now();
-  const redis = await startRedis({ log: (m) => log(`[redis] ${m}`) });
-  cleanups.push(() => redis.stop());
-  log(`[redis] 127.0.0.1:${redis.port} (${secs(t)})`);
-  const postgres = await startPostgres({ log: (m) => log(`[postgres] ${m}`) });
-  cleanups.push(() => postgres.stop());
-
-  const apiKey = `sk_api_${randomBytes(20).toString('hex')}`;
-  const sandbox = await startSandboxCli({ repoDir, apiKey, companies: 2000 });
-  cleanups.push(() => sandbox.stop());
+  const t = Date.now();
+  const c = await startAlertCluster({ repoDir, runtime, webhooks: 2, workers: 2, keep, cleanups, log });
+  const { postgres, sandbox, chat, q, n8n } = c;
+  log(`[time] Redis, PostgreSQL, nginx, main, 2 workers and 2 webhook processes started in ${secs(t)}`);
   // Every delivery is sent three times (the original and two copies); no random detections.
   await sandbox.call('PUT', '/sandbox/settings', { duplicate_rate: 1, duplicate_copies: 2, detection_rate: 0 });
-  const chat = await startChatReceiver();
-  cleanups.push(() => chat.close());
 
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-queue-'));
-  cleanups.push(async () => {
-    if (!keep) fs.rmSync(work, { recursive: true, force: true });
-    else log(`[keep] ${work} (n8n.log, n8n-webhook.log, n8n-worker.log)`);
-  });
-
-  t = Date.now();
-  const q = await startQueueN8n({ runtime, packageDir: repoDir, userFolder: path.join(work, 'n8n'), redis, postgres, log: (m) => log(`[n8n] ${m}`) });
-  cleanups.push(() => q.stop());
-  log(`[time] main, worker and webhook process started in ${secs(t)}`);
-  const n8n = q.main;
-
-  let credential;
   let wf;
   let hookUrl;
+  let triggerNodeId;
   const chatPath = '/alert';
   const monitored = ['13545698', '14453248', '12623091'];
 
-  await check('queue mode: the package loads in main; worker and webhook process are up on the same database', async () => {
+  await check('queue mode: the package loads in main; workers and webhook processes are up on the same database', async () => {
     const names = await nodeTypeNames(n8n);
     assert(names.includes('n8n-nodes-company-data.companyDataTrigger'), 'trigger node type not loaded in main');
-    assert(/n8n worker is now ready/.test(q.worker.logText()), 'worker did not say it is ready');
-    assert(/Webhook listener waiting for requests/.test(q.webhook.logText()), 'webhook process did not say it listens');
+    for (const w of q.workers) assert(/n8n worker is now ready/.test(w.logText()), `${w.logName} did not say it is ready`);
+    for (const w of q.webhooks) assert(/Webhook listener waiting for requests/.test(w.logText()), `${w.logName} did not say it listens`);
   });
 
-  await check('alert: publishing in main registers the webhook PROCESS\'s production URL with the sandbox', async () => {
-    credential = await createCredential(n8n, {
-      name: CREDENTIAL_NAME,
-      type: 'companyDataApi',
-      data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
-    });
+  await check('alert: publishing in main registers the production URL of the webhook processes (the balancer) with the sandbox', async () => {
     const watch = await sandbox.call('POST', '/monitoring/lists', { name: 'Queue watch' });
     await sandbox.call('POST', `/monitoring/lists/${watch.id}/companies`, { add: monitored.map((registry_code) => ({ registry_code })) });
-    const json = adaptExample(readExample('alert-to-chat.json'), { credential, chatUrl: `${chat.url}${chatPath}` });
-    wf = await createWorkflow(n8n, json);
-    hookUrl = `${q.webhook.baseUrl}/webhook/${json.nodes.find((nd) => nd.name === TRIGGER).webhookId}/webhook`;
-    await publishWorkflow(n8n, wf.id);
-    await waitFor(`GET /webhook to point at ${hookUrl}`, async () => {
-      const hook = await sandbox.call('GET', '/webhook').catch(() => undefined);
-      return hook?.url === hookUrl && hook.enabled === true;
-    });
+    ({ wf, hookUrl, triggerNodeId } = await publishAlert(c, { chatPath }));
+    assert(hookUrl.startsWith(q.balancer.url), `the registered URL ${hookUrl} is not the balancer's`);
   });
 
   const executions = () => listExecutions(n8n, { workflowId: wf.id, includeData: true });
@@ -103,9 +71,9 @@ async function main() {
     return waitFor(`the redelivery of ${id}`, async () => (await deliveries()).find((d) => d.retry_of === id && d.status === 'delivered'));
   };
   const assertAllOnWorker = (list) => {
-    const workerLog = q.worker.logText();
+    const workerLog = q.workers.map((w) => w.logText()).join('\n');
     const notOnWorker = list.filter((e) => !workerLog.includes(`Worker started execution ${e.id} `));
-    assertEqual(notOnWorker.map((e) => e.id), [], 'executions not run by the worker');
+    assertEqual(notOnWorker.map((e) => e.id), [], 'executions not run by a worker');
   };
   const assertDuplicatesEmpty = (list, withItems) => {
     const extra = list.filter((e) => triggerItems(e) === 0);
@@ -136,14 +104,14 @@ async function main() {
     assertEqual(list.filter((e) => triggerItems(e) > 0).length, 2, 'executions with the event');
     const extra = assertDuplicatesEmpty(list, 2);
     assertAllOnWorker(list);
-    log(`        ${list.length} executions, all on the worker; ${extra} duplicate(s) reached the worker and ended with no items`);
+    log(`        ${list.length} executions, all on workers; ${extra} duplicate(s) reached the worker and ended with no items`);
   });
 
-  await check('webhook process killed (SIGKILL) and restarted: redelivered events start executions that end with no items, no message', async () => {
+  await check('both webhook processes killed (SIGKILL) and restarted: redelivered events start executions that end with no items, no message', async () => {
     const before = (await settled()).length;
     const tRestart = Date.now();
-    await q.restartWebhook();
-    log(`        webhook process restarted in ${secs(tRestart)}`);
+    await Promise.all(q.webhooks.map((_, i) => q.restartWebhook(i)));
+    log(`        webhook processes restarted in ${secs(tRestart)}`);
     // The fresh process has an empty memory: the redeliveries pass webhook() and only the worker's
     // processed-data check (PostgreSQL) can stop them.
     for (const id of changes) await retry(firstDelivery[id].id);
@@ -155,7 +123,7 @@ async function main() {
     assertDuplicatesEmpty(fresh, 0);
     assertAllOnWorker(fresh);
     assertEqual(chat.at(chatPath).length, 2, 'chat messages after the redeliveries');
-    log(`        ${fresh.length} executions started by ${changes.length} redeliveries, all on the worker, all ended with no items`);
+    log(`        ${fresh.length} executions started by ${changes.length} redeliveries, all on workers, all ended with no items`);
   });
 
   await check('after the restart a new change still posts exactly one message (3 copies)', async () => {
@@ -187,6 +155,55 @@ async function main() {
     await sleep(2000);
     assertEqual((await executions()).length, before, 'executions after forged deliveries');
     assertEqual(chat.at(chatPath).length, 3, 'chat messages after forged deliveries');
+  });
+
+  await check('answer on receipt: with a chat that takes 5 s to answer, each new event and each copy is answered before its execution ends', async () => {
+    const sign = await signer(repoDir, signingSecret(postgres, wf.id));
+    const events = burstEvents(4, 'slow');
+    const [[maxBefore]] = postgres.query(`SELECT coalesce(max(id), 0) FROM execution_entity WHERE "workflowId" = '${wf.id}'`);
+    chat.setDelay(5000);
+    try {
+      const results = await deliver(hookUrl, withCopies(events), { sign, concurrency: 8 });
+      assertEqual(results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]), [], 'deliveries not answered 200');
+      const slowest = Math.max(...results.map((r) => r.ms));
+      const done = await settle(postgres, wf.id, Number(maxBefore), () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_slow_')).length >= events.length, { timeoutMs: 60_000 });
+      const [[shortest]] = postgres.query(`SELECT round(min(extract(epoch FROM ("stoppedAt" - "startedAt")) * 1000)) FROM execution_entity WHERE "workflowId" = '${wf.id}' AND id > ${Number(maxBefore)} AND "stoppedAt" - "startedAt" > interval '4 seconds'`);
+      log(`        slowest answer ${Math.round(slowest)} ms; the executions that posted took ${shortest} ms or more; ${done.executions} executions`);
+      assert(slowest < 5000, `a delivery waited ${Math.round(slowest)} ms: n8n answered only after the workflow ran`);
+      assert(Number(shortest) >= 5000, 'no execution waited for the slow chat');
+    } finally {
+      chat.setDelay(0);
+    }
+  });
+
+  await check(`scale: ${BURST_EVENTS} events (a third 2-3 times) through nginx to 2 webhook processes, one restarted mid-burst, then all redelivered: each event runs once, every id is in n8n's store, every answer within 10 s`, async () => {
+    const entriesBefore = processedEntries(postgres, wf.id, triggerNodeId);
+    const r = await alertBurst({
+      q,
+      postgres,
+      chat,
+      chatPath,
+      workflowId: wf.id,
+      nodeId: triggerNodeId,
+      hookUrl,
+      sign: await signer(repoDir, signingSecret(postgres, wf.id)),
+      count: BURST_EVENTS,
+      prefix: 'q',
+      restartIndex: 1,
+      log: (m) => log(`        ${m}`),
+    });
+    log(`        answers: burst p50 ${r.burst.p50} ms, p99 ${r.burst.p99} ms, max ${r.burst.max} ms; redelivery p50 ${r.redelivery.p50} ms, p99 ${r.redelivery.p99} ms`);
+    log(`        ${r.eventsPerSecond} events/s (first delivery to last execution of the burst, ${r.seconds} s); ${r.executions} executions: ${r.posted} ran the workflow, ${r.executions - r.posted} stopped at the trigger (copies and redeliveries that reached another webhook process than the first copy)`);
+    assertEqual(r.unanswered, 0, 'deliveries never answered with 2xx');
+    assertEqual(r.burst.over10s + r.redelivery.over10s, 0, 'deliveries answered after 10 s');
+    assertEqual(r.redelivery.failed, 0, 'redeliveries not answered with 2xx');
+    assertEqual(r.postedTwice, [], 'events that ran the workflow twice (duplicate alerts)');
+    assertEqual(r.notPosted, [], 'events that never ran the workflow');
+    assertEqual(r.posted, BURST_EVENTS, 'executions that ran the workflow = distinct events');
+    assertEqual(Object.keys(r.byStatus).filter((s) => s !== 'success'), [], `execution states other than success (${JSON.stringify(r.byStatus)})`);
+    assertEqual(r.processedData.missing, [], "event ids missing in n8n's processed-data store");
+    assertEqual(r.processedData.entries, entriesBefore + BURST_EVENTS, 'processed-data entries = events');
+    assertEqual(r.processedData.turnRow, false, 'the turn row is given back');
   });
 }
 

@@ -3,6 +3,8 @@ import http from 'node:http';
 
 export async function startChatReceiver({ host = '127.0.0.1', port = 0 } = {}) {
   const messages = [];
+  // A slow chat (setDelay): each answer waits this long, as a busy chat service would.
+  let delayMs = 0;
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -16,7 +18,9 @@ export async function startChatReceiver({ host = '127.0.0.1', port = 0 } = {}) {
       }
       messages.push({ at: Date.now(), path: req.url, body });
       // Slack answers a plain "ok".
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      const answer = () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise((resolve) => server.listen(port, host, resolve));
@@ -26,6 +30,9 @@ export async function startChatReceiver({ host = '127.0.0.1', port = 0 } = {}) {
     messages,
     /** Messages posted to one path (each workflow gets its own). */
     at: (p) => messages.filter((m) => m.path === p),
+    setDelay: (ms) => {
+      delayMs = ms;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

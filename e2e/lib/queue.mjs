@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { freePort, n8nProcess, sleep, startN8n } from './n8n.mjs';
 import { installDebianPackage, which } from './debian.mjs';
@@ -114,6 +115,7 @@ export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
   await waitUntil('accepting connections', () => proc.logs.some((l) => /ready to accept connections/.test(l)), proc);
   execFileSync(path.join(binDir, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { stdio: 'pipe' });
   log(`PostgreSQL ${path.basename(path.dirname(binDir))} on 127.0.0.1:${port} (${ms(t0)})`);
+  const psql = fs.existsSync(path.join(binDir, 'psql')) ? path.join(binDir, 'psql') : (which('psql') ?? 'psql');
   return {
     host: '127.0.0.1',
     port,
@@ -121,6 +123,12 @@ export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
     user: 'postgres',
     pid: proc.pid,
     logs: proc.logs,
+    /** Runs one SQL statement with psql; returns the rows as arrays of text (tab-separated, unaligned). */
+    query: (sql) =>
+      execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-F', '\t', '-c', sql], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')),
     stop: async () => {
       await proc.stop();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -146,9 +154,9 @@ export function queueEnv({ redis, postgres }) {
 
 /**
  * Starts one `n8n webhook` or `n8n worker` beside a running main (same env and user folder, own ports).
- * Returns { kind, baseUrl, port, pid, logs, logText(), exited, stop() }.
+ * Returns { kind, logName, baseUrl, port, pid, logs, logText(), exited, stop() }.
  */
-export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, log = () => {} } = {}) {
+export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, logName = kind, log = () => {} } = {}) {
   if (kind !== 'webhook' && kind !== 'worker') throw new Error(`kind must be webhook or worker, got ${kind}`);
   const t0 = Date.now();
   port ??= await freePort();
@@ -160,7 +168,7 @@ export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180
       ? { N8N_PORT: String(port) }
       : { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }),
   };
-  const logFile = path.join(main.userFolder, `n8n-${kind}.log`);
+  const logFile = path.join(main.userFolder, `n8n-${logName}.log`);
   const proc = n8nProcess.spawnN8n(main.runtime, [kind], { env, cwd: main.userFolder, logFile });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
@@ -173,49 +181,160 @@ export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180
     await proc.stop();
     throw err;
   }
-  log(`${kind} ready on ${baseUrl} in ${ms(t0)} (pid ${proc.child.pid}, log ${logFile})`);
-  return { kind, baseUrl, port, pid: proc.child.pid, logs: proc.logs, logText: () => proc.logs.join('\n'), exited: proc.exited, stop: () => proc.stop() };
+  log(`${logName} ready on ${baseUrl} in ${ms(t0)} (pid ${proc.child.pid}, log ${logFile})`);
+  return { kind, logName, baseUrl, port, pid: proc.child.pid, logs: proc.logs, logText: () => proc.logs.join('\n'), exited: proc.exited, stop: () => proc.stop() };
 }
 
 /**
- * The whole queue-mode instance: main (editor, API, activation), one webhook process that the
- * production webhook URL points at, one worker that runs the executions.
- * Returns { main, webhook, worker, restartWebhook(), stop() }.
+ * nginx from Debian (nginx-light, installed with apt-get when missing) on a free port of 127.0.0.1,
+ * balancing round robin over `upstreams` (ports on 127.0.0.1), the way n8n's docs put several webhook
+ * processes behind a load balancer. A process that refuses connections is skipped for 2 s
+ * (max_fails=1), so a killed webhook process costs only the requests that were in flight on it.
+ * Returns { url, port, pid, logs, stop() }.
  */
-export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, env = {}, log = () => {} }) {
-  const webhookPort = await freePort();
-  const webhookBase = `http://127.0.0.1:${webhookPort}`;
-  const main = await startN8n({
-    runtime,
-    packageDir,
-    userFolder,
-    log,
-    env: {
-      ...queueEnv({ redis, postgres }),
-      // The URL activation registers with the service: the webhook process, not main.
-      N8N_WEBHOOK_URL: `${webhookBase}/`,
-      ...env,
+export async function startBalancer(upstreams, { log = () => {} } = {}) {
+  const bin = which('nginx') ?? installDebianPackage('nginx-light', { what: 'nginx', found: () => which('nginx'), options: ['--no-install-recommends'], log });
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-nginx-'));
+  tempDirs.add(dir);
+  track();
+  const asRoot = process.getuid?.() === 0;
+  const conf = `${asRoot ? 'user root;\n' : ''}worker_processes 1;
+pid ${dir}/nginx.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream n8n_webhooks {
+${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n')}
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    client_max_body_size 16m;
+    location / {
+      proxy_pass http://n8n_webhooks;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_connect_timeout 2s;
+      proxy_read_timeout 60s;
+    }
+  }
+}
+`;
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), conf);
+  const proc = spawnServer(bin, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;'], { name: 'nginx', signal: 'SIGQUIT', graceMs: 5000 });
+  await waitUntil(
+    'listening',
+    () =>
+      new Promise((resolve) => {
+        const sock = net.connect(port, '127.0.0.1', () => {
+          sock.end();
+          resolve(true);
+        });
+        sock.on('error', () => resolve(false));
+      }),
+    proc,
+  );
+  log(`nginx on 127.0.0.1:${port}, round robin over ${upstreams.map((p) => `:${p}`).join(', ')}`);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: proc.pid,
+    logs: proc.logs,
+    stop: async () => {
+      await proc.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+      tempDirs.delete(dir);
     },
-  });
-  const q = { main, webhook: undefined, worker: undefined };
+  };
+}
+
+/** Peak resident memory (VmHWM) of a live process in MB, or undefined when it is gone. */
+export function peakRssMb(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Math.round(Number(kb) / 1024);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The whole queue-mode instance: main (editor, API, activation), `webhooks` webhook processes and
+ * `workers` workers. With one webhook process the production webhook URL points at it; with more,
+ * at an nginx balancing over them (round robin).
+ * Returns { main, webhooks, workers, webhook, worker, balancer, webhookBase, restartWebhook(i), stop() }.
+ */
+export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, webhooks = 1, workers = 1, env = {}, log = () => {} }) {
+  const webhookPorts = [];
+  for (let i = 0; i < webhooks; i++) webhookPorts.push(await freePort());
+  const balancer = webhooks > 1 ? await startBalancer(webhookPorts, { log }) : undefined;
+  const webhookBase = balancer?.url ?? `http://127.0.0.1:${webhookPorts[0]}`;
+  let main;
+  try {
+    main = await startN8n({
+      runtime,
+      packageDir,
+      userFolder,
+      log,
+      env: {
+        ...queueEnv({ redis, postgres }),
+        // The URL activation registers with the service: the webhook process(es), not main.
+        N8N_WEBHOOK_URL: `${webhookBase}/`,
+        ...env,
+      },
+    });
+  } catch (err) {
+    await balancer?.stop();
+    throw err;
+  }
+  const q = {
+    main,
+    balancer,
+    webhookBase,
+    webhooks: [],
+    workers: [],
+    get webhook() {
+      return q.webhooks[0];
+    },
+    get worker() {
+      return q.workers[0];
+    },
+  };
   q.stop = async () => {
-    for (const p of [q.webhook, q.worker]) await p?.stop().catch(() => {});
+    for (const p of [...q.webhooks, ...q.workers]) await p?.stop().catch(() => {});
     await main.stop({ keepUserFolder: true });
+    await balancer?.stop();
   };
   try {
-    q.worker = await startQueueProcess(main, 'worker', { log });
-    q.webhook = await startQueueProcess(main, 'webhook', { port: webhookPort, log });
+    // Started side by side: each start is mostly waiting (database, Redis, package loading).
+    const started = await Promise.allSettled([
+      ...Array.from({ length: workers }, (_, i) => startQueueProcess(main, 'worker', { log, logName: workers > 1 ? `worker-${i + 1}` : 'worker' })),
+      ...webhookPorts.map((port, i) => startQueueProcess(main, 'webhook', { port, log, logName: webhooks > 1 ? `webhook-${i + 1}` : 'webhook' })),
+    ]);
+    const ready = started.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+    q.workers.push(...ready.filter((p) => p.kind === 'worker'));
+    q.webhooks.push(...ready.filter((p) => p.kind === 'webhook'));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await q.stop();
     throw err;
   }
-  /** Kills the webhook process (SIGKILL: nothing of its memory survives) and starts a new one on the same port. */
-  q.restartWebhook = async () => {
-    killGroup(q.webhook.pid, 'SIGKILL');
-    await q.webhook.exited;
-    await q.webhook.stop();
-    q.webhook = await startQueueProcess(main, 'webhook', { port: webhookPort, log });
-    return q.webhook;
+  /** Kills webhook process `i` (SIGKILL: nothing of its memory survives) and starts a new one on the same port. */
+  q.restartWebhook = async (i = 0) => {
+    const old = q.webhooks[i];
+    killGroup(old.pid, 'SIGKILL');
+    await old.exited;
+    await old.stop();
+    q.webhooks[i] = await startQueueProcess(main, 'webhook', { port: webhookPorts[i], log, logName: old.logName });
+    return q.webhooks[i];
   };
   return q;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
@@ -176,35 +177,100 @@ export function webhookContext(staticData: IDataObject, delivery: { rawBody: unk
   return { ctx, response };
 }
 
+const hop = () => new Promise((r) => setImmediate(r));
+const md5 = (value: string | number) => createHash('md5').update(value.toString()).digest('base64');
+
 /**
- * n8n's processed-data store as n8n 2.41 runs it (DeduplicationHelper.handleHashedItems): find the
- * node's row, then insert it (the unique key fails when another call inserted it meanwhile) or
- * write back the copy read before, with no lock in between. `failures` makes the next calls throw.
+ * n8n's processed-data store as n8n 2.41.1 runs it (n8n/dist/deduplication/deduplication-helper.js):
+ * one row per workflow and context ('n:<node id>' for scope node, '' for scope workflow), unique on
+ * that pair, holding the md5 hashes of the values. checkProcessedAndRecord finds the row, then inserts
+ * it (the unique key fails when another call inserted it meanwhile: all values count as new) or writes
+ * back the list read before with the new hashes appended: no lock and no transaction, so a concurrent
+ * update is lost. A call with another mode than the row's fails (validateMode). Each query is one
+ * round trip, so concurrent calls interleave as they do against a database; with a `seed`, round trips
+ * take 1-4 event-loop turns at random (repeatable), which varies the interleavings. `failures` makes
+ * the next node-scope checks throw; `calls` counts node-scope checks.
  */
 export class ProcessedDataTable {
-  readonly rows = new Map<string, string[]>();
+  readonly rows = new Map<string, { mode: string; data: string[] }>();
   failures = 0;
   calls = 0;
-  helpers(nodeKey: string) {
+  queries = 0;
+  private state: number | undefined;
+
+  constructor({ seed }: { seed?: number } = {}) {
+    this.state = seed;
+  }
+
+  private async roundTrip() {
+    let hops = 1;
+    if (this.state !== undefined) {
+      this.state = (this.state * 1103515245 + 12345) % 2 ** 31; // a small LCG: repeatable runs
+      hops += this.state % 4;
+    }
+    for (let i = 0; i < hops; i++) await hop();
+  }
+
+  /** Hashes stored for the node (scope node). */
+  entries(nodeId = node.id): string[] {
+    return this.rows.get(`n:${nodeId}`)?.data ?? [];
+  }
+
+  holds(id: string, nodeId = node.id): boolean {
+    return this.entries(nodeId).includes(md5(id));
+  }
+
+  private async find(context: string) {
+    this.queries++;
+    await this.roundTrip();
+    const row = this.rows.get(context);
+    return row ? { mode: row.mode, data: [...row.data] } : undefined;
+  }
+
+  private async write(context: string, value: { mode: string; data: string[] }, insert: boolean) {
+    this.queries++;
+    await this.roundTrip();
+    if (insert && this.rows.has(context)) throw new Error('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"');
+    if (insert || this.rows.has(context)) this.rows.set(context, value);
+  }
+
+  helpers(nodeId = node.id) {
+    const contextOf = (scope: string) => (scope === 'node' ? `n:${nodeId}` : '');
     return {
       checkProcessedAndRecord: async (items: Array<string | number>, scope: string, options: { mode: string; maxEntries?: number }) => {
-        this.calls++;
-        const key = `${scope}:${nodeKey}`;
-        const found = this.rows.get(key);
-        const read = found ? [...found] : undefined;
-        await new Promise((r) => setImmediate(r)); // the database round trip
-        if (this.failures > 0) {
+        const context = contextOf(scope);
+        if (scope === 'node') this.calls++;
+        const found = await this.find(context);
+        if (scope === 'node' && this.failures > 0) {
           this.failures--;
-          throw new Error('SQLITE_BUSY: database is locked');
+          throw new Error('Connection terminated unexpectedly');
         }
-        const fresh = items.map(String).filter((i) => !read?.includes(i));
-        if (!read) {
-          if (this.rows.has(key)) throw new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context');
-          this.rows.set(key, fresh.slice(-(options.maxEntries ?? Infinity)));
-        } else {
-          this.rows.set(key, [...read, ...fresh].slice(-(options.maxEntries ?? Infinity)));
+        if (found && found.mode !== options.mode) throw new Error('Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter. Try ’Clean Database’ operation to reset.');
+        const hashes = items.map(md5);
+        if (!found) {
+          await this.write(context, { mode: options.mode, data: hashes.slice(-(options.maxEntries ?? Infinity)) }, true);
+          return { new: items, processed: [] };
         }
-        return { new: fresh, processed: items.map(String).filter((i) => !fresh.includes(i)) };
+        const seen = new Set(found.data);
+        const res = { new: [] as Array<string | number>, processed: [] as Array<string | number> };
+        hashes.forEach((h, i) => {
+          if (seen.has(h)) res.processed.push(items[i]!);
+          else {
+            res.new.push(items[i]!);
+            found.data.push(h);
+          }
+        });
+        await this.write(context, { mode: found.mode, data: found.data.slice(-(options.maxEntries ?? Infinity)) }, false);
+        return res;
+      },
+      clearAllProcessedItems: async (scope: string) => {
+        this.queries++;
+        await this.roundTrip();
+        this.rows.delete(contextOf(scope));
+      },
+      getProcessedDataCount: async (scope: string, options: { mode: string }) => {
+        const found = await this.find(contextOf(scope));
+        return options.mode === 'entries' && found?.mode === 'entries' ? found.data.length : 0;
       },
     };
   }
@@ -217,7 +283,7 @@ export function executeContext(items: INodeExecutionData[], table: ProcessedData
     getNode: () => node,
     getWorkflow: () => ({ id: 'wf-1' }),
     logger: log,
-    helpers: table.helpers('wf-1:node-1'),
+    helpers: table.helpers(),
   } as unknown as IExecuteFunctions;
 }
 

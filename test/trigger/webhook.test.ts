@@ -107,7 +107,8 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     const ids = ['evt_a', 'evt_b', 'evt_c', 'evt_d'];
     const outs = await Promise.all(ids.map((id) => node.execute!.call(executeContext([{ json: { id } }], table))));
     expect(outs.map((o) => o[0]!.length)).toEqual([1, 1, 1, 1]);
-    expect([...table.rows.values()][0]).toEqual(ids);
+    expect(ids.every((id) => table.holds(id))).toBe(true);
+    expect(table.entries()).toHaveLength(4);
   });
 
   it('executions of one event that check the store at once: exactly one goes on', async () => {
@@ -122,13 +123,14 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     const out = await node.execute!.call(executeContext([{ json: { id: 'evt_retry' } }], table));
     expect(out[0]).toHaveLength(1);
     expect(table.calls).toBe(3);
-    expect([...table.rows.values()][0]).toEqual(['evt_retry']);
+    expect(table.entries()).toHaveLength(1);
+    expect(table.holds('evt_retry')).toBe(true);
 
     table.failures = 3;
     const log = logger();
     const out2 = await node.execute!.call(executeContext([{ json: { id: 'evt_lost_store' } }], table, 'webhook', log));
     expect(out2[0]).toHaveLength(1);
-    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/processed-data store failed 3 times \(SQLITE_BUSY.*evt_lost_store pass on unchecked/));
+    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/processed-data store failed \(Connection terminated.*evt_lost_store pass on unchecked/));
   });
 
   it('manual test runs do not record ids in the processed-data store', async () => {

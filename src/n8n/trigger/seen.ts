@@ -5,9 +5,9 @@ import { MemoryDedupeStore } from '../../webhooks';
  *
  * - processMemory: per n8n process, per workflow node. Drops a redelivery before any execution starts,
  *   but is lost on restart and not shared between queue-mode webhook processes.
- * - n8nProcessedData: n8n's processed-data store (database table, shared by all processes, survives
- *   restarts), bounded to the newest maxEntries ids. n8n offers it in execute() contexts; the
- *   trigger's execute() step runs inside the execution that a webhook starts (see the node).
+ * - processedDataStore: n8n's processed-data store (database table, shared by all processes, survives
+ *   restarts), bounded to the newest maxEntries ids, checked by one process at a time. n8n offers it in
+ *   execute() contexts; the trigger's execute() step runs inside the execution that a webhook starts.
  * - staticDataRing: for the poll trigger, whose static data n8n saves after every poll.
  */
 
@@ -36,56 +36,134 @@ export function resetProcessMemory(): void {
 }
 
 export interface ProcessedDataHelpers {
-  checkProcessedAndRecord(items: Array<string | number>, scope: 'node' | 'workflow', options: { mode: 'entries'; maxEntries?: number }): Promise<{ new: Array<string | number>; processed: Array<string | number> }>;
+  checkProcessedAndRecord(items: Array<string | number>, scope: Scope, options: { mode: 'entries'; maxEntries?: number }): Promise<{ new: Array<string | number>; processed: Array<string | number> }>;
+  clearAllProcessedItems(scope: Scope, options: { mode: 'entries' }): Promise<void>;
+  getProcessedDataCount(scope: Scope, options: { mode: 'entries' }): Promise<number>;
 }
+type Scope = 'node' | 'workflow';
 
 export function hasProcessedData(helpers: unknown): helpers is ProcessedDataHelpers {
-  return typeof (helpers as Partial<ProcessedDataHelpers> | undefined)?.checkProcessedAndRecord === 'function';
+  const h = helpers as Partial<ProcessedDataHelpers> | undefined;
+  return typeof h?.checkProcessedAndRecord === 'function' && typeof h.clearAllProcessedItems === 'function' && typeof h.getProcessedDataCount === 'function';
 }
 
-/** Calls with the same key run one after another in this process; other keys do not wait. */
-const queues = new Map<string, Promise<void>>();
-function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const run = (queues.get(key) ?? Promise.resolve()).then(fn);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
-}
-
+const ENTRIES = { mode: 'entries' } as const;
 const PROCESSED_DATA_ATTEMPTS = 3;
+/** The one entry of the turn row (the workflow-scope row of n8n's store) while a process holds the turn. */
+export const TURN_ENTRY = 'company-data-trigger:turn';
+/** A turn held this long (a process killed while holding it) is taken away. */
+export const TURN_STALE_MS = 30_000;
+
+const isUniqueViolation = (e: unknown) => /unique|duplicate key/i.test((e as Error)?.message ?? '');
+// DeduplicationHelper.validateMode: the row was written in another mode, so another node uses the slot.
+const isOtherMode = (e: unknown) => /incompatible setting/i.test((e as Error)?.message ?? '');
+
+type Turn = 'taken' | 'busy' | 'foreign';
 
 /**
- * Ids among `ids` not recorded before; records them. Scope 'node': one store per trigger node.
- *
- * n8n's store is read-modify-write with no lock: two executions of one node that check at once both
- * find no row and both insert it (the second fails on the unique key), or both update it and one
- * id is lost. So calls for one node (`key`) take turns within this process, and a failed call is
- * tried again, which finds the row another process has just inserted. Should the store still fail,
- * every id counts as new and `warn` says so: an alert delivered twice is better than one lost.
+ * Takes the turn: inserts the workflow-scope row. n8n's insert of a new row is the one store operation
+ * that fails atomically when another process did the same (unique key workflowId + context), so exactly
+ * one process holds the turn; the others see the row and wait.
  */
-export async function newIdsInProcessedData(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: (message: string) => void): Promise<Set<string>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Set();
-  return oneAtATime(key, async () => {
+async function tryTurn(h: ProcessedDataHelpers): Promise<Turn> {
+  // Read before write: waiting processes only read, so the holder's writes are not slowed down.
+  const count = await h.getProcessedDataCount('workflow', ENTRIES);
+  if (count > 1) return 'foreign'; // the turn row holds exactly one entry
+  if (count === 1) return 'busy';
+  try {
+    const res = await h.checkProcessedAndRecord([TURN_ENTRY], 'workflow', ENTRIES);
+    return res.new.length > 0 ? 'taken' : 'busy';
+  } catch (error) {
+    if (isUniqueViolation(error)) return 'busy';
+    if (isOtherMode(error)) return 'foreign';
+    throw error;
+  }
+}
+
+/**
+ * The store of one n8n process (tests make one per simulated process).
+ *
+ * n8n's processed-data store keeps all ids of a node in ONE row and updates it by read, change, write
+ * with no lock (DeduplicationHelper.handleHashedItems): two processes updating it at once both read
+ * the old list, and the later write drops the ids of the earlier one; two checking the same id at once
+ * both find it new. So every check of the node's ids runs inside a turn that only one process holds at
+ * a time: calls for one node queue within the process, and processes take turns through the
+ * workflow-scope row (see tryTurn). Should the store fail, every id counts as new and `warn` says
+ * so: an alert delivered twice is better than one lost.
+ */
+export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STALE_MS } = {}) {
+  const queues = new Map<string, Promise<void>>();
+  const warnedForeign = new Set<string>();
+
+  /** Calls with the same key run one after another in this process; other keys do not wait. */
+  function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const run = (queues.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(key, tail);
+    void tail.then(() => {
+      if (queues.get(key) === tail) queues.delete(key);
+    });
+    return run;
+  }
+
+  /** Waits for the turn (each try is a database round trip); false when another node uses the row. */
+  async function waitForTurn(h: ProcessedDataHelpers, key: string, warn: (message: string) => void): Promise<boolean> {
+    let since = now();
+    for (;;) {
+      const turn = await tryTurn(h);
+      if (turn === 'taken') return true;
+      if (turn === 'foreign') {
+        if (!warnedForeign.has(key)) {
+          warnedForeign.add(key);
+          warn("another node of this workflow uses n8n's workflow-wide duplicate store (a Remove Duplicates node with scope Workflow?), so n8n processes cannot take turns checking events: set that node's scope to Node");
+        }
+        return false;
+      }
+      if (now() - since > staleMs) {
+        warn(`the turn to check events was held for over ${Math.round(staleMs / 1000)} s (a process stopped while holding it); taking it over`);
+        await h.clearAllProcessedItems('workflow', ENTRIES);
+        since = now();
+      }
+    }
+  }
+
+  async function checkAndRecord(h: ProcessedDataHelpers, ids: string[], maxEntries: number): Promise<Set<string>> {
     let lastError: unknown;
     for (let attempt = 1; attempt <= PROCESSED_DATA_ATTEMPTS; attempt++) {
       try {
-        const res = await helpers.checkProcessedAndRecord(unique, 'node', { mode: 'entries', maxEntries: DEDUPE_MAX_ENTRIES });
+        const res = await h.checkProcessedAndRecord(ids, 'node', { mode: 'entries', maxEntries });
         return new Set(res.new.map(String));
       } catch (error) {
         lastError = error;
       }
     }
-    warn(`n8n's processed-data store failed ${PROCESSED_DATA_ATTEMPTS} times (${(lastError as Error)?.message ?? String(lastError)}); events ${unique.join(', ')} pass on unchecked for repeats`);
-    return new Set(unique);
-  });
+    throw lastError;
+  }
+
+  /** Ids among `ids` not recorded before; records them. Scope 'node': one list per trigger node. */
+  return async function newIds(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: (message: string) => void): Promise<Set<string>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Set();
+    return oneAtATime(key, async () => {
+      let turn = false;
+      try {
+        turn = await waitForTurn(helpers, key, warn);
+        return await checkAndRecord(helpers, unique, DEDUPE_MAX_ENTRIES);
+      } catch (error) {
+        warn(`n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${unique.join(', ')} pass on unchecked for repeats`);
+        return new Set(unique);
+      } finally {
+        if (turn) await helpers.clearAllProcessedItems('workflow', ENTRIES).catch((error: unknown) => warn(`could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(staleMs / 1000)} s`));
+      }
+    });
+  };
 }
+
+/** This process's store, used by the trigger node. */
+export const newIdsInProcessedData = processedDataStore();
 
 export const STATIC_SEEN_MAX = 2_000;
 

@@ -1,0 +1,233 @@
+// A morning burst of monitoring changes into n8n in queue mode, as the service sends it: one signed
+// HTTPS POST per delivery (here HTTP to the balancer), several in flight, some events delivered more than
+// once, failed deliveries sent again. Used by e2e/queue-mode.mjs (the scale check) and
+// bench/alert-path.bench.mjs (the figures). Signing is the package's own (src/webhooks/sign.ts, through
+// the tool package's build), so what n8n verifies is exactly what the service would send.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sleep } from './n8n.mjs';
+
+/** The signer of the built tool package (packages/cli/dist, built by buildIfStale). */
+export async function signer(repoDir, secret) {
+  const { signWebhook } = await import(pathToFileURL(path.join(repoDir, 'packages/cli/dist/index.js')).href);
+  return (body, eventId) => signWebhook({ secret, body, eventId });
+}
+
+/** `count` monitoring.change events (ids `evt_<prefix>_<n>`), bodies as the service would send them. */
+export function burstEvents(count, prefix) {
+  const at = new Date().toISOString();
+  return Array.from({ length: count }, (_, n) => {
+    const id = `evt_${prefix}_${n}`;
+    const code = String(10_000_000 + n);
+    const body = JSON.stringify({
+      id,
+      type: 'monitoring.change',
+      created_at: at,
+      data: {
+        company: { registry_code: code, name: `Burst ${n} OÜ` },
+        lists: [{ id: 'lst_burst', name: 'Morning burst', external_ref: null }],
+        category: 'tax',
+        kind: 'tax_debt',
+        tone: 'bad',
+        details: { old: 0, new: 100 + n, snapshot_date: at.slice(0, 10) },
+        detected_at: at,
+      },
+    });
+    return { id, body };
+  });
+}
+
+/**
+ * The deliveries of a burst: every event once, and every third event 2 or 3 times in all (alternately).
+ * The copies follow their original directly, so they are in flight together and round robin hands them
+ * to different webhook processes.
+ */
+export function withCopies(events) {
+  const out = [];
+  events.forEach((e, n) => {
+    const copies = n % 3 === 0 ? (n % 2 === 0 ? 2 : 1) : 0;
+    for (let c = 0; c <= copies; c++) out.push({ ...e, copy: c });
+  });
+  return out;
+}
+
+/**
+ * POSTs `deliveries` to `url`, `concurrency` at a time, each signed at the moment it is sent.
+ * `midway()` is started (not awaited) when half of them have been sent. Returns one result per
+ * delivery: { id, copy, status, ms, error }; status 0 when no answer came (connection lost, or no
+ * answer within `timeoutMs`).
+ */
+export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutMs = 15_000, midway } = {}) {
+  const results = [];
+  let next = 0;
+  let midwayStarted = !midway;
+  const half = Math.floor(deliveries.length / 2);
+  async function lane() {
+    while (next < deliveries.length) {
+      const d = deliveries[next++];
+      if (!midwayStarted && next >= half) {
+        midwayStarted = true;
+        midway();
+      }
+      const t0 = performance.now();
+      let status = 0;
+      let error;
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'Service-Webhooks/1.0', ...sign(d.body, d.id) },
+          body: d.body,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await res.arrayBuffer();
+        status = res.status;
+      } catch (err) {
+        error = err?.cause?.code ?? err?.name ?? String(err);
+      }
+      results.push({ id: d.id, copy: d.copy, status, ms: performance.now() - t0, error });
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return results;
+}
+
+export const quantile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
+
+/** Answer times of the deliveries that got an answer: p50, p99, max (ms); plus counts. */
+export function answerStats(results) {
+  const ok = results.filter((r) => r.status >= 200 && r.status < 300);
+  const ms = results.filter((r) => r.status !== 0).map((r) => r.ms).sort((a, b) => a - b);
+  return {
+    deliveries: results.length,
+    answered2xx: ok.length,
+    failed: results.length - ok.length,
+    over10s: results.filter((r) => r.ms > 10_000).length,
+    p50: Math.round(quantile(ms, 0.5)),
+    p99: Math.round(quantile(ms, 0.99)),
+    max: Math.round(ms.at(-1) ?? NaN),
+  };
+}
+
+/** How n8n's processed-data store keys a value (DeduplicationHelper.createValueHash). */
+export const processedDataHash = (value) => createHash('md5').update(String(value)).digest('base64');
+
+/** n8n's view of the workflow in PostgreSQL: executions after `afterId`, the processed-data rows. */
+export function n8nState(postgres, workflowId, afterId = 0) {
+  const wf = workflowId.replace(/'/g, "''");
+  const byStatus = Object.fromEntries(postgres.query(`SELECT status, count(*) FROM execution_entity WHERE "workflowId" = '${wf}' AND id > ${Number(afterId)} GROUP BY status`).map(([s, n]) => [s, Number(n)]));
+  const [[lastStop = '', maxId = '0'] = []] = postgres.query(`SELECT coalesce(to_char(max("stoppedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ''), coalesce(max(id), 0) FROM execution_entity WHERE "workflowId" = '${wf}'`);
+  const rows = Object.fromEntries(postgres.query(`SELECT context, value FROM processed_data WHERE "workflowId" = '${wf}'`).map(([context, value]) => [context, JSON.parse(value)]));
+  const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  const unfinished = (byStatus.new ?? 0) + (byStatus.running ?? 0) + (byStatus.waiting ?? 0);
+  return { byStatus, executions, unfinished, lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined, maxId: Number(maxId), rows };
+}
+
+/** The node's stored entries and the ids among `ids` it does not hold. */
+export function processedDataOf(state, nodeId, ids) {
+  const data = state.rows[`n:${nodeId}`]?.data ?? [];
+  const held = new Set(data);
+  return { entries: data.length, missing: ids.filter((id) => !held.has(processedDataHash(id))), turnRow: '' in state.rows };
+}
+
+/** Waits until no execution of the workflow is queued or running and `done()` holds; returns the state. */
+export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000 } = {}) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const state = n8nState(postgres, workflowId, afterId);
+    if (state.unfinished === 0 && (await done(state))) return state;
+    if (Date.now() > until) throw new Error(`executions not settled within ${timeoutMs / 1000} s: ${JSON.stringify(state.byStatus)}`);
+    await sleep(500);
+  }
+}
+
+const answered = (r) => r.status >= 200 && r.status < 300;
+
+/** Peak resident memory per n8n process while a burst runs: VmHWM sampled every second by name. */
+export function rssWatch(processes, peakRssMb) {
+  const peaks = {};
+  const sample = () => {
+    for (const { name, pid } of processes()) {
+      const mb = peakRssMb(pid);
+      if (mb !== undefined) peaks[name] = Math.max(peaks[name] ?? 0, mb);
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 1000);
+  return {
+    peaks,
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peaks;
+    },
+  };
+}
+
+/**
+ * The scale scenario on a running queue-mode instance whose alert workflow posts `{ event_id }` to
+ * `chat` at `chatPath`: a burst of `count` events (a third of them 2-3 times), webhook process
+ * `restartIndex` killed (SIGKILL) and started again when half the deliveries are out, failed deliveries
+ * sent again until answered (the service's retries), then every event delivered once more.
+ * Returns the figures and what the assertions need; asserts nothing itself.
+ */
+export async function alertBurst({ q, postgres, chat, chatPath, workflowId, nodeId, hookUrl, sign, count, prefix, restartIndex, concurrency = 8, log = () => {} }) {
+  const before = n8nState(postgres, workflowId).maxId;
+  const events = burstEvents(count, prefix);
+  const ids = events.map((e) => e.id);
+  const deliveries = withCopies(events);
+  const posts = () => {
+    const n = new Map();
+    for (const m of chat.at(chatPath)) if (m.body?.event_id?.startsWith(`evt_${prefix}_`)) n.set(m.body.event_id, (n.get(m.body.event_id) ?? 0) + 1);
+    return n;
+  };
+
+  let restart;
+  let restartMs;
+  const t0 = Date.now();
+  const burst = await deliver(hookUrl, deliveries, {
+    sign,
+    concurrency,
+    midway:
+      restartIndex === undefined
+        ? undefined
+        : () => {
+            const tr = Date.now();
+            restart = q.restartWebhook(restartIndex).then(() => (restartMs = Date.now() - tr));
+          },
+  });
+  const burstSentMs = Date.now() - t0;
+  const retries = [];
+  let failed = burst.filter((r) => !answered(r));
+  for (let round = 1; failed.length && round <= 5; round++) {
+    const again = await deliver(hookUrl, failed.map((r) => events[ids.indexOf(r.id)]).map((e) => ({ ...e, copy: `retry${round}` })), { sign, concurrency });
+    retries.push(...again);
+    failed = again.filter((r) => !answered(r));
+  }
+  await restart;
+  log(`${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${restartIndex + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`);
+  const afterBurst = await settle(postgres, workflowId, before, () => posts().size >= count);
+  const seconds = ((afterBurst.lastStoppedAt ?? Date.now()) - t0) / 1000;
+
+  const redelivered = await deliver(hookUrl, events.map((e) => ({ ...e, copy: 'redelivery' })), { sign, concurrency });
+  const afterAll = await settle(postgres, workflowId, before);
+  const p = posts();
+  return {
+    count,
+    deliveries: deliveries.length,
+    burst: answerStats([...burst, ...retries]),
+    firstTry: answerStats(burst),
+    redelivery: answerStats(redelivered),
+    unanswered: failed.length,
+    eventsPerSecond: Math.round((count / seconds) * 10) / 10,
+    seconds: Math.round(seconds * 10) / 10,
+    restartMs,
+    executions: afterAll.executions,
+    executionsAfterBurst: afterBurst.executions,
+    byStatus: afterAll.byStatus,
+    posted: p.size,
+    postedTwice: [...p].filter(([, n]) => n > 1).map(([id]) => id),
+    notPosted: ids.filter((id) => !p.has(id)),
+    processedData: processedDataOf(afterAll, nodeId, ids),
+  };
+}

@@ -27,8 +27,8 @@ if [ "${COMPANY_DATA_SKIP_E2E:-}" = "1" ]; then
 else
   echo "== real-n8n end to end (example workflows)"
   node e2e/run.mjs
-  # The trigger's duplicate handling with main, webhook and worker processes (PostgreSQL and Redis from
-  # Debian packages, installed when missing).
+  # The trigger's duplicate handling in queue mode: main, 2 webhook processes behind nginx and 2 workers, a
+  # burst with copies and a restart (PostgreSQL, Redis and nginx-light from Debian, installed when missing).
   echo "== real-n8n queue mode (trigger dedupe across processes)"
   node e2e/queue-mode.mjs
   # The XLSX the CLI writes, opened by LibreOffice Calc (Debian's libreoffice-calc, installed when missing).

@@ -19,7 +19,7 @@ const lib = await load(
   `export { startSandbox } from './packages/cli/src/sandbox';
    export { lookupQueryProblem } from './src/core/validation';
    export { makeRows } from './bench/rows';
-   export { lookupKey } from './src/core/bulk-lookup';
+   export { lookupKey } from './src/core/lookup';
    export { CompanyDataCompanies } from './nodes/CompanyDataCompanies/CompanyDataCompanies.node';`,
 );
 

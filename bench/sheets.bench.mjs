@@ -41,7 +41,7 @@ const lib = await load(
   `export { startSandbox } from './packages/cli/src/sandbox';
    export { lookupQueryProblem } from './src/core/validation';
    export { makeRows } from './bench/rows';
-   export { lookupKey } from './src/core/bulk-lookup';
+   export { lookupKey } from './src/core/lookup';
    export { startSheetsStandin } from './test/support/sheets-standin';`,
 );
 const childBundle = await bundleFile(

@@ -14,6 +14,7 @@ import {
   errorFromResponse,
   parseRetryAfter,
   redact,
+  NotSentError,
   RateLimitError,
 } from './errors';
 import { RateLimiter, type RateLimiterOptions } from './limiter';
@@ -32,7 +33,7 @@ import {
   type ItemOf,
   type Page,
 } from './pagination';
-import { bulkLookup, type BulkLookupOptions, type BulkLookupResult } from './bulk-lookup';
+import { bulkLookup, type BulkLookupOptions, type BulkLookupResult, type LookupSender } from './bulk-lookup';
 
 /* ---- Result and option types ---- */
 
@@ -92,6 +93,11 @@ export interface CoreClientOptions {
 
 export interface CallOptions {
   timeoutMs?: number;
+  /**
+   * Asked again when the rate limiter lets the request go: false gives up without sending (a
+   * NotSentError), e.g. because the run was stopped while the request waited for its turn.
+   */
+  shouldStart?: () => boolean;
 }
 
 /* ---- Typed namespaces derived from the operation table ---- */
@@ -306,9 +312,14 @@ export class CoreClient extends WithNamespaces {
     return iterateItems(this.cursorPages(operationGroups.searches.matches, input), opts);
   }
 
-  /** Bulk lookup with dedupe, 100 per request, answers mapped back to every input position. */
+  /** Bulk lookup with dedupe, 100 per request, requests in flight up to the rate limit, answers mapped back to every input position. */
   bulkLookup(queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
-    return bulkLookup(this, queries, opts);
+    return bulkLookup(this.lookupSender(), queries, opts);
+  }
+
+  /** One billed lookup request through this client (limiter, retries), for the lookup engine (src/core/bulk-lookup.ts). */
+  lookupSender(): LookupSender {
+    return (input, opts) => this.call(this.ops.companies.lookup, input, opts);
   }
 
   /* ---- internals ---- */
@@ -331,25 +342,21 @@ export class CoreClient extends WithNamespaces {
       if (this.auth === 'bearer') headers.authorization = `Bearer ${this.apiKey}`;
       else headers['x-api-key'] = this.apiKey;
     }
-    const response = await this.send(op, { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+    const response = await this.send(op, { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs }, opts.shouldStart);
     return this.parse(op, response);
   }
 
-  private async send(op: AnyOperation, req: Parameters<Transport['request']>[0]): Promise<TransportResponse> {
+  private async send(op: AnyOperation, req: Parameters<Transport['request']>[0], shouldStart?: () => boolean): Promise<TransportResponse> {
     const state: RetryState = { errorRetries: 0, rateLimitRetries: 0 };
     const id = operationId(op);
     for (let attempt = 1; ; attempt++) {
-      const release = this.limiter ? await this.limiter.acquire() : undefined;
+      if (this.limiter) await this.limiter.acquire();
+      if (shouldStart && !shouldStart()) throw new NotSentError();
       this.hooks.onRequest?.({ operation: id, method: req.method, url: req.url, attempt });
       let failure: Failure;
       let error: CompanyDataError;
       try {
-        let res: TransportResponse;
-        try {
-          res = await this.transport.request(req);
-        } finally {
-          release?.();
-        }
+        const res = await this.transport.request(req);
         if (res.status < 400) return res;
         error = errorFromResponse(res.status, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
         failure = { kind: 'http', status: res.status, retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : undefined };

@@ -5,30 +5,28 @@ export interface RateLimiterOptions {
   requests?: number;
   /** Window length in ms. Default 1000. */
   perMs?: number;
-  /** Extra ms added to the window for clock granularity. Default 10. */
+  /** Extra ms added to the window for clock granularity and uneven network delays. Default 20. */
   marginMs?: number;
 }
 
-/** Call when the request has finished (answer read or failed); frees its slot one window later. */
-export type Release = () => void;
-
 /**
- * Proactive sliding-window limiter, counted from when requests FINISH: a slot is taken when a
- * request starts and freed one window after its answer arrived. The service sees a request at some
- * moment before we see the answer, so no window of the service can hold more than `requests` of
- * ours, whatever the network delays (counting from our start times let 13 of 25 land inside one
- * second over loopback, measured in test/integration/transport.test.ts).
- * A burst of 10 goes out at once. Waiters are served first come, first served. One limiter is
- * shared by all calls of a client. pause(ms) holds the whole queue (a 429 with Retry-After).
+ * Proactive sliding-window limiter counted from when requests START: at most `requests` starts in
+ * any window of perMs + marginMs. The round trip does not count, so with a distant service (or a
+ * slow answer) more than `requests` may be in flight, and the rate stays at the limit whatever the
+ * latency (decision in docs/assumptions.md, "Lookup engine": counting from the answers capped the
+ * rate at requests / (window + round trip), 0.77 of the limit at 300 ms).
+ * The margin absorbs uneven delays on the way to the service; when they are larger and the service
+ * still answers 429, the client pauses the whole queue for its Retry-After (pause()).
+ * A burst of `requests` goes out at once. Waiters are served first come, first served. One limiter
+ * is shared by all calls of a client.
  */
 export class RateLimiter {
   private readonly requests: number;
   private readonly windowMs: number;
-  /** Finish time of each slot taken in the last window; Infinity while the request is in flight. */
-  private readonly slots: number[] = [];
+  /** Start times of the requests of the last window, oldest first. */
+  private readonly starts: number[] = [];
   private pausedUntil = 0;
   private tail: Promise<void> = Promise.resolve();
-  private wakeInFlight: (() => void) | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -39,11 +37,11 @@ export class RateLimiter {
     if (!Number.isInteger(requests) || requests < 1) throw new RangeError('rate limit requests must be a whole number of 1 or more');
     if (!(perMs > 0)) throw new RangeError('rate limit window must be more than 0 ms');
     this.requests = requests;
-    this.windowMs = perMs + (opts.marginMs ?? 10);
+    this.windowMs = perMs + (opts.marginMs ?? 20);
   }
 
-  /** Resolves when the caller may start its request, with the function to call when it finished. */
-  acquire(): Promise<Release> {
+  /** Resolves when the caller may start its request. */
+  acquire(): Promise<void> {
     const prev = this.tail;
     let done!: () => void;
     this.tail = new Promise<void>((r) => (done = r));
@@ -51,16 +49,14 @@ export class RateLimiter {
       try {
         for (;;) {
           const now = this.clock.now();
-          this.prune(now);
-          if (now >= this.pausedUntil && this.slots.length < this.requests) return this.take();
-          if (now < this.pausedUntil) {
-            // Re-checked after sleeping: a longer pause may have been set meanwhile.
-            await this.clock.sleep(this.pausedUntil - now);
-            continue;
+          while (this.starts.length && this.starts[0]! + this.windowMs <= now) this.starts.shift();
+          if (now >= this.pausedUntil && this.starts.length < this.requests) {
+            this.starts.push(now);
+            return;
           }
-          const earliest = Math.min(...this.slots);
-          if (earliest === Infinity) await new Promise<void>((r) => (this.wakeInFlight = r));
-          else await this.clock.sleep(earliest + this.windowMs - now);
+          // Re-checked after sleeping: a longer pause may have been set meanwhile.
+          const until = now < this.pausedUntil ? this.pausedUntil : this.starts[0]! + this.windowMs;
+          await this.clock.sleep(until - now);
         }
       } finally {
         done();
@@ -72,24 +68,5 @@ export class RateLimiter {
   pause(ms: number): void {
     if (!(ms > 0)) return;
     this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
-  }
-
-  private take(): Release {
-    this.slots.push(Infinity);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      // In-flight slots are alike, so finishing any one of them is the same as finishing this one.
-      const j = this.slots.indexOf(Infinity);
-      if (j >= 0) this.slots[j] = this.clock.now();
-      const wake = this.wakeInFlight;
-      this.wakeInFlight = undefined;
-      wake?.();
-    };
-  }
-
-  private prune(now: number): void {
-    for (let j = this.slots.length - 1; j >= 0; j--) if (this.slots[j]! + this.windowMs <= now) this.slots.splice(j, 1);
   }
 }

@@ -61,6 +61,11 @@ export interface OperationSpec<
   /** Needs the API plan (monitoring, saved searches, webhook). */
   plan?: 'api';
   billing?: string;
+  /**
+   * A bulk operation: the body parameter `param` takes up to `max` queries answered in one billed
+   * request. The client's bulkLookup, the Sheets enrich and the n8n Lookup are built on it.
+   */
+  bulk?: { param: string; max: number };
   retry: RetryPolicy;
   /**
    * 'shown': method and path are in the spec. 'decided': the spec says "not shown" and the project

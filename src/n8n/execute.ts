@@ -60,7 +60,7 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
   const items = ctx.getInputData();
   const op = chosenOperation(ctx, spec);
   const client = await clientFor(ctx);
-  if (op.group === 'companies' && op.name === 'lookup') return [await executeLookup(ctx, client, op, items)];
+  if (op.bulk) return [await executeLookup(ctx, client, op, items)];
 
   const out: INodeExecutionData[] = [];
   for (let i = 0; i < items.length; i++) {

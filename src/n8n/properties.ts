@@ -39,7 +39,7 @@ function handledByNode(op: AnyOperation, param: string): boolean {
   const paging = pagingOf(op);
   if (paging === 'pages' && (param === 'page' || param === 'limit')) return true;
   if (paging === 'cursor' && param === 'limit') return true;
-  if (op.group === 'companies' && op.name === 'lookup' && param === 'queries') return true;
+  if (op.bulk?.param === param) return true;
   return false;
 }
 
@@ -248,6 +248,17 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
   ];
 }
 
+/** In the bulk lookup's Options: a spending cap per execution. */
+const maxBilledQueriesOption: INodeProperties = {
+  displayName: 'Max Billed Queries',
+  name: 'maxBilledQueries',
+  type: 'number',
+  typeOptions: { minValue: 0 },
+  default: 0,
+  description:
+    'Stop before sending anything when this execution would bill more unique queries than this (duplicates, invalid items and items already looked up are free). 0: no cap.',
+};
+
 /** All fields of a node, generated from the operation table. */
 export function nodeProperties(spec: NodeSpec): INodeProperties[] {
   const ops = nodeOperations(spec);
@@ -280,8 +291,8 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
   const merged = new Map<string, { prop: INodeProperties; resource: string; operations: string[] }>();
   const perOp: INodeProperties[] = [];
   for (const { resource, op } of ops) {
-    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op));
-    const options: INodeProperties[] = [];
+    if (op.bulk) perOp.push(...lookupProperties(spec, resource, op));
+    const options: INodeProperties[] = op.bulk ? [maxBilledQueriesOption] : [];
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
       const prop = propertyFor(f.param, ps.label, ps.description, f.kind, f.place === 'top' && !f.optional, { options: ps.options, example: ps.example });

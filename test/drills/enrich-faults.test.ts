@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../packages/cli/src/index';
-import { lookupKey } from '../../src/core/bulk-lookup';
+import { lookupKey } from '../../src/core/lookup';
 import { TransportError, type Transport } from '../../src/core/transport';
 import { lookupQueryProblem } from '../../src/core/validation';
 import { startSandbox } from '../../packages/cli/src/sandbox';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lookupKey } from '../../src/core/bulk-lookup';
+import { lookupKey } from '../../src/core/lookup';
 import { lookupQueryProblem } from '../../src/core/validation';
 import { startSandbox } from '../../packages/cli/src/sandbox';
 import { runCli, spawnCli } from './support/cli';

@@ -87,7 +87,8 @@ export class LookupJournal implements LookupCache {
   }
 }
 
-function safeJson(line: string): unknown {
+/** The parsed line, or undefined for an empty or torn one. */
+export function safeJson(line: string): unknown {
   try {
     return line ? JSON.parse(line) : undefined;
   } catch {

@@ -350,13 +350,21 @@ export class CoreClient extends WithNamespaces {
     const state: RetryState = { errorRetries: 0, rateLimitRetries: 0 };
     const id = operationId(op);
     for (let attempt = 1; ; attempt++) {
-      if (this.limiter) await this.limiter.acquire();
-      if (shouldStart && !shouldStart()) throw new NotSentError();
+      const release = this.limiter ? await this.limiter.acquire() : undefined;
+      if (shouldStart && !shouldStart()) {
+        release?.(false);
+        throw new NotSentError();
+      }
       this.hooks.onRequest?.({ operation: id, method: req.method, url: req.url, attempt });
       let failure: Failure;
       let error: CompanyDataError;
       try {
-        const res = await this.transport.request(req);
+        let res: TransportResponse;
+        try {
+          res = await this.transport.request(req);
+        } finally {
+          release?.();
+        }
         if (res.status < 400) return res;
         error = errorFromResponse(res.status, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
         failure = { kind: 'http', status: res.status, retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : undefined };

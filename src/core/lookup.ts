@@ -78,9 +78,3 @@ export function answerStatus(a: LookupResult): { status: Exclude<LookupStatus, '
 export function statusText(status: LookupStatus, detail?: string): string {
   return detail ? `${status}: ${detail}` : status;
 }
-
-/** The status word at the start of a status text ("vat_group: 2 holders" → vat_group). */
-export function statusOfText(text: string): LookupStatus | undefined {
-  const word = /^([a-z_]+)/.exec(text.trim())?.[1];
-  return word && (FINAL_LOOKUP_STATUSES.has(word as LookupStatus) || word === 'error') ? (word as LookupStatus) : undefined;
-}

@@ -9,6 +9,7 @@ import type { Dataset } from './dataset';
 import { coerce } from './http/coerce';
 import { ApiError } from './http/errors';
 import type { KeyInfo, KeyStore } from './http/keys';
+import type { LatencyModel } from './latency';
 import { RateLimiter } from './http/rate-limit';
 import { Router } from './http/router';
 import { period } from './handlers/companies';
@@ -40,6 +41,8 @@ export interface ServerOptions {
   now: () => number;
   /** Called after authentication for every non-/sandbox/ request; true = the answer was already sent (fault injection). */
   beforeOperation?: (key: KeyInfo, req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+  /** A distant service: round trip and service time of operations (not of /sandbox/ controls). */
+  latency?: LatencyModel;
 }
 
 const MAX_BODY = 2 * 1024 * 1024;
@@ -106,6 +109,7 @@ export class SandboxServer {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    let arrived = false;
     try {
       const url = new URL(req.url ?? '/', 'http://sandbox');
       const method = (req.method ?? 'GET').toUpperCase();
@@ -120,6 +124,10 @@ export class SandboxServer {
         return this.answer(res, r, requestId);
       }
       const entry = found.route.handler;
+      if (entry.kind === 'op' && this.o.latency) {
+        await this.o.latency.arrive();
+        arrived = true;
+      }
       const needsKey = entry.kind === 'op' ? !entry.op.noAuth : entry.auth;
       const key = needsKey ? this.authenticate(req) : null;
       if (key) {
@@ -140,10 +148,15 @@ export class SandboxServer {
       if (!handler) throw new ApiError(501, 'not_implemented', `${method} ${op.path} is not served by this sandbox`);
       const r = await handler({ params, lang: ((params as { lang?: Lang }).lang ?? 'et') as Lang, key, ds: this.o.ds, state: this.o.state, now: this.o.now });
       if (method !== 'GET') this.o.state.changed();
+      if (arrived) {
+        arrived = false;
+        await this.o.latency!.answer(op.bulk ? ((params as Record<string, unknown[]>)[op.bulk.param]?.length ?? 1) : 1);
+      }
       this.answer(res, r, requestId);
     } catch (err) {
       const e: ErrorLike = isErrorLike(err) ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
       if (!isErrorLike(err)) console.error('sandbox error', err);
+      if (arrived) await this.o.latency!.back();
       if (res.headersSent) return void res.destroy();
       const retryAfter = e.headers?.['Retry-After'];
       this.send(

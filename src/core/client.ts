@@ -270,6 +270,11 @@ export class CoreClient extends WithNamespaces {
     }
   }
 
+  /** The service's base address (never holds the key). */
+  get serviceUrl(): string {
+    return this.baseUrl;
+  }
+
   /** Calls any operation of the table. */
   call<O extends AnyOperation>(op: O, ...args: InputArg<O>): Promise<OperationResult<O>> {
     return this.callAny(op, args[0], args[1]) as Promise<OperationResult<O>>;

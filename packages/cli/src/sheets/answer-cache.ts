@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lang } from '../../../../src/core/schemas/common';
@@ -14,6 +15,8 @@ const STALE_LOCK_MS = 10 * 60_000;
 export interface AnswerCacheOptions {
   /** The state folder; the cache lives in its answers/ sub-folder. */
   stateDir: string;
+  /** Which service answered (its base URL): answers of different services are never mixed. */
+  service: string;
   /** Matches per query and language the answers were asked with: answers of other options are never mixed in. */
   limit: number;
   lang?: Lang;
@@ -38,7 +41,7 @@ const LINE_HEAD = /^\{"k":("(?:[^"\\]|\\.)*"),"t":(\d+),"r":/;
  * Every lookup answer paid for, kept in the state folder so a later run (another --out, another
  * sheet with the same companies) reuses it instead of paying again.
  *
- * One file per (limit, lang): JSON lines {"k": dedupe key, "t": ms when answered, "r": answer},
+ * One file per (service, limit, lang): JSON lines {"k": dedupe key, "t": ms when answered, "r": answer},
  * appended with O_APPEND in one write per request and fsync'd, like the resume journal, so a kill -9
  * loses at most the request in flight and a torn last line is ignored. Two processes append to the
  * same file safely: each write lands whole at the end. Reading keeps only the position of the newest
@@ -64,7 +67,8 @@ export class AnswerCache {
     this.maxAgeMs = days * DAY_MS;
     this.maxBytes = o.maxBytes ?? DEFAULT_MAX_CACHE_BYTES;
     this.now = o.now ?? Date.now;
-    this.path = join(o.stateDir, 'answers', `limit${o.limit}-${o.lang ?? 'default'}.jsonl`);
+    const service = createHash('sha256').update(o.service).digest('hex').slice(0, 12);
+    this.path = join(o.stateDir, 'answers', `${service}-limit${o.limit}-${o.lang ?? 'default'}.jsonl`);
   }
 
   /** Indexes the newest answer of each wanted key that is young enough to be reused. */

@@ -38,6 +38,8 @@ export interface EnrichClient {
   lookupSender(): LookupSender;
   /** The client's default language, when it has one: answers are cached per language. */
   readonly lang?: Lang;
+  /** The service's base URL: answers are cached per service. */
+  readonly serviceUrl?: string;
   companies: { get(input: { registry_code: string; include?: IncludeSection[]; lang?: Lang }): Promise<{ data: unknown }> };
 }
 
@@ -68,6 +70,8 @@ export interface EnrichOptions {
   stateDir?: string;
   /** Reuse answers paid for in earlier runs when younger than this many days (default 30; 0: never). */
   maxAgeDays?: number;
+  /** Which service answers, for the answer cache (default: the client's base URL). */
+  service?: string;
   /** Save at most this often while running (default: the table's saveEveryMs; 1 s for CSV, 10 s for XLSX and Google Sheets). */
   flushEveryMs?: number;
   now?: () => Date;
@@ -219,7 +223,7 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   report.uniqueQueries = rowsByKey.size;
 
   const lang = opts.lang ?? client.lang;
-  const answers = new PaidAnswers({ stateDir: opts.stateDir ?? defaultStateDir(), tableId: table.id, limit: 1, lang, maxAgeDays: opts.maxAgeDays, now: () => now().getTime() });
+  const answers = new PaidAnswers({ stateDir: opts.stateDir ?? defaultStateDir(), tableId: table.id, service: opts.service ?? client.serviceUrl ?? 'unknown', limit: 1, lang, maxAgeDays: opts.maxAgeDays, now: () => now().getTime() });
   const keys = [...rowsByKey.keys()];
   const plan = answers.plan(keys);
   const free = [...plan.fromJournal, ...plan.fromCache];

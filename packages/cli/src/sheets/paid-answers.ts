@@ -10,6 +10,8 @@ export interface PaidAnswersOptions {
   stateDir: string;
   /** The table's identity: the resume journal belongs to it. */
   tableId: string;
+  /** Which service answers (see AnswerCacheOptions.service). */
+  service: string;
   limit: number;
   lang?: Lang;
   /** Reuse cached answers younger than this many days (default 30; 0: none). */
@@ -43,7 +45,7 @@ export class PaidAnswers {
       limit: o.limit,
       lang: o.lang ?? null,
     });
-    this.cache = new AnswerCache({ stateDir: o.stateDir, limit: o.limit, lang: o.lang, maxAgeDays: o.maxAgeDays, now: o.now });
+    this.cache = new AnswerCache({ stateDir: o.stateDir, service: o.service, limit: o.limit, lang: o.lang, maxAgeDays: o.maxAgeDays, now: o.now });
   }
 
   plan(keys: readonly string[]): AnswerPlan {

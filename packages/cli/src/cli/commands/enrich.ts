@@ -132,6 +132,8 @@ export function enrichCommand(): Command {
         ...(flags.lang ? { lang: flags.lang } : {}),
         ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
         maxAgeDays: flags.maxAge,
+        // The offline sandbox listens on a new port each run but always answers alike.
+        ...(opened.offline ? { service: 'offline-sandbox' } : {}),
         signal: controller.signal,
         onProgress: (p) => {
           if (!bar) return;

@@ -79,8 +79,12 @@ export class RateLimiter {
           }
           if (now >= this.pausedUntil && this.slots.length < this.requests) return this.take(now);
           // Re-checked after sleeping: a longer pause may have been set meanwhile.
+          // Until the fastest round trip is known, each answer can move every slot's free time: wait for the next one.
+          const learning = this.rtts.length < this.requests && this.slots.some((sl) => sl.finish === undefined);
+          const answer = () => new Promise<void>((r) => (this.wakeOnAnswer = r));
           if (now < this.pausedUntil) await this.clock.sleep(this.pausedUntil - now);
-          else if (wakeAt === Infinity) await new Promise<void>((r) => (this.wakeOnAnswer = r));
+          else if (wakeAt === Infinity) await answer();
+          else if (learning) await Promise.race([answer(), this.clock.sleep(wakeAt - now)]);
           else await this.clock.sleep(wakeAt - now);
         }
       } finally {

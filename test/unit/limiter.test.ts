@@ -126,8 +126,8 @@ describe('RateLimiter', () => {
     const all = Promise.all(Array.from({ length: 8 }, one));
     await clock.runAll();
     await all;
-    // First window from the answers (no round trip known yet), then one window apart.
-    expect(starts).toEqual([0, 0, 1300, 1300, 2300, 2300, 3300, 3300]);
+    // Once the first window's round trips are known (300 ms each, no excess), one window apart.
+    expect(starts).toEqual([0, 0, 1000, 1000, 2000, 2000, 3000, 3000]);
   });
 
   it('holds a slot longer by how much later than the fastest its answer came', async () => {

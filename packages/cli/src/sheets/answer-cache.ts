@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
@@ -94,6 +94,11 @@ export class AnswerCache {
     });
   }
 
+  /** Whether load() found a young enough answer for the key (read with get()). */
+  has(key: string): boolean {
+    return this.index.has(key);
+  }
+
   /** The cached answer and when it was given, or undefined (also for a line damaged on disk). */
   get(key: string): { answer: LookupResult; at: number } | undefined {
     const e = this.index.get(key);
@@ -104,25 +109,33 @@ export class AnswerCache {
     return line?.k === key && line.r && typeof line.r === 'object' ? { answer: line.r, at: e.at } : undefined;
   }
 
-  /** Keeps answers just paid for: one append and one fsync for all of them. */
-  add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>): void {
-    if (!entries.length) return;
+  /** The lines add() writes for these answers, given now (the resume journal reads the same lines). */
+  lines(entries: ReadonlyArray<{ key: string; answer: LookupResult }>): string {
     const t = this.now();
-    const text = entries.map((e) => `${JSON.stringify({ k: e.key, t, r: e.answer })}\n`).join('');
+    return entries.map((e) => `${JSON.stringify({ k: e.key, t, r: e.answer })}\n`).join('');
+  }
+
+  /**
+   * Keeps answers just paid for: one append for all of them (`text` from lines(), when already made).
+   * The fsync runs in the background: a killed process loses nothing it wrote, only a power cut could.
+   */
+  add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>, text = this.lines(entries)): void {
+    if (!entries.length) return;
     mkdirSync(join(this.o.stateDir, 'answers'), { recursive: true, mode: 0o700 });
     for (let attempt = 0; attempt < 3; attempt++) {
       const fd = openSync(this.path, 'a+', 0o600);
+      let written = false;
       try {
         // A line torn by a kill -9 of another writer must not swallow the first line of this write.
         const size = fstatSync(fd).size;
         const lead = size > 0 && !endsWithNewline(fd, size) ? '\n' : '';
         writeSync(fd, lead + text);
-        fsyncSync(fd);
         // Written to a file a compaction has just replaced: write it again to the new one.
-        if (sameFile(fd, this.path)) break;
+        written = sameFile(fd, this.path);
       } finally {
-        closeSync(fd);
+        fsync(fd, () => close(fd, () => undefined));
       }
+      if (written) break;
     }
     if ((statSafe(this.path)?.size ?? 0) > this.maxBytes) this.compact();
   }

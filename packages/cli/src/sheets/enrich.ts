@@ -289,7 +289,15 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
     }
   };
 
-  for (const k of free) settle(k, answers.take(k)!);
+  for (const k of free) {
+    const a = answers.take(k);
+    if (a) settle(k, a);
+    else {
+      // A cache line damaged on disk (a torn write): that query is paid again.
+      paid.push(k);
+      report.fromCache--;
+    }
+  }
   push(false);
 
   // Requests in flight up to the rate limit; each request's rows are written in the order sent.

@@ -56,11 +56,11 @@ export class PaidAnswers {
       return false;
     });
     this.cache.load(new Set(notJournalled));
-    for (const k of notJournalled) (this.cache.get(k) ? plan.fromCache : plan.toPay).push(k);
+    for (const k of notJournalled) (this.cache.has(k) ? plan.fromCache : plan.toPay).push(k);
     return plan;
   }
 
-  /** The free answer of a key the plan found (read once: the journal forgets it in memory). */
+  /** The free answer of a key the plan found (read once: the journal forgets it in memory); undefined when its line was damaged on disk. */
   take(key: string): LookupResult | undefined {
     return this.journal.take(key) ?? this.cache.get(key)?.answer;
   }
@@ -73,9 +73,10 @@ export class PaidAnswers {
       shouldStop: o.shouldStop,
       onAnswered: (out) => {
         const paid = out.queries.flatMap((q, j) => (out.answers[j] ? [{ key: q.key, answer: out.answers[j] }] : []));
-        for (const p of paid) this.journal.set(p.key, p.answer);
+        const lines = this.cache.lines(paid);
+        this.journal.add(paid, lines);
         this.journal.sync();
-        this.cache.add(paid);
+        this.cache.add(paid, lines);
       },
       onSettled: (out) => {
         for (const q of out.queries) this.journal.take(q.key);

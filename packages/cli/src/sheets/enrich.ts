@@ -254,8 +254,8 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
       const batch = writes.splice(0);
       flushing = flushing.then(() => table.write(batch));
     }
-    // A save of a large file blocks for a while; spacing saves by 20x their cost keeps the lookups at the rate limit.
-    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 20 * lastFlushCost)) {
+    // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
+    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 50 * lastFlushCost)) {
       lastFlush = Date.now();
       flushing = flushing
         .then(async () => {

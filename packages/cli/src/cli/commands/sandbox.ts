@@ -13,7 +13,12 @@ const num = (name: string, min: number, max: number) => (v: string) => {
   if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number from ${min} to ${max}`);
   return n;
 };
-const rateLimit = (v: string): number | false => (v === 'off' ? false : int('rate-limit', 1, 100_000)(v));
+const rateLimit = (v: string): number | false => {
+  if (v === 'off') return false;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new InvalidArgumentError('rate-limit must be off or a whole number of requests per second from 1 to 100000');
+  return n;
+};
 
 /** --data-dir may be written before or after the keys subcommand (the sandbox command has it too). */
 function dirOf<T = object>(c: Command): T & { dataDir: string } {

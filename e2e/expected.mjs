@@ -16,8 +16,9 @@ export const expectedEnrichment = [
   company('12273720', 'Kuusetagu Logistika OÜ', 'Private limited company', 'Deleted'), // VAT ended with the deletion
   active, // by VAT number
   bankrupt, // VAT number without EE
-  company('11750537', 'Mereranna Invest AS', 'Public limited company', 'Registered', 'EE100786208'), // VAT group: the first registered member
-  company('14370568', 'Allikaoru Disain OÜ', 'Private limited company', 'Registered'), // VAT ended: found, no current VAT number
+  // VAT group: the first registered member, with the lookup's own status word and the number of holders
+  { ...company('11750537', 'Mereranna Invest AS', 'Public limited company', 'Registered', 'EE100786208'), enrich_status: 'vat_group', reason: '3 holders' },
+  { ...company('14370568', 'Allikaoru Disain OÜ', 'Private limited company', 'Registered'), reason: 'last VAT holder' }, // VAT ended: found, no current VAT number
   active, // name without the legal form
   renamed, // an earlier name
   largeAs, // exact name

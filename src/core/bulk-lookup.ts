@@ -1,13 +1,24 @@
-import type { CoreClient } from './client';
-import { AuthenticationError, CompanyDataError, PlanRequiredError, ValidationError } from './errors';
+import { AuthenticationError, CompanyDataError, NotSentError, PlanRequiredError, ValidationError } from './errors';
+import { answerStatus, readQuery, type LookupStatus } from './lookup';
+import { LOOKUP_MAX_QUERIES } from './operations/companies';
 import type { Lang } from './schemas/common';
 import type { LookupResult } from './schemas/company';
-import { classifyLookupQuery, lookupQueryProblem, type LookupQueryType } from './validation';
+import type { LookupQueryType } from './validation';
 
 /** Most queries the service takes in one lookup request. */
-export const LOOKUP_BATCH_SIZE = 100;
+export const LOOKUP_BATCH_SIZE = LOOKUP_MAX_QUERIES;
 
-export type BulkLookupStatus = 'matched' | 'no_match' | 'skipped' | 'invalid' | 'error';
+/**
+ * Lookup requests kept in flight at most. The client's rate limiter decides when each starts; this
+ * only bounds memory: 32 requests cover 10 requests/s with round trips of up to 3 seconds.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 32;
+
+/** One billed lookup request: what the client's companies.lookup does. */
+export type LookupSender = (
+  input: { queries: string[]; limit?: number; lang?: Lang },
+  opts?: { shouldStart?: () => boolean },
+) => Promise<{ data: unknown; requestId: string }>;
 
 export interface BulkLookupItem {
   /** The input exactly as given. */
@@ -15,11 +26,13 @@ export interface BulkLookupItem {
   /** Dedupe and cache key (see lookupKey); absent for invalid queries. */
   key?: string;
   type?: LookupQueryType;
-  status: BulkLookupStatus;
+  status: LookupStatus;
   /** The service's answer (shared by every input with the same key). */
   result?: LookupResult;
   /** Why invalid or skipped, in plain words. */
   reason?: string;
+  /** More about the status: the number of VAT holders of a VAT group, "last VAT holder". */
+  detail?: string;
   /** Why the request carrying this query failed. */
   error?: CompanyDataError;
   /** Answered from the cache given in the options rather than a request. */
@@ -60,142 +73,254 @@ export interface BulkLookupProgress {
   requests: number;
 }
 
-export interface BulkLookupOptions {
+export interface BatchOptions {
   /** Matches per name or VAT query, 1-10 (service default 1). */
   limit?: number;
   lang?: Lang;
+  /** Queries per request, 1-100. Default 100. */
+  batchSize?: number;
+  /** Lookup requests in flight at most (default 32); the rate limiter paces them. */
+  maxInFlight?: number;
+}
+
+export interface BulkLookupOptions extends BatchOptions {
   /**
    * Already-resolved answers by key. Hits are not sent; new answers are written into it, so a run
    * stopped half-way can resume with the same cache and pay only for what is missing.
    */
   cache?: LookupCache;
   onProgress?: (p: BulkLookupProgress) => void;
-  /** Queries per request, 1-100. Default 100. */
-  batchSize?: number;
+  /**
+   * Most queries this call may bill. When the unique queries not in the cache are more, nothing is
+   * sent and a ValidationError says how many it would bill.
+   */
+  maxBilledQueries?: number;
+}
+
+/** A query to send: its dedupe key and the text sent. */
+export interface SendQuery {
+  key: string;
+  send: string;
+}
+
+/** The outcome of one request, for the queries it carried (in the order sent). */
+export type BatchOutcome =
+  | { index: number; queries: readonly SendQuery[]; answers: LookupResult[]; requestId: string }
+  /** sent: whether the request reached the service (false after a 401/403 stopped sending). */
+  | { index: number; queries: readonly SendQuery[]; error: CompanyDataError; sent: boolean; answers?: undefined };
+
+export interface LookupBatchesOptions extends BatchOptions {
+  /**
+   * Called as each request is answered, in the order the answers ARRIVE (not the order sent): the
+   * place to record what was paid for, before anything else can go wrong.
+   */
+  onAnswered?: (outcome: BatchOutcome & { answers: LookupResult[] }) => void;
+  /** Called once per request in the order sent, whatever order the answers came in. */
+  onSettled?: (outcome: BatchOutcome) => void;
+  /** Checked before each request is started: true stops sending (requests in flight still finish). */
+  shouldStop?: () => boolean;
+}
+
+export interface LookupBatchesResult {
+  requests: number;
+  billedQueries: number;
+  /** Some queries were not sent because shouldStop said so. */
+  stopped: boolean;
+}
+
+class Signal {
+  private waiters: (() => void)[] = [];
+  wait(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+  notify(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
 }
 
 /**
- * The dedupe key: the registry code, the normalised VAT number (EE + 9 digits), or the name trimmed,
- * with white space collapsed and case folded. Two inputs with the same key get the same answer.
+ * Sends queries `batchSize` per request with up to `maxInFlight` requests in flight: the client's
+ * rate limiter, not the round trip, sets the pace. Requests queue at the limiter in order, so they
+ * start in order; answers may arrive in any order and are handed to onAnswered at once, then to
+ * onSettled in the order sent. A request never starts more than maxInFlight batches ahead of the
+ * oldest unsettled one, so a slow answer cannot make the waiting results grow without bound.
+ * A failed request settles only its own queries as error; a 401 or 403 stops sending (every later
+ * request would fail alike) and settles the rest with that error. Nothing is retried here: the
+ * client retries what the service cannot have processed (429, refused connections) and nothing else.
  */
-export function lookupKey(query: string): { key: string; type: LookupQueryType; send: string; skipped?: 'query_too_short' } {
-  const c = classifyLookupQuery(query);
-  if (c.type !== 'name') return { key: `${c.type}:${c.normalised}`, type: c.type, send: c.normalised };
-  const send = c.normalised.replace(/\s+/g, ' ');
-  return { key: `name:${send.normalize('NFC').toLocaleLowerCase('et')}`, type: 'name', send, skipped: c.skipped };
+export async function lookupInBatches(send: LookupSender, queries: readonly SendQuery[], opts: LookupBatchesOptions = {}): Promise<LookupBatchesResult> {
+  const batchSize = opts.batchSize ?? LOOKUP_BATCH_SIZE;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LOOKUP_BATCH_SIZE) throw new RangeError('batchSize must be from 1 to 100');
+  const maxInFlight = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be a whole number of 1 or more');
+  const batches = Math.ceil(queries.length / batchSize);
+  const result: LookupBatchesResult = { requests: 0, billedQueries: 0, stopped: false };
+  const waiting = new Map<number, BatchOutcome>();
+  const advanced = new Signal();
+  let nextToStart = 0;
+  let nextToSettle = 0;
+  let fatal: CompanyDataError | undefined;
+  let thrown: { error: unknown } | undefined;
+
+  const settle = (o: BatchOutcome) => {
+    waiting.set(o.index, o);
+    while (waiting.has(nextToSettle)) {
+      const ready = waiting.get(nextToSettle)!;
+      waiting.delete(nextToSettle);
+      nextToSettle++;
+      opts.onSettled?.(ready);
+    }
+    advanced.notify();
+  };
+
+  // Asked when the rate limiter lets a request go: one queued before a 401 or a stop is not sent.
+  const stopping = () => {
+    if (!fatal && !result.stopped && opts.shouldStop?.()) result.stopped = true;
+    return !!fatal || result.stopped;
+  };
+  const runOne = async (index: number) => {
+    const batch = queries.slice(index * batchSize, (index + 1) * batchSize);
+    if (fatal) return settle({ index, queries: batch, error: fatal, sent: false });
+    let res: { data: unknown; requestId: string };
+    try {
+      res = await send({ queries: batch.map((q) => q.send), limit: opts.limit, lang: opts.lang }, { shouldStart: () => !stopping() });
+    } catch (e) {
+      // Queued when a 401 arrived: fails alike. Queued when stopped: settled as not sent, for a later run.
+      if (e instanceof NotSentError) return settle({ index, queries: batch, error: fatal ?? e, sent: false });
+      // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch.
+      if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) throw e;
+      if (e.status !== undefined) result.requests++;
+      if (e instanceof AuthenticationError || e instanceof PlanRequiredError) fatal ??= e;
+      return settle({ index, queries: batch, error: e, sent: e.status !== undefined });
+    }
+    result.requests++;
+    result.billedQueries += batch.length;
+    const answers = alignAnswers(batch, res);
+    const outcome = { index, queries: batch, answers, requestId: res.requestId };
+    opts.onAnswered?.(outcome);
+    settle(outcome);
+  };
+
+  const worker = async () => {
+    while (!thrown) {
+      // The window: do not run further ahead of the oldest unsettled request than maxInFlight.
+      while (nextToStart < batches && nextToStart - nextToSettle >= maxInFlight && !thrown) await advanced.wait();
+      if (thrown || nextToStart >= batches || (!fatal && stopping())) return;
+      const index = nextToStart++;
+      try {
+        await runOne(index);
+      } catch (e) {
+        thrown ??= { error: e };
+        advanced.notify();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(maxInFlight, batches) }, worker));
+  if (thrown) throw thrown.error;
+  return result;
 }
 
-interface Unique {
-  key: string;
-  send: string;
+/** Answers in the order sent (guaranteed); matching the query echo is the fallback when one is missing. */
+function alignAnswers(batch: readonly SendQuery[], res: { data: unknown; requestId: string }): LookupResult[] {
+  const answers: LookupResult[] = Array.isArray(res.data) ? res.data : [];
+  if (answers.length === batch.length) return answers;
+  const byQuery = new Map(answers.map((a) => [a?.query, a]));
+  return batch.map((q) => byQuery.get(q.send)!);
+}
+
+export function missingAnswer(requestId: string): CompanyDataError {
+  return new CompanyDataError('The lookup answer had no entry for this query', { code: 'missing_answer', requestId, hint: 'Try the query again.' });
+}
+
+interface Unique extends SendQuery {
   positions: number[];
 }
 
 /**
  * Resolves any number of queries with the fewest billed queries: invalid ones (bad check digit,
  * empty) and too-short names are never sent, duplicates are sent once, the rest go 100 per request
- * in input order, and every answer is mapped back to every input position.
- * A failed request marks only its own queries as error; a 401 or 403 stops the run (every later
- * request would fail the same way) and marks the remaining queries as error too.
+ * in input order with requests in flight up to the rate limit, and every answer is mapped back to
+ * every input position.
  */
-export async function bulkLookup(client: CoreClient, queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
-  const batchSize = opts.batchSize ?? LOOKUP_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LOOKUP_BATCH_SIZE) throw new RangeError('batchSize must be from 1 to 100');
+export async function bulkLookup(send: LookupSender, queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
   const results: BulkLookupItem[] = new Array(queries.length);
   const counters: BulkLookupCounters = { requests: 0, billedQueries: 0, uniqueQueries: 0, invalid: 0, skipped: 0, fromCache: 0, failed: 0 };
   const byKey = new Map<string, Unique>();
   const toSend: Unique[] = [];
 
   queries.forEach((query, i) => {
-    if (typeof query !== 'string') {
-      results[i] = { query: String(query), status: 'invalid', reason: 'is not text' };
+    const q = readQuery(query);
+    if (q.status === 'invalid') {
+      results[i] = { query: String(query), status: 'invalid', reason: q.reason };
       counters.invalid++;
       return;
     }
-    const problem = lookupQueryProblem(query);
-    if (problem) {
-      results[i] = { query, status: 'invalid', reason: problem };
-      counters.invalid++;
-      return;
-    }
-    const k = lookupKey(query);
-    if (k.skipped) {
-      results[i] = { query, key: k.key, type: k.type, status: 'skipped', reason: 'needs a word of 3 or more characters' };
+    if (q.status === 'skipped') {
+      results[i] = { query, key: q.key, type: q.type, status: 'skipped', reason: 'needs a word of 3 or more characters' };
       counters.skipped++;
       return;
     }
-    results[i] = { query, key: k.key, type: k.type, status: 'error' };
-    const seen = byKey.get(k.key);
-    if (seen) {
-      seen.positions.push(i);
-      return;
-    }
-    const u: Unique = { key: k.key, send: k.send, positions: [i] };
-    byKey.set(k.key, u);
+    results[i] = { query, key: q.key, type: q.type, status: 'error' };
+    const seen = byKey.get(q.key);
+    if (seen) return void seen.positions.push(i);
+    const u: Unique = { key: q.key, send: q.send, positions: [i] };
+    byKey.set(q.key, u);
     counters.uniqueQueries++;
-    const hit = opts.cache?.get(k.key);
+    const hit = opts.cache?.get(q.key);
     if (hit) {
       counters.fromCache++;
-      settle(results, u, hit, true);
+      settleItems(results, u, hit, true);
     } else toSend.push(u);
   });
 
-  const total = counters.uniqueQueries;
-  let done = counters.fromCache;
-  let fatal: CompanyDataError | undefined;
-  for (let start = 0; start < toSend.length; start += batchSize) {
-    const batch = toSend.slice(start, start + batchSize);
-    if (fatal) {
-      fail(results, batch, fatal, counters);
-    } else {
-      try {
-        const res = await client.companies.lookup({ queries: batch.map((u) => u.send), limit: opts.limit, lang: opts.lang });
-        counters.requests++;
-        counters.billedQueries += batch.length;
-        const answers: LookupResult[] = Array.isArray(res.data) ? res.data : [];
-        const byQuery = new Map(answers.map((a) => [a?.query, a]));
-        batch.forEach((u, j) => {
-          // The order is guaranteed; matching the query echo is the fallback when an entry is missing.
-          const a = answers.length === batch.length ? answers[j] : byQuery.get(u.send);
-          if (!a) {
-            const err = new CompanyDataError('The lookup answer had no entry for this query', { code: 'missing_answer', requestId: res.requestId, hint: 'Try the query again.' });
-            fail(results, [u], err, counters);
-            return;
-          }
-          opts.cache?.set(u.key, a);
-          settle(results, u, a, false);
-        });
-      } catch (e) {
-        // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch.
-        if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) throw e;
-        if (e.status !== undefined) counters.requests++;
-        if (e instanceof AuthenticationError || e instanceof PlanRequiredError) fatal = e;
-        fail(results, batch, e, counters);
-      }
-    }
-    done += batch.length;
-    opts.onProgress?.({ done, total, requests: counters.requests });
+  const max = opts.maxBilledQueries;
+  if (max !== undefined && toSend.length > max) {
+    throw new ValidationError({
+      field: 'max_billed_queries',
+      rule: `is ${max}, but this run would bill ${toSend.length} unique queries; raise it or send fewer items`,
+      hint: 'Nothing was sent and nothing was billed.',
+    });
   }
+  let done = counters.fromCache;
+  const r = await lookupInBatches(send, toSend, {
+    limit: opts.limit,
+    lang: opts.lang,
+    batchSize: opts.batchSize,
+    maxInFlight: opts.maxInFlight,
+    onAnswered: (o) => o.queries.forEach((q, j) => o.answers[j] && opts.cache?.set(q.key, o.answers[j])),
+    onSettled: (o) => {
+      o.queries.forEach((q, j) => {
+        const u = q as Unique;
+        const a = o.answers?.[j];
+        if (a) settleItems(results, u, a, false);
+        else failItems(results, u, o.answers ? missingAnswer(o.requestId) : o.error, counters);
+      });
+      if (o.answers || o.sent) counters.requests++;
+      done += o.queries.length;
+      opts.onProgress?.({ done, total: counters.uniqueQueries, requests: counters.requests });
+    },
+  });
+  counters.requests = r.requests;
+  counters.billedQueries = r.billedQueries;
   return { results, counters };
 }
 
-function settle(results: BulkLookupItem[], u: Unique, a: LookupResult, cached: boolean): void {
-  const status: BulkLookupStatus = a.skipped ? 'skipped' : Array.isArray(a.matches) && a.matches.length > 0 ? 'matched' : 'no_match';
+function settleItems(results: BulkLookupItem[], u: Unique, a: LookupResult, cached: boolean): void {
+  const { status, detail } = answerStatus(a);
   for (const i of u.positions) {
     const r = results[i]!;
     r.status = status;
     r.result = a;
-    if (a.skipped) r.reason = String(a.skipped);
+    if (status === 'skipped') r.reason = 'needs a word of 3 or more characters';
+    if (detail && status !== 'skipped') r.detail = detail;
     if (cached) r.cached = true;
   }
 }
 
-function fail(results: BulkLookupItem[], batch: Unique[], error: CompanyDataError, counters: BulkLookupCounters): void {
-  for (const u of batch) {
-    counters.failed++;
-    for (const i of u.positions) {
-      results[i]!.status = 'error';
-      results[i]!.error = error;
-    }
+function failItems(results: BulkLookupItem[], u: Unique, error: CompanyDataError, counters: BulkLookupCounters): void {
+  counters.failed++;
+  for (const i of u.positions) {
+    results[i]!.status = 'error';
+    results[i]!.error = error;
   }
 }

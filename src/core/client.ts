@@ -14,6 +14,7 @@ import {
   errorFromResponse,
   parseRetryAfter,
   redact,
+  NotSentError,
   RateLimitError,
 } from './errors';
 import { RateLimiter, type RateLimiterOptions } from './limiter';
@@ -32,7 +33,7 @@ import {
   type ItemOf,
   type Page,
 } from './pagination';
-import { bulkLookup, type BulkLookupOptions, type BulkLookupResult } from './bulk-lookup';
+import { bulkLookup, type BulkLookupOptions, type BulkLookupResult, type LookupSender } from './bulk-lookup';
 
 /* ---- Result and option types ---- */
 
@@ -92,6 +93,11 @@ export interface CoreClientOptions {
 
 export interface CallOptions {
   timeoutMs?: number;
+  /**
+   * Asked again when the rate limiter lets the request go: false gives up without sending (a
+   * NotSentError), e.g. because the run was stopped while the request waited for its turn.
+   */
+  shouldStart?: () => boolean;
 }
 
 /* ---- Typed namespaces derived from the operation table ---- */
@@ -264,6 +270,11 @@ export class CoreClient extends WithNamespaces {
     }
   }
 
+  /** The service's base address (never holds the key). */
+  get serviceUrl(): string {
+    return this.baseUrl;
+  }
+
   /** Calls any operation of the table. */
   call<O extends AnyOperation>(op: O, ...args: InputArg<O>): Promise<OperationResult<O>> {
     return this.callAny(op, args[0], args[1]) as Promise<OperationResult<O>>;
@@ -306,9 +317,14 @@ export class CoreClient extends WithNamespaces {
     return iterateItems(this.cursorPages(operationGroups.searches.matches, input), opts);
   }
 
-  /** Bulk lookup with dedupe, 100 per request, answers mapped back to every input position. */
+  /** Bulk lookup with dedupe, 100 per request, requests in flight up to the rate limit, answers mapped back to every input position. */
   bulkLookup(queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
-    return bulkLookup(this, queries, opts);
+    return bulkLookup(this.lookupSender(), queries, opts);
+  }
+
+  /** One billed lookup request through this client (limiter, retries), for the lookup engine (src/core/bulk-lookup.ts). */
+  lookupSender(): LookupSender {
+    return (input, opts) => this.call(this.ops.companies.lookup, input, opts);
   }
 
   /* ---- internals ---- */
@@ -331,15 +347,19 @@ export class CoreClient extends WithNamespaces {
       if (this.auth === 'bearer') headers.authorization = `Bearer ${this.apiKey}`;
       else headers['x-api-key'] = this.apiKey;
     }
-    const response = await this.send(op, { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+    const response = await this.send(op, { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs }, opts.shouldStart);
     return this.parse(op, response);
   }
 
-  private async send(op: AnyOperation, req: Parameters<Transport['request']>[0]): Promise<TransportResponse> {
+  private async send(op: AnyOperation, req: Parameters<Transport['request']>[0], shouldStart?: () => boolean): Promise<TransportResponse> {
     const state: RetryState = { errorRetries: 0, rateLimitRetries: 0 };
     const id = operationId(op);
     for (let attempt = 1; ; attempt++) {
       const release = this.limiter ? await this.limiter.acquire() : undefined;
+      if (shouldStart && !shouldStart()) {
+        release?.(false);
+        throw new NotSentError();
+      }
       this.hooks.onRequest?.({ operation: id, method: req.method, url: req.url, attempt });
       let failure: Failure;
       let error: CompanyDataError;

@@ -63,6 +63,13 @@ export class ValidationError extends CompanyDataError {
   }
 }
 
+/** A request given up before it was sent (its caller stopped while it waited for the rate limit): nothing reached the service. */
+export class NotSentError extends CompanyDataError {
+  constructor() {
+    super('The request was not sent: the run was stopped', { code: 'not_sent', hint: 'Run again to send it.' });
+  }
+}
+
 /** 401: no key sent (api_key_required) or key unknown or revoked (invalid_api_key). */
 export class AuthenticationError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {

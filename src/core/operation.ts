@@ -67,6 +67,11 @@ export interface OperationSpec<
    * and the 409 conflicts by error code.
    */
   answers?: { success?: Partial<Record<200 | 201 | 202, string>>; conflicts?: Record<string, string> };
+  /**
+   * A bulk operation: the body parameter `param` takes up to `max` queries answered in one billed
+   * request. The client's bulkLookup, the Sheets enrich and the n8n Lookup are built on it.
+   */
+  bulk?: { param: string; max: number };
   retry: RetryPolicy;
   /**
    * 'shown': method and path are in the spec. 'decided': the spec says "not shown" and the project

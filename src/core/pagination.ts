@@ -2,12 +2,12 @@ import type { AnyOperation, OperationData } from './operation';
 import { operationId } from './operation';
 import type { OperationGroups } from './operations';
 import type { Meta, Pagination } from './schemas/common';
-import type { ApiResult } from './client';
 import { ValidationError } from './errors';
 
 export type ItemOf<O> = OperationData<O> extends ReadonlyArray<infer T> ? T : never;
 
-type Caller = (input: Record<string, unknown>) => Promise<ApiResult<unknown>>;
+/** One call of the operation (the client's), with its answer's data and meta. */
+type Caller = (input: Record<string, unknown>) => Promise<{ data: unknown; meta: Meta; requestId: string }>;
 
 /** Page size when iterating: the largest the service allows, so the fewest requests. */
 export const ITERATION_PAGE_SIZE = 100;

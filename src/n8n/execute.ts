@@ -62,7 +62,7 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
   const items = ctx.getInputData();
   const op = chosenOperation(ctx, spec);
   const client = await clientFor(ctx);
-  if (op.group === 'companies' && op.name === 'lookup') return [await executeLookup(ctx, client, op, items)];
+  if (op.bulk) return [await executeLookup(ctx, client, op, items)];
   const version = ctx.getNode().typeVersion;
   if (version >= 2 && addsFromItems(op) && ctx.getNodeParameter('companiesFrom', 0, 'items') === 'items') return [await executeAddFromItems(ctx, client, op, items)];
 

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { CoreClient } from '../core/client';
 import type { AnyOperation } from '../core/operation';
-import { bulkLookup, lookupKey, type BulkLookupItem } from '../core/bulk-lookup';
+import type { BulkLookupCounters, BulkLookupItem } from '../core/bulk-lookup';
 import { ValidationError } from '../core/errors';
+import { FINAL_LOOKUP_STATUSES, sameQuery, type LookupStatus } from '../core/lookup';
 import type { CompanySummary } from '../core/schemas/company';
 import type { Lang } from '../core/schemas/common';
-import { lookupQueryProblem } from '../core/validation';
 import { toNodeError } from './errors';
 import { n8nClock } from './transport';
 
@@ -50,7 +50,7 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string): IDa
     [`${OUT}status`]: r.status,
     [`${OUT}query`]: r.query,
     [`${OUT}query_type`]: r.type ?? null,
-    [`${OUT}reason`]: r.reason ?? (r.error ? r.error.message : null),
+    [`${OUT}reason`]: r.reason ?? r.detail ?? (r.error ? r.error.message : null),
     [`${OUT}vat_holders`]: r.result?.vat_holders ?? null,
     [`${OUT}match_count`]: matches.length,
     [`${OUT}match`]: matches[0] ? flatCompany(matches[0]) : null,
@@ -61,15 +61,6 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string): IDa
   return out;
 }
 
-/** Statuses that settle a query for good; an item with one of them need not be looked up again. */
-export const FINAL_STATUSES: ReadonlySet<string> = new Set(['matched', 'no_match', 'vat_group', 'skipped', 'invalid']);
-
-/** Two queries are the same when the service would answer them alike (" 12417834 " and 12417834, ee… and EE…). */
-function sameQuery(a: string, b: string): boolean {
-  if (a === b) return true;
-  const norm = (q: string) => (lookupQueryProblem(q) ? q.trim() : lookupKey(q).key);
-  return norm(a) === norm(b);
-}
 
 /**
  * Whether an item already carries this node's final answer for the query it holds now: the output of
@@ -79,7 +70,7 @@ function sameQuery(a: string, b: string): boolean {
  */
 export function alreadyLookedUp(json: IDataObject, query: string, maxAgeMs: number | undefined, nowMs: number): boolean {
   const status = json[`${OUT}status`];
-  if (typeof status !== 'string' || !FINAL_STATUSES.has(status)) return false;
+  if (typeof status !== 'string' || !FINAL_LOOKUP_STATUSES.has(status as LookupStatus)) return false;
   const recorded = json[`${OUT}query`];
   if (recorded === undefined || recorded === null || !sameQuery(String(recorded), query)) return false;
   if (maxAgeMs === undefined) return true;
@@ -93,6 +84,8 @@ interface RunOptions {
   skipLookedUp: boolean;
   /** Answers older than this are looked up again; undefined: never. */
   maxAgeMs?: number;
+  /** Most unique queries this execution may bill; undefined: no cap. */
+  maxBilled?: number;
 }
 
 /** Options that apply to the whole batch, read once from the first item. */
@@ -109,7 +102,31 @@ function runOptions(ctx: IExecuteFunctions, op: AnyOperation): RunOptions {
   if (!Number.isFinite(days) || days < 0) {
     throw toNodeError(ctx.getNode(), new ValidationError({ field: 'look_up_again_after_days', rule: 'must be 0 or more' }), op, 0);
   }
-  return { limit, lang: (options.lang as Lang | undefined) || undefined, skipLookedUp, maxAgeMs: days > 0 ? days * 86_400_000 : undefined };
+  const maxBilled = options.maxBilledQueries === undefined ? 0 : Number(options.maxBilledQueries);
+  if (!Number.isInteger(maxBilled) || maxBilled < 0) {
+    throw toNodeError(ctx.getNode(), new ValidationError({ field: 'max_billed_queries', rule: 'must be a whole number of 0 or more (0: no cap)' }), op, 0);
+  }
+  return {
+    limit,
+    lang: (options.lang as Lang | undefined) || undefined,
+    skipLookedUp,
+    maxAgeMs: days > 0 ? days * 86_400_000 : undefined,
+    maxBilled: maxBilled > 0 ? maxBilled : undefined,
+  };
+}
+
+/** What the run cost, shown under the node's output (n8n 1.x execute contexts have addExecutionHints; older ones do not). */
+function addCostHint(ctx: IExecuteFunctions, c: BulkLookupCounters, sent: number, passedThrough: number): void {
+  const add = (ctx as Partial<Pick<IExecuteFunctions, 'addExecutionHints'>>).addExecutionHints;
+  if (typeof add !== 'function') return;
+  const duplicates = sent - c.invalid - c.skipped - c.uniqueQueries;
+  const parts = [
+    `Billed ${c.billedQueries} unique ${c.billedQueries === 1 ? 'query' : 'queries'} in ${c.requests} ${c.requests === 1 ? 'request' : 'requests'}`,
+    `${duplicates} duplicate ${duplicates === 1 ? 'item' : 'items'} not billed again`,
+    `${c.invalid + c.skipped} invalid or too short ${c.invalid + c.skipped === 1 ? 'item' : 'items'} not sent`,
+  ];
+  if (passedThrough) parts.push(`${passedThrough} already looked up, passed through`);
+  add.call(ctx, { message: `${parts.join('; ')}.`, type: 'info', location: 'outputPane' });
 }
 
 /**
@@ -146,9 +163,15 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
     queries.push(query);
     positions.push(i);
   }
-  if (!queries.length) return out;
+  if (!queries.length) {
+    addCostHint(ctx, { requests: 0, billedQueries: 0, uniqueQueries: 0, invalid: 0, skipped: 0, fromCache: 0, failed: 0 }, 0, items.length);
+    return out;
+  }
 
-  const { results } = await bulkLookup(client, queries, { limit: run.limit, lang: run.lang });
+  const { results, counters } = await client.bulkLookup(queries, { limit: run.limit, lang: run.lang, maxBilledQueries: run.maxBilled }).catch((e: unknown) => {
+    throw toNodeError(ctx.getNode(), e, op, 0);
+  });
+  addCostHint(ctx, counters, queries.length, items.length - queries.length);
   const lookedUpAt = new Date(nowMs).toISOString();
   results.forEach((r, j) => {
     const i = positions[j]!;

@@ -45,7 +45,7 @@ function handledByNode(op: AnyOperation, param: string): boolean {
   const paging = pagingOf(op);
   if (paging === 'pages' && (param === 'page' || param === 'limit')) return true;
   if (paging === 'cursor' && param === 'limit') return true;
-  if (op.group === 'companies' && op.name === 'lookup' && param === 'queries') return true;
+  if (op.bulk?.param === param) return true;
   return false;
 }
 
@@ -290,6 +290,17 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, ve
   ];
 }
 
+/** In the bulk lookup's Options: a spending cap per execution. */
+const maxBilledQueriesOption: INodeProperties = {
+  displayName: 'Max Billed Queries',
+  name: 'maxBilledQueries',
+  type: 'number',
+  typeOptions: { minValue: 0 },
+  default: 0,
+  description:
+    'Stop before sending anything when this execution would bill more unique queries than this (duplicates, invalid items and items already looked up are free). 0: no cap.',
+};
+
 /** All fields of a node for both versions, generated from the operation table. */
 export function nodeProperties(spec: NodeSpec): INodeProperties[] {
   return mergeVersions(propertiesFor(spec, 1), propertiesFor(spec, 2));
@@ -327,8 +338,8 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
   const merged = new Map<string, { prop: INodeProperties; resource: string; operations: string[] }>();
   const perOp: INodeProperties[] = [];
   for (const { resource, op } of ops) {
-    if (op.group === 'companies' && op.name === 'lookup') perOp.push(...lookupProperties(spec, resource, op, version));
-    const options: INodeProperties[] = [];
+    if (op.bulk) perOp.push(...lookupProperties(spec, resource, op, version));
+    const options: INodeProperties[] = op.bulk ? [maxBilledQueriesOption] : [];
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
       const required = f.place === 'top' && !f.optional;

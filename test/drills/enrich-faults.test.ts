@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../packages/cli/src/index';
-import { lookupKey } from '../../src/core/bulk-lookup';
+import { lookupKey } from '../../src/core/lookup';
 import { TransportError, type Transport } from '../../src/core/transport';
 import { lookupQueryProblem } from '../../src/core/validation';
 import { startSandbox } from '../../packages/cli/src/sandbox';
@@ -23,7 +23,9 @@ import { csvOf, drillRows } from './support/rows';
 
 const CLEAN_KEY = 'sk_drill_clean_account_000000000001';
 const FAULTY_KEY = 'sk_drill_faulty_account_00000000002';
-const TIMEOUT_MS = 1000;
+// Generous: with lookups in flight up to the rate limit, client and sandbox share one loaded process here,
+// and an answer later than this would be a time-out the drill did not inject.
+const TIMEOUT_MS = 3000;
 const now = () => new Date('2026-11-20T10:00:00Z');
 
 type Sb = Awaited<ReturnType<typeof startSandbox>>;

@@ -89,14 +89,15 @@ describe('secrets never leak', () => {
     expect(ok.code).toBe(0);
     recordCli('enrich ok', ok);
 
-    const unknown = await runCli(['enrich', file('unknown.csv'), '--api-key', UNKNOWN_KEY, '--base-url', sb.url, '--state-dir', join(dir, 'state')]);
+    // --max-age 0: the first run's answers are in the answer cache; these runs must really send.
+    const unknown = await runCli(['enrich', file('unknown.csv'), '--api-key', UNKNOWN_KEY, '--base-url', sb.url, '--state-dir', join(dir, 'state'), '--max-age', '0']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr + unknown.stdout).toMatch(/401|key/i);
     recordCli('enrich unknown key', unknown);
 
     await fault({ kind: 'server_error', count: 2, status: 503 });
     await fault({ kind: 'reset', count: 1 });
-    const faulty = await runCli(['enrich', file('faulty.csv'), '--state-dir', join(dir, 'state')], env);
+    const faulty = await runCli(['enrich', file('faulty.csv'), '--state-dir', join(dir, 'state'), '--max-age', '0'], env);
     expect(faulty.code).toBe(2); // rows with errors
     recordCli('enrich with faults', faulty);
 

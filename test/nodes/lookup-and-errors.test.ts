@@ -63,8 +63,9 @@ describe('Companies → Lookup over input items', () => {
     ];
     const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'q', options: { limit: 5 } }, items, credentials: creds() });
     const out = jsonOf(await companies.execute.call(ctx));
-    expect(out.map((j) => j.company_data_status)).toEqual(['skipped', 'invalid', 'invalid', 'no_match', 'matched', 'matched']);
+    expect(out.map((j) => j.company_data_status)).toEqual(['skipped', 'invalid', 'invalid', 'no_match', 'vat_group', 'matched']);
     expect(out[1]!.company_data_reason).toMatch(/check digit/);
+    expect(out[4]!.company_data_reason).toBe(`${group.members.length} holders`);
     expect(out[2]!.company_data_reason).toBe('the item has no field "q"');
     expect(out[4]!.company_data_vat_holders).toBe(group.members.length);
     expect((out[4]!.company_data_matches as IDataObject[]).map((m) => m.registry_code).sort()).toEqual([...group.members].sort());

@@ -111,6 +111,73 @@ describe('RateLimiter', () => {
     r2();
   });
 
+  it('with a steady round trip, counts from the starts: the next window does not wait for the round trip', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter(clock, { requests: 2, perMs: 1000, marginMs: 0 });
+    const t0 = clock.now();
+    const starts: number[] = [];
+    // Every request takes 300 ms; 8 of them in a row.
+    const one = async () => {
+      const release = await limiter.acquire();
+      starts.push(clock.now() - t0);
+      await clock.sleep(300);
+      release();
+    };
+    const all = Promise.all(Array.from({ length: 8 }, one));
+    await clock.runAll();
+    await all;
+    // Once the first window's round trips are known (300 ms each, no excess), one window apart.
+    expect(starts).toEqual([0, 0, 1000, 1000, 2000, 2000, 3000, 3000]);
+  });
+
+  it('holds a slot longer by how much later than the fastest its answer came', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter(clock, { requests: 2, perMs: 1000, marginMs: 0 });
+    const t0 = clock.now();
+    // Two instant answers teach the fastest round trip (0 ms).
+    for (const r of [await limiter.acquire(), await limiter.acquire()]) r();
+    await clock.advance(1010);
+    const slow = await limiter.acquire();
+    const quick = await limiter.acquire();
+    await clock.advance(10);
+    quick();
+    await clock.advance(90);
+    slow(); // 100 ms more than the fastest: it may have reached the service up to 100 ms late
+    const at: number[] = [];
+    const next = Promise.all([limiter.acquire(), limiter.acquire()].map((p) => p.then(() => void at.push(clock.now() - t0))));
+    await clock.runAll();
+    await next;
+    expect(at).toEqual([2020, 2110]);
+  });
+
+  it('lets more than N be in flight when the fastest round trip is longer than the window', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter(clock, { requests: 2, perMs: 1000, marginMs: 0 });
+    let inFlight = 0;
+    let most = 0;
+    const one = async () => {
+      const release = await limiter.acquire();
+      most = Math.max(most, ++inFlight);
+      await clock.sleep(2500);
+      inFlight--;
+      release();
+    };
+    const all = Promise.all(Array.from({ length: 12 }, one));
+    await clock.runAll();
+    await all;
+    expect(most).toBeGreaterThanOrEqual(5);
+  });
+
+  it('a request given up before it was sent frees its slot at once and teaches nothing', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter(clock, { requests: 1, perMs: 1000, marginMs: 0 });
+    (await limiter.acquire())(false);
+    let got = false;
+    void limiter.acquire().then(() => (got = true));
+    await flush();
+    expect(got).toBe(true);
+  });
+
   it('rejects nonsense settings', () => {
     expect(() => new RateLimiter(new FakeClock(), { requests: 0 })).toThrow(/1 or more/);
     expect(() => new RateLimiter(new FakeClock(), { perMs: 0 })).toThrow(/more than 0/);

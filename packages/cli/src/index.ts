@@ -51,6 +51,7 @@ export { RateLimiter, type RateLimiterOptions } from '../../../src/core/limiter'
 export { decideRetry, backoffDelay, defaultRetryOptions, type RetryOptions, type Failure, type RetryDecision } from '../../../src/core/retry';
 export * from '../../../src/core/pagination';
 export * from '../../../src/core/bulk-lookup';
+export * from '../../../src/core/lookup';
 export * from '../../../src/core/validation';
 export * from '../../../src/core/params';
 // Both modules define one; the params one carries the user-facing message.

@@ -54,6 +54,9 @@ export const search = defineOperation({
   source: 'shown',
 });
 
+/** Most queries one lookup request takes (spec: Limits, "Lookup queries 1-100 per request"). */
+export const LOOKUP_MAX_QUERIES = 100;
+
 export const lookup = defineOperation({
   group: 'companies',
   name: 'lookup',
@@ -65,7 +68,7 @@ export const lookup = defineOperation({
   params: {
     queries: param({
       in: 'body',
-      schema: z.array(z.string({ message: 'each query must be text' })).min(1, 'needs 1 to 100 queries').max(100, 'needs 1 to 100 queries'),
+      schema: z.array(z.string({ message: 'each query must be text' })).min(1, 'needs 1 to 100 queries').max(LOOKUP_MAX_QUERIES, 'needs 1 to 100 queries'),
       label: 'Queries',
       description: 'Registry codes (8 digits), VAT numbers (EE + 9 digits) or company names, mixed',
     }),
@@ -81,6 +84,7 @@ export const lookup = defineOperation({
   response: z.array(lookupResultSchema),
   meta: obj({ request_id: z.string(), queries: z.number().int(), matched: z.number().int() }),
   billing: 'Billed per query',
+  bulk: { param: 'queries', max: LOOKUP_MAX_QUERIES },
   retry: 'unprocessed-only',
   source: 'shown',
 });

@@ -8,6 +8,7 @@ import type { Fixtures } from './fixtures';
 import { companyHandlers, period } from './handlers/companies';
 import { sectionHandlers } from './handlers/sections';
 import { KeyStore, newKey, type Plan } from './http/keys';
+import { LatencyModel, type LatencySettings } from './latency';
 import { DatasetCompanies } from './monitoring/dataset-port';
 import { SandboxServer } from './server';
 import { SandboxState, type KeyUsage } from './state';
@@ -35,6 +36,8 @@ export interface SandboxOptions {
   dataset?: Dataset;
   /** Detection and delivery behaviour at start (also PUT /sandbox/settings): detectionRate, duplicateRate, duplicateCopies, answerTimeoutMs, concurrency. */
   settings?: Partial<EventSettings>;
+  /** A distant service: round trip, per-query service time and its spread (also PUT /sandbox/latency). */
+  latency?: Partial<LatencySettings>;
 }
 
 export interface Sandbox {
@@ -47,6 +50,8 @@ export interface Sandbox {
   dataset: Dataset;
   clock: SandboxClock;
   writeSide: WriteSide;
+  /** The latency model (round trip, service time); change it with update({latency_ms, per_query_ms, jitter}). */
+  latency: LatencyModel;
   /** Requests and billed lookup queries of a key in the current month. */
   usage(key: string): KeyUsage;
   close(): Promise<void>;
@@ -72,7 +77,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     dataDir: opts.dataDir,
     settings: opts.settings,
   });
+  const latency = new LatencyModel(opts.latency);
   const server = new SandboxServer({
+    latency,
     ds,
     state,
     keys,
@@ -92,6 +99,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   server.handleAll(writeSide.handlers);
   server.route('GET', '/sandbox/fixtures', () => ({ data: ds.fixtures }), { auth: false });
+  server.route('GET', '/sandbox/latency', () => ({ data: latency.view() }), { auth: false });
+  server.route('PUT', '/sandbox/latency', ({ body }) => (latency.update(body), { data: latency.view() }), { auth: false });
   server.routePrefix('/sandbox/', (path) => writeSide.isControl(path), (ctx) => writeSide.control(ctx.key!.id, ctx.method, ctx.path, ctx.body));
 
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
@@ -103,6 +112,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     dataset: ds,
     clock,
     writeSide,
+    latency,
     usage: (key) => {
       const info = keys.lookup(key);
       if (!info) throw new Error('usage: unknown key');

@@ -10,6 +10,7 @@ import { coerce } from './http/coerce';
 import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import { ApiError } from './http/errors';
 import type { KeyInfo, KeyStore } from './http/keys';
+import type { LatencyModel } from './latency';
 import { RateLimiter } from './http/rate-limit';
 import { Router } from './http/router';
 import { period } from './handlers/companies';
@@ -33,6 +34,8 @@ export interface ServerOptions {
   now: () => number;
   /** Called after authentication for every non-/sandbox/ request; true = the answer was already sent (fault injection). */
   beforeOperation?: (key: KeyInfo, req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
+  /** A distant service: round trip and service time of operations (not of /sandbox/ controls). */
+  latency?: LatencyModel;
 }
 
 const MAX_BODY = 2 * 1024 * 1024;
@@ -104,6 +107,7 @@ export class SandboxServer {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    let arrived = false;
     try {
       const url = new URL(req.url ?? '/', 'http://sandbox');
       const method = (req.method ?? 'GET').toUpperCase();
@@ -122,6 +126,10 @@ export class SandboxServer {
         return this.answer(res, r, requestId);
       }
       const entry = found.route.handler;
+      if (entry.kind === 'op' && this.o.latency) {
+        await this.o.latency.arrive();
+        arrived = true;
+      }
       const needsKey = entry.kind === 'op' ? !entry.op.noAuth : entry.auth;
       const key = needsKey ? this.authenticate(req) : null;
       if (key) {
@@ -142,10 +150,15 @@ export class SandboxServer {
       if (!handler) throw new ApiError(501, 'not_implemented', `${method} ${op.path} is not served by this sandbox`);
       const r = await handler({ params, lang: ((params as { lang?: Lang }).lang ?? 'et') as Lang, key, ds: this.o.ds, state: this.o.state, now: this.o.now });
       if (method !== 'GET') this.o.state.changed();
+      if (arrived) {
+        arrived = false;
+        await this.o.latency!.answer(op.bulk ? ((params as Record<string, unknown[]>)[op.bulk.param]?.length ?? 1) : 1);
+      }
       this.answer(res, r, requestId);
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
       if (!(err instanceof ApiError)) console.error('sandbox error', err);
+      if (arrived) await this.o.latency!.back();
       if (res.headersSent) return void res.destroy();
       if (e.status === 413) lingerThenClose(req);
       const retryAfter = e.headers?.['Retry-After'];

@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { LOOKUP_BATCH_SIZE, lookupKey, type BulkLookupOptions, type BulkLookupResult } from '../../../../src/core/bulk-lookup';
-import type { CompanyDataError } from '../../../../src/core/errors';
+import { LOOKUP_BATCH_SIZE, missingAnswer, type LookupSender } from '../../../../src/core/bulk-lookup';
+import { NotSentError, type CompanyDataError } from '../../../../src/core/errors';
+import { answerStatus, readQuery, statusText } from '../../../../src/core/lookup';
 import type { IncludeSection } from '../../../../src/core/params';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { CompanySummary, LookupResult } from '../../../../src/core/schemas/company';
-import { lookupQueryProblem } from '../../../../src/core/validation';
-import { LookupJournal } from './lookup-journal';
 import { lockSheet } from './writer-lock';
+import { PaidAnswers } from './paid-answers';
 import { sectionText } from './profile-sections';
 import type { CellWrite, Table } from './table';
 
@@ -37,7 +36,11 @@ export type EnrichMode = 'missing' | 'all' | { olderThanDays: number };
 
 /** What enrich needs from the client (CoreClient satisfies it). */
 export interface EnrichClient {
-  bulkLookup(queries: readonly string[], opts?: BulkLookupOptions): Promise<BulkLookupResult>;
+  lookupSender(): LookupSender;
+  /** The client's default language, when it has one: answers are cached per language. */
+  readonly lang?: Lang;
+  /** The service's base URL: answers are cached per service. */
+  readonly serviceUrl?: string;
   companies: { get(input: { registry_code: string; include?: IncludeSection[]; lang?: Lang }): Promise<{ data: unknown }> };
 }
 
@@ -64,13 +67,17 @@ export interface EnrichOptions {
   /** Most queries to pay for in this run; rows beyond are left for the next run. */
   maxQueries?: number;
   lang?: Lang;
-  /** Folder for the resume journal (default ~/.company-data/state). */
+  /** Folder for the resume journal and the answer cache (default ~/.company-data/state). */
   stateDir?: string;
+  /** Reuse answers paid for in earlier runs when younger than this many days (default 30; 0: never). */
+  maxAgeDays?: number;
+  /** Which service answers, for the answer cache (default: the client's base URL). */
+  service?: string;
   /** Save at most this often while running (default: the table's saveEveryMs; 1 s for CSV, 10 s for XLSX and Google Sheets). */
   flushEveryMs?: number;
   now?: () => Date;
   onProgress?: (p: EnrichProgress) => void;
-  /** Stops after the lookup request in flight (the rows answered so far are saved). */
+  /** Stops sending; the lookup requests in flight finish and every row answered is saved. */
   signal?: AbortSignal;
 }
 
@@ -83,6 +90,8 @@ export interface EnrichReport {
   uniqueQueries: number;
   /** Distinct queries answered from the journal of an interrupted run (free). */
   fromJournal: number;
+  /** Distinct queries answered from the answer cache of earlier runs (free). */
+  fromCache: number;
   /** Lookup requests made (or, in a dry run, that would be made). */
   requests: number;
   billedQueries: number;
@@ -138,14 +147,6 @@ export function defaultStateDir(): string {
   return process.env.COMPANY_DATA_STATE_DIR || join(homedir(), '.company-data', 'state');
 }
 
-function statusOf(result: LookupResult): { text: string; kind: 'matched' | 'no_match' | 'vat_group' | 'skipped' } {
-  if (result.skipped) return { text: `skipped: ${result.skipped}`, kind: 'skipped' };
-  if (!result.matches?.length) return { text: 'no_match', kind: 'no_match' };
-  if (result.type === 'vat_number' && (result.vat_holders ?? 1) > 1) return { text: `vat_group: ${result.vat_holders} holders`, kind: 'vat_group' };
-  if (result.type === 'vat_number' && result.vat_holders === 0) return { text: 'matched: last VAT holder', kind: 'matched' };
-  return { text: 'matched', kind: 'matched' };
-}
-
 /**
  * Enriches the rows of a table by bulk lookup. Reads the table once, bills each distinct query once,
  * writes results as answers arrive (saved every flushEveryMs and at the end), and never re-bills a
@@ -191,7 +192,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const cutoff = typeof mode === 'object' ? now().getTime() - mode.olderThanDays * 86_400_000 : undefined;
   const cell = (r: number, c: number) => snap.rows[r]?.[c] ?? '';
   const report: EnrichReport = {
-    keyColumn: header[keyCol]!, rows: snap.rows.length, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, requests: 0, billedQueries: 0,
+    keyColumn: header[keyCol]!, rows: snap.rows.length, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, fromCache: 0, requests: 0, billedQueries: 0,
     profileRequests: 0, matched: 0, noMatch: 0, vatGroups: 0, skipped: 0, invalid: 0, errors: 0, deferred: 0, keptCells: 0,
     dryRun: !!opts.dryRun, interrupted: false,
   };
@@ -220,16 +221,10 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     if (mode === 'missing' && wasEnriched) return;
     if (cutoff !== undefined && wasEnriched && !(Date.parse(at) < cutoff)) return;
     report.rowsInScope++;
-    const problem = lookupQueryProblem(q);
-    if (problem) {
-      report.invalid++;
-      put(r, statusCol, `invalid: ${problem}`, true);
-      return;
-    }
-    const k = lookupKey(q);
-    if (k.skipped) {
-      report.skipped++;
-      put(r, statusCol, `skipped: ${k.skipped}`, true);
+    const k = readQuery(q);
+    if (k.status === 'invalid' || k.status === 'skipped') {
+      report[k.status]++;
+      put(r, statusCol, statusText(k.status, k.reason), true);
       return;
     }
     const entry = rowsByKey.get(k.key);
@@ -238,14 +233,14 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   });
   report.uniqueQueries = rowsByKey.size;
 
-  const journal = new LookupJournal(
-    join(opts.stateDir ?? defaultStateDir(), `enrich-${createHash('sha256').update(table.id).digest('hex').slice(0, 16)}.jsonl`),
-    { v: 1, table: table.id, limit: 1, lang: opts.lang ?? null },
-  );
+  const lang = opts.lang ?? client.lang;
+  const answers = new PaidAnswers({ stateDir: opts.stateDir ?? defaultStateDir(), tableId: table.id, service: opts.service ?? client.serviceUrl ?? 'unknown', limit: 1, lang, maxAgeDays: opts.maxAgeDays, now: () => now().getTime() });
   const keys = [...rowsByKey.keys()];
-  const free = keys.filter((k) => journal.get(k));
-  report.fromJournal = free.length;
-  let paid = keys.filter((k) => !journal.get(k));
+  const plan = answers.plan(keys);
+  const free = [...plan.fromJournal, ...plan.fromCache];
+  report.fromJournal = plan.fromJournal.length;
+  report.fromCache = plan.fromCache.length;
+  let paid = plan.toPay;
   if (opts.maxQueries !== undefined && paid.length > opts.maxQueries) {
     for (const k of paid.slice(opts.maxQueries)) report.deferred += rowsByKey.get(k)!.rows.length;
     paid = paid.slice(0, opts.maxQueries);
@@ -255,7 +250,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     report.requests = Math.ceil(paid.length / LOOKUP_BATCH_SIZE);
     report.billedQueries = paid.length;
     report.profileRequests = sections.length ? free.length + paid.length : 0;
-    journal.close();
+    answers.finish(true);
     return report;
   }
 
@@ -270,8 +265,8 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       const batch = writes.splice(0);
       flushing = flushing.then(() => table.write(batch));
     }
-    // A save of a large file blocks for a while; spacing saves by 20x their cost keeps the lookups at the rate limit.
-    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 20 * lastFlushCost)) {
+    // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
+    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 50 * lastFlushCost)) {
       lastFlush = Date.now();
       flushing = flushing
         .then(async () => {
@@ -292,80 +287,66 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const matchedCodes = new Map<string, number[]>();
   const settle = (key: string, result: LookupResult) => {
     const entry = rowsByKey.get(key)!;
-    const st = statusOf(result);
+    const st = answerStatus(result);
     const company = result.matches?.[0];
     if (company && sections.length) matchedCodes.set(company.registry_code, [...(matchedCodes.get(company.registry_code) ?? []), ...entry.rows]);
+    const counter = ({ matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const)[st.status];
     for (const r of entry.rows) {
       const ours = enrichedBefore.has(r);
-      if (st.kind === 'matched') report.matched++;
-      else if (st.kind === 'vat_group') report.vatGroups++;
-      else if (st.kind === 'no_match') report.noMatch++;
-      else report.skipped++;
+      report[counter]++;
       for (const { f, col } of fieldCols) put(r, col, company ? summaryFields[f](company) : '', ours);
-      put(r, statusCol, st.text, true);
+      put(r, statusCol, statusText(st.status, st.detail), true);
       put(r, atCol, enrichedAt, true);
     }
   };
 
-  for (const k of free) settle(k, journal.take(k)!);
-  const settled = new Set(free);
+  for (const k of free) {
+    const a = answers.take(k);
+    if (a) settle(k, a);
+    else {
+      // A cache line damaged on disk (a torn write): that query is paid again.
+      paid.push(k);
+      report.fromCache--;
+    }
+  }
   push(false);
 
-  // The journal records each paid answer before it reaches the table (the cache hook), and is
-  // fsync'd once per request; progress then moves the new answers into the table.
-  const cache = {
-    get: (k: string) => journal.get(k),
-    set: (k: string, r: LookupResult) => journal.set(k, r),
-  };
+  // Requests in flight up to the rate limit; each request's rows are written in the order sent.
   const aborted = () => opts.signal?.aborted === true;
-  const chunk = LOOKUP_BATCH_SIZE * 10;
-  let requestsBefore = 0;
-  for (let i = 0; i < paid.length && !aborted(); i += chunk) {
-    const part = paid.slice(i, i + chunk);
-    const res = await client.bulkLookup(
-      part.map((k) => rowsByKey.get(k)!.send),
-      {
-        limit: 1,
-        ...(opts.lang ? { lang: opts.lang } : {}),
-        cache,
-        onProgress: (p) => {
-          journal.sync();
-          for (const k of part) {
-            if (settled.has(k)) continue;
-            const a = journal.take(k);
-            if (a) {
-              settled.add(k);
-              settle(k, a);
-            }
-          }
-          push(false);
-          opts.onProgress?.({ done: free.length + i + p.done, total: keys.length, requests: requestsBefore + p.requests });
-          if (aborted()) throw new AbortRun();
-        },
+  let done = free.length;
+  let requests = 0;
+  const res = await answers.pay(
+    client.lookupSender(),
+    paid.map((k) => ({ key: k, send: rowsByKey.get(k)!.send })),
+    {
+      limit: 1,
+      lang,
+      shouldStop: aborted,
+      onSettled: (o) => {
+        if (o.answers || o.sent) requests++;
+        o.queries.forEach((q, j) => {
+          const a = o.answers?.[j];
+          if (a) return settle(q.key, a);
+          const error = o.answers ? missingAnswer(o.requestId) : o.error;
+          // Not sent because the run was stopped: the rows stay as they are, for the next run.
+          if (error instanceof NotSentError) return;
+          const rows = rowsByKey.get(q.key)!.rows;
+          report.errors += rows.length;
+          noteError(error);
+          for (const r of rows) put(r, statusCol, statusText('error', error.code), true);
+        });
+        done += o.queries.length;
+        push(false);
+        opts.onProgress?.({ done, total: keys.length, requests });
       },
-    ).catch((e: unknown) => {
-      if (e instanceof AbortRun) return undefined;
-      throw e;
-    });
-    if (!res) break;
-    requestsBefore += res.counters.requests;
-    report.requests += res.counters.requests;
-    report.billedQueries += res.counters.billedQueries;
-    res.results.forEach((item, j) => {
-      if (item.status !== 'error') return;
-      const k = part[j]!;
-      report.errors += rowsByKey.get(k)!.rows.length;
-      noteError(item.error);
-      for (const r of rowsByKey.get(k)!.rows) put(r, statusCol, `error: ${(item.error as CompanyDataError | undefined)?.code ?? 'unknown'}`, true);
-    });
-  }
-  if (aborted()) {
-    report.interrupted = true;
-    // Count what the aborted bulkLookup billed before stopping: every answer it journalled.
-    const answered = paid.filter((k) => settled.has(k)).length;
-    report.billedQueries = Math.max(report.billedQueries, answered);
-    report.requests = Math.max(report.requests, Math.ceil(answered / LOOKUP_BATCH_SIZE));
-  }
+    },
+  ).catch((e: unknown) => {
+    answers.finish(true);
+    throw e;
+  });
+  report.requests = res.requests;
+  report.billedQueries = res.billedQueries;
+  report.interrupted = res.stopped || aborted();
 
   // Profile sections: one request per matched company, after the lookups.
   for (const [code, rows] of matchedCodes) {
@@ -386,14 +367,8 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
 
   push(true);
   await flushing;
-  if (flushError) {
-    journal.close();
-    throw flushError;
-  }
   // Every paid answer is in the table now; the journal is only needed when this did not finish.
-  if (report.interrupted) journal.close();
-  else journal.discard();
+  answers.finish(report.interrupted || !!flushError);
+  if (flushError) throw flushError;
   return report;
 }
-
-class AbortRun extends Error {}

@@ -48,9 +48,14 @@ export class LookupJournal implements LookupCache {
   }
 
   set(key: string, result: LookupResult): void {
-    this.answers.set(key, result);
+    this.add([{ key, answer: result }], JSON.stringify({ k: key, r: result }) + '\n');
+  }
+
+  /** Records the answers of one request in one write; `lines` holds one JSON line {"k","r",...} per answer. */
+  add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>, lines: string): void {
+    for (const e of entries) this.answers.set(e.key, e.answer);
     if (this.fd === undefined) this.open();
-    writeSync(this.fd!, JSON.stringify({ k: key, r: result }) + '\n');
+    writeSync(this.fd!, lines);
     this.unsynced++;
   }
 
@@ -87,7 +92,8 @@ export class LookupJournal implements LookupCache {
   }
 }
 
-function safeJson(line: string): unknown {
+/** The parsed line, or undefined for an empty or torn one. */
+export function safeJson(line: string): unknown {
   try {
     return line ? JSON.parse(line) : undefined;
   } catch {

@@ -1,5 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import { TransportError, type Transport, type TransportErrorKind, type TransportRequest, type TransportResponse } from '../../../../src/core/transport';
+import { DEFAULT_MAX_IN_FLIGHT } from '../../../../src/core/bulk-lookup';
 import { DeadlineTimer, type Deadline } from './deadlines';
 
 export interface UndiciTransportOptions {
@@ -11,7 +12,10 @@ export interface UndiciTransportOptions {
   bodyTimeoutMs?: number;
   /** Overall deadline per request when the request sets none, ms. Default 60 000. */
   deadlineMs?: number;
-  /** Connections per origin. Default 10 (the service allows 10 requests per second per key). */
+  /**
+   * Connections per origin. Default 32: as many as the lookup engine keeps in flight; with a round trip
+   * longer than the rate limit's window, more than 10 requests are in flight at once.
+   */
   connections?: number;
   /** How long an idle kept-alive connection stays open, ms. Default 4 000 (below common 5 s server defaults). */
   keepAliveTimeoutMs?: number;
@@ -149,7 +153,7 @@ export class UndiciTransport implements Transport {
       headersTimeoutMs: opts.headersTimeoutMs ?? 30_000,
       bodyTimeoutMs: opts.bodyTimeoutMs ?? 30_000,
       deadlineMs: opts.deadlineMs ?? 60_000,
-      connections: opts.connections ?? 10,
+      connections: opts.connections ?? DEFAULT_MAX_IN_FLIGHT,
       keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 4_000,
     };
   }

@@ -18,6 +18,7 @@ interface EnrichFlags extends ApiFlags, GoogleFlags {
   lang?: 'et' | 'en' | 'ru';
   stateDir?: string;
   csvFormulas: CsvFormulas;
+  maxAge: number;
 }
 
 function list<T extends string>(allowed: readonly T[], flag: string) {
@@ -35,6 +36,11 @@ function parseMode(value: string): EnrichMode {
   throw new InvalidArgumentError('mode: must be missing, all, or older-than:DAYS (for example older-than:30)');
 }
 
+function days(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('max-age: must be a number of days, 0 or more (0: never reuse answers)');
+  return Number(value);
+}
+
 function positiveInt(flag: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${flag}: must be a whole number of 1 or more`);
@@ -42,19 +48,28 @@ function positiveInt(flag: string) {
   };
 }
 
+/** The answers this run gets without paying. */
+function freeText(r: EnrichReport): string {
+  const parts = [
+    ...(r.fromJournal ? [`${r.fromJournal} answered in the interrupted run`] : []),
+    ...(r.fromCache ? [`${r.fromCache} answered in earlier runs (--max-age)`] : []),
+  ];
+  return parts.length ? ` (free: ${parts.join(', ')})` : '';
+}
+
 export function formatReport(r: EnrichReport): string[] {
   const lines = r.dryRun
     ? [
         `Dry run (nothing sent, nothing written). Key column: ${r.keyColumn}`,
         `Rows: ${r.rows} in the table, ${r.rowsInScope} to enrich`,
-        `Unique queries: ${r.uniqueQueries}${r.fromJournal ? ` (${r.fromJournal} already answered in an interrupted run, free)` : ''}`,
+        `Unique queries: ${r.uniqueQueries}${freeText(r)}`,
         `Requests: ${r.requests} lookup request(s)`,
         `Billed queries: ${r.billedQueries}`,
       ]
     : [
         `${r.errors ? 'Finished with errors' : 'Done'}. Key column: ${r.keyColumn}. Rows enriched this run: ${r.matched + r.noMatch + r.vatGroups}`,
         `Matched ${r.matched}, VAT groups ${r.vatGroups}, no match ${r.noMatch}, skipped ${r.skipped}, invalid ${r.invalid}, errors ${r.errors}`,
-        `Requests: ${r.requests}; billed queries: ${r.billedQueries}${r.fromJournal ? `; ${r.fromJournal} answers reused from the interrupted run` : ''}`,
+        `Requests: ${r.requests}; billed queries: ${r.billedQueries}${freeText(r)}`,
       ];
   if (r.profileRequests) lines.push(`Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company; not in the billed queries)' : ''}`);
   if (!r.dryRun && r.invalid + r.skipped) lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
@@ -83,7 +98,8 @@ export function enrichCommand(): Command {
     .addOption(new Option('--max-queries <n>', 'pay for at most this many queries in this run').argParser(positiveInt('max-queries')))
     .option('--force', 'overwrite cells a person typed')
     .addOption(new Option('--lang <lang>', 'language of labels').choices(['et', 'en', 'ru']))
-    .addOption(new Option('--state-dir <dir>', 'where resume state is kept').env('COMPANY_DATA_STATE_DIR'))
+    .addOption(new Option('--state-dir <dir>', 'where resume state and paid answers are kept').env('COMPANY_DATA_STATE_DIR'))
+    .addOption(new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never').argParser(days).default(30))
     .addOption(csvFormulasOption());
   addApiOptions(cmd);
   addGoogleOptions(cmd);
@@ -94,7 +110,7 @@ export function enrichCommand(): Command {
     const opened = await openClient(flags, say);
     const controller = new AbortController();
     const onSignal = () => {
-      say('Stopping after the request in flight; finished rows are being saved...');
+      say('Stopping after the requests in flight; finished rows are being saved...');
       controller.abort();
     };
     process.once('SIGINT', onSignal);
@@ -118,6 +134,9 @@ export function enrichCommand(): Command {
         ...(flags.maxQueries ? { maxQueries: flags.maxQueries } : {}),
         ...(flags.lang ? { lang: flags.lang } : {}),
         ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+        maxAgeDays: flags.maxAge,
+        // The offline sandbox listens on a new port each run but always answers alike.
+        ...(opened.offline ? { service: 'offline-sandbox' } : {}),
         signal: controller.signal,
         onProgress: (p) => {
           if (!bar) return;

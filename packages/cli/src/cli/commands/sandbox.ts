@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createStoredKey, readKeyFile, revokeStoredKey, type Plan } from '../../sandbox/http/keys';
+import { DEFAULT_JITTER, DEFAULT_PER_QUERY_MS } from '../../sandbox/latency';
 
 const int = (name: string, min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -7,6 +8,17 @@ const int = (name: string, min: number, max: number) => (v: string) => {
   return n;
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
+const num = (name: string, min: number, max: number) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number from ${min} to ${max}`);
+  return n;
+};
+const rateLimit = (v: string): number | false => {
+  if (v === 'off') return false;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new InvalidArgumentError('rate-limit must be off or a whole number of requests per second from 1 to 100000');
+  return n;
+};
 
 /** --data-dir may be written before or after the keys subcommand (the sandbox command has it too). */
 function dirOf<T = object>(c: Command): T & { dataDir: string } {
@@ -23,6 +35,10 @@ interface ServeFlags {
   seed: number;
   companies: number;
   dataDir?: string;
+  latencyMs: number;
+  perQueryMs?: number;
+  jitter?: number;
+  rateLimit: number | false;
 }
 
 export function sandboxCommand(): Command {
@@ -35,6 +51,10 @@ export function sandboxCommand(): Command {
     .option('--seed <n>', 'dataset seed', int('seed', 0, 2 ** 31), 1)
     .option('--companies <n>', 'number of generated companies', int('companies', 1500, 2_000_000), 20_000)
     .option('--data-dir <dir>', 'keep key hashes and sandbox state here')
+    .option('--latency-ms <ms>', 'act like a distant service: add this round trip to every request', num('latency-ms', 0, 60_000), 0)
+    .addOption(new Option('--per-query-ms <ms>', 'service time per lookup query (per request for other calls)').argParser(num('per-query-ms', 0, 1000)).default(undefined, `${DEFAULT_PER_QUERY_MS} with --latency-ms, else 0`))
+    .addOption(new Option('--jitter <fraction>', 'spread of the service time, 0 to 1').argParser(num('jitter', 0, 1)).default(undefined, String(DEFAULT_JITTER)))
+    .addOption(new Option('--rate-limit <n|off>', 'requests per second per key, or off').argParser(rateLimit).default(10))
     .action(async (flags: ServeFlags) => {
       const { startSandbox } = await import('../../sandbox');
       const keys = [...flags.key.map((key) => ({ key, plan: 'api' as Plan })), ...flags.basicKey.map((key) => ({ key, plan: 'basic' as Plan }))];
@@ -49,12 +69,19 @@ export function sandboxCommand(): Command {
         }
       }
       const t0 = Date.now();
-      const sb = await startSandbox({ host: flags.host, port: flags.port, seed: flags.seed, companies: flags.companies, keys, dataDir: flags.dataDir });
+      const latency = {
+        latencyMs: flags.latencyMs,
+        perQueryMs: flags.perQueryMs ?? (flags.latencyMs > 0 ? DEFAULT_PER_QUERY_MS : 0),
+        jitter: flags.jitter ?? DEFAULT_JITTER,
+      };
+      const sb = await startSandbox({ host: flags.host, port: flags.port, seed: flags.seed, companies: flags.companies, keys, dataDir: flags.dataDir, latency, rateLimit: flags.rateLimit });
       const out = process.stdout;
       out.write(`Sandbox on ${sb.url} (seed ${flags.seed}, ${sb.dataset.companies.length} synthetic companies, ready in ${Date.now() - t0} ms)\n`);
       if (created) out.write(`API key (shown once, only its hash is kept${flags.dataDir ? ` in ${flags.dataDir}` : ''}):\n  ${created}\n`);
       else out.write(`Keys: ${keys.length} from the command line, ${stored.length} in ${flags.dataDir ?? 'no data dir'}\n`);
       out.write(`Scenario fixtures: ${sb.url}/sandbox/fixtures   OpenAPI: ${sb.url}/openapi.json\n`);
+      if (latency.latencyMs || latency.perQueryMs) out.write(`Latency: ${latency.latencyMs} ms round trip, ${latency.perQueryMs} ms per query ±${latency.jitter * 100}% (PUT ${sb.url}/sandbox/latency)\n`);
+      if (flags.rateLimit === false) out.write('Rate limit: off\n');
       const stop = async () => {
         await sb.close();
         process.exit(0);

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * `company-data enrich` against a distant service, end to end: the built CLI (packages/cli/dist) as its own
+ * process, timed from spawn to exit, on a CSV of --rows rows (default 20,000: 15,000 unique identifiers, 20%
+ * repeats written differently, 5% invalid), against the sandbox in a child process with its latency model:
+ * a round trip of --latencies ms (default 0,100,300,1000) plus 0.5 ms service time per query ±50%, rate limit
+ * 10 requests/s. Figure: unique billed rows per second divided by the bound, 1,000 unique/s (10 requests/s ×
+ * 100 queries); duplicates and invalid rows are not counted, they cost nothing. Billing from the sandbox's
+ * usage counter: first run = unique; the same file enriched again with another --out (the README's own
+ * example) bills 0 thanks to the answer cache.
+ * Run: node bench/distant.bench.mjs [--rows 20000] [--latencies 0,100,300,1000]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIfStale } from '../e2e/lib/build.mjs';
+import { arg, forkSandbox, load, report, root, sleep } from './support.mjs';
+
+const ROWS = Number(arg('rows', 20_000));
+const LATENCIES = String(arg('latencies', '0,100,300,1000')).split(',').map(Number);
+const BOUND = 1000;
+
+const lib = await load(
+  'distant',
+  `export { makeRows } from './bench/rows';
+   export { lookupQueryProblem } from './src/core/validation';
+   export { lookupKey } from './src/core/lookup';
+   export { buildDataset } from './packages/cli/src/sandbox/dataset';`,
+);
+await buildIfStale(root, (m) => console.log(`[build] ${m}`));
+const cli = join(root, 'packages', 'cli', 'dist', 'cli', 'main.js');
+const dir = mkdtempSync(join(tmpdir(), 'distant-bench-'));
+
+/** Runs the CLI; resolves with its wall time (spawn to exit), code and output. */
+function enrich(args, env) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [cli, 'enrich', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ seconds: (performance.now() - t0) / 1000, code, out }));
+  });
+}
+
+const dataset = lib.buildDataset(1, 20_000);
+const rows = lib.makeRows(ROWS, dataset.companies.slice(0, 20_000).map((c) => ({ code: c.code, vat: c.vat ?? null })));
+const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
+const file = join(dir, 'rows.csv');
+writeFileSync(file, 'registry code,owner\n' + rows.map((r, i) => `"${r}",owner ${i % 50}`).join('\n') + '\n');
+
+const figures = { rows: ROWS, unique, bound: BOUND, runs: {} };
+for (const latencyMs of LATENCIES) {
+  const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs, perQueryMs: 0.5, jitter: 0.5 } });
+  try {
+    const usage = async () => {
+      const res = await fetch(`${sb.url}/usage`, { headers: { 'x-api-key': sb.apiKey } });
+      return (await res.json()).data.billed_lookup_queries;
+    };
+    const env = { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey };
+    const state = join(dir, `state-${latencyMs}`);
+    const b0 = await usage();
+    await sleep(1100);
+    const first = await enrich([file, '--out', join(dir, `out-${latencyMs}.csv`), '--state-dir', state], env);
+    await sleep(1100);
+    const b1 = await usage();
+    await sleep(1100);
+    const again = await enrich([file, '--out', join(dir, `again-${latencyMs}.csv`), '--state-dir', state], env);
+    await sleep(1100);
+    const b2 = await usage();
+    if (first.code !== 0 || again.code !== 0) throw new Error(`enrich failed at ${latencyMs} ms:\n${first.out}\n${again.out}`);
+    const rate = unique / first.seconds;
+    const f = { latencyMs, seconds: first.seconds, uniquePerSecond: rate, ofBound: rate / BOUND, billed: b1 - b0, rerunBilled: b2 - b1, rerunSeconds: again.seconds };
+    figures.runs[latencyMs] = f;
+    console.log(
+      `latency ${latencyMs} ms: ${ROWS} rows (${unique} unique) in ${f.seconds.toFixed(2)} s from process start to exit: ${rate.toFixed(0)} unique/s = ${f.ofBound.toFixed(3)} of the bound; billed ${f.billed}; again with another --out: billed ${f.rerunBilled} in ${f.rerunSeconds.toFixed(2)} s`,
+    );
+  } finally {
+    await sb.close();
+  }
+}
+report('distant', figures);

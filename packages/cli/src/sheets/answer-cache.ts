@@ -1,0 +1,260 @@
+import { createHash } from 'node:crypto';
+import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Lang } from '../../../../src/core/schemas/common';
+import type { LookupResult } from '../../../../src/core/schemas/company';
+import { safeJson } from './lookup-journal';
+
+export const DEFAULT_MAX_AGE_DAYS = 30;
+/** The cache file of one (limit, lang) is compacted when it grows past this. */
+export const DEFAULT_MAX_CACHE_BYTES = 128 * 1024 * 1024;
+const DAY_MS = 86_400_000;
+/** A compaction lock older than this was left by a process that died while compacting. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+export interface AnswerCacheOptions {
+  /** The state folder; the cache lives in its answers/ sub-folder. */
+  stateDir: string;
+  /** Which service answered (its base URL): answers of different services are never mixed. */
+  service: string;
+  /** Matches per query and language the answers were asked with: answers of other options are never mixed in. */
+  limit: number;
+  lang?: Lang;
+  /** Answers older than this many days are not reused (default 30). 0: nothing is reused; paid answers are still kept. */
+  maxAgeDays?: number;
+  /** Compaction threshold of the file, bytes (default 128 MiB). */
+  maxBytes?: number;
+  now?: () => number;
+}
+
+/** Where one line of the file sits. */
+interface Entry {
+  at: number;
+  offset: number;
+  length: number;
+}
+
+/** `{"k":<key>,"t":<ms>,"r":` — the key and time are read without parsing the answer. */
+const LINE_HEAD = /^\{"k":("(?:[^"\\]|\\.)*"),"t":(\d+),"r":/;
+
+/**
+ * Every lookup answer paid for, kept in the state folder so a later run (another --out, another
+ * sheet with the same companies) reuses it instead of paying again.
+ *
+ * One file per (service, limit, lang): JSON lines {"k": dedupe key, "t": ms when answered, "r": answer},
+ * appended with O_APPEND in one write per request and fsync'd, like the resume journal, so a kill -9
+ * loses at most the request in flight and a torn last line is ignored. Two processes append to the
+ * same file safely: each write lands whole at the end. Reading keeps only the position of the newest
+ * line of each key asked for, and reads the answer itself when it is used, so memory stays small.
+ *
+ * Bounded on disk: past maxBytes the file is compacted (newest answer per key, oldest dropped until
+ * half the bound) under a lock file, written to a temp file and renamed over. An append that raced
+ * the compaction is not lost: the compactor copies what was appended to the old file after it read
+ * it, and a writer that finds the file renamed under it writes its lines again to the new one.
+ */
+export class AnswerCache {
+  readonly path: string;
+  private readonly maxAgeMs: number;
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  private readonly index = new Map<string, Entry>();
+  /** The file the index points into (kept open: a compaction renames a new file over it). */
+  private readFd: number | undefined;
+
+  constructor(private readonly o: AnswerCacheOptions) {
+    const days = o.maxAgeDays ?? DEFAULT_MAX_AGE_DAYS;
+    if (!(days >= 0)) throw new Error('max-age: must be 0 or more days');
+    this.maxAgeMs = days * DAY_MS;
+    this.maxBytes = o.maxBytes ?? DEFAULT_MAX_CACHE_BYTES;
+    this.now = o.now ?? Date.now;
+    const service = createHash('sha256').update(o.service).digest('hex').slice(0, 12);
+    this.path = join(o.stateDir, 'answers', `${service}-limit${o.limit}-${o.lang ?? 'default'}.jsonl`);
+  }
+
+  /** Indexes the newest answer of each wanted key that is young enough to be reused. */
+  load(wanted: ReadonlySet<string>): void {
+    if (this.maxAgeMs === 0 || wanted.size === 0) return;
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    this.readFd = fd;
+    const oldest = this.now() - this.maxAgeMs;
+    scanLines(fd, 0, (line, offset) => {
+      const m = LINE_HEAD.exec(line);
+      if (!m) return;
+      const key = safeJson(m[1]!) as string | undefined;
+      const at = Number(m[2]);
+      if (typeof key !== 'string' || !wanted.has(key) || at < oldest) return;
+      const seen = this.index.get(key);
+      if (!seen || seen.at <= at) this.index.set(key, { at, offset, length: Buffer.byteLength(line) });
+    });
+  }
+
+  /** Whether load() found a young enough answer for the key (read with get()). */
+  has(key: string): boolean {
+    return this.index.has(key);
+  }
+
+  /** The cached answer and when it was given, or undefined (also for a line damaged on disk). */
+  get(key: string): { answer: LookupResult; at: number } | undefined {
+    const e = this.index.get(key);
+    if (!e || this.readFd === undefined) return undefined;
+    const buf = Buffer.alloc(e.length);
+    readSync(this.readFd, buf, 0, e.length, e.offset);
+    const line = safeJson(buf.toString('utf8')) as { k?: string; r?: LookupResult } | undefined;
+    return line?.k === key && line.r && typeof line.r === 'object' ? { answer: line.r, at: e.at } : undefined;
+  }
+
+  /** The lines add() writes for these answers, given now (the resume journal reads the same lines). */
+  lines(entries: ReadonlyArray<{ key: string; answer: LookupResult }>): string {
+    const t = this.now();
+    return entries.map((e) => `${JSON.stringify({ k: e.key, t, r: e.answer })}\n`).join('');
+  }
+
+  /**
+   * Keeps answers just paid for: one append for all of them (`text` from lines(), when already made).
+   * The fsync runs in the background: a killed process loses nothing it wrote, only a power cut could.
+   */
+  add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>, text = this.lines(entries)): void {
+    if (!entries.length) return;
+    mkdirSync(join(this.o.stateDir, 'answers'), { recursive: true, mode: 0o700 });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const fd = openSync(this.path, 'a+', 0o600);
+      let written = false;
+      try {
+        // A line torn by a kill -9 of another writer must not swallow the first line of this write.
+        const size = fstatSync(fd).size;
+        const lead = size > 0 && !endsWithNewline(fd, size) ? '\n' : '';
+        writeSync(fd, lead + text);
+        // Written to a file a compaction has just replaced: write it again to the new one.
+        written = sameFile(fd, this.path);
+      } finally {
+        fsync(fd, () => close(fd, () => undefined));
+      }
+      if (written) break;
+    }
+    if ((statSafe(this.path)?.size ?? 0) > this.maxBytes) this.compact();
+  }
+
+  close(): void {
+    if (this.readFd !== undefined) closeSync(this.readFd);
+    this.readFd = undefined;
+    this.index.clear();
+  }
+
+  /** Newest answer per key; oldest dropped until the file is at most half the bound. Skipped when another process compacts. */
+  compact(): void {
+    const lock = `${this.path}.compact.lock`;
+    if (!takeLock(lock)) return;
+    try {
+      const fd = openSync(this.path, 'r');
+      try {
+        const size = fstatSync(fd).size;
+        const newest = new Map<string, { at: number; line: string }>();
+        scanLines(fd, 0, (line) => {
+          const m = LINE_HEAD.exec(line);
+          const key = m && (safeJson(m[1]!) as string | undefined);
+          if (!m || typeof key !== 'string' || safeJson(line) === undefined) return;
+          const at = Number(m[2]);
+          const seen = newest.get(key);
+          if (!seen || seen.at <= at) newest.set(key, { at, line });
+        }, size);
+        const kept = [...newest.values()].sort((a, b) => b.at - a.at);
+        let bytes = 0;
+        const lines: string[] = [];
+        for (const e of kept) {
+          bytes += Buffer.byteLength(e.line) + 1;
+          if (bytes > this.maxBytes / 2) break;
+          lines.push(e.line);
+        }
+        const tmp = `${this.path}.${process.pid}.tmp`;
+        const out = openSync(tmp, 'w', 0o600);
+        writeSync(out, lines.reverse().map((l) => `${l}\n`).join(''));
+        fsyncSync(out);
+        closeSync(out);
+        renameSync(tmp, this.path);
+        // Lines appended to the old file after it was read above.
+        const late: string[] = [];
+        scanLines(fd, size, (line) => void (LINE_HEAD.test(line) && late.push(line)));
+        if (late.length) {
+          const again = openSync(this.path, 'a', 0o600);
+          writeSync(again, late.map((l) => `${l}\n`).join(''));
+          fsyncSync(again);
+          closeSync(again);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}
+
+/** Calls back with every complete line from `start` (to `end`), and its byte offset. */
+function scanLines(fd: number, start: number, onLine: (line: string, offset: number) => void, end = Infinity): void {
+  const chunk = Buffer.alloc(1 << 20);
+  let carry = Buffer.alloc(0);
+  let pos = start;
+  let lineStart = start;
+  while (pos < end) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, end - pos), pos);
+    if (n <= 0) break;
+    pos += n;
+    const buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+    let from = 0;
+    for (let nl = buf.indexOf(10, from); nl >= 0; nl = buf.indexOf(10, from)) {
+      if (nl > from) onLine(buf.toString('utf8', from, nl), lineStart);
+      lineStart += nl - from + 1;
+      from = nl + 1;
+    }
+    // A line without its newline yet (or torn by a kill) waits for the next chunk, else is dropped.
+    carry = Buffer.from(buf.subarray(from));
+  }
+}
+
+function endsWithNewline(fd: number, size: number): boolean {
+  const b = Buffer.alloc(1);
+  readSync(fd, b, 0, 1, size - 1);
+  return b[0] === 10;
+}
+
+function sameFile(fd: number, path: string): boolean {
+  const now = statSafe(path);
+  return !!now && now.ino === fstatSync(fd).ino && now.dev === fstatSync(fd).dev;
+}
+
+function statSafe(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function takeLock(path: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const st = statSafe(path);
+      if (st && Date.now() - st.mtimeMs < STALE_LOCK_MS) return false;
+      try {
+        unlinkSync(path);
+      } catch {
+        /* taken over by another process first */
+      }
+    }
+  }
+  return false;
+}

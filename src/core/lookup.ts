@@ -1,0 +1,80 @@
+import type { LookupResult } from './schemas/company';
+import { classifyLookupQuery, lookupQueryProblem, type LookupQueryType } from './validation';
+
+/**
+ * The lookup's vocabulary, written once for the client's bulkLookup, the Sheets enrich and the n8n
+ * Lookup: how a query is read before anything is sent, its dedupe key, and the status word of a row.
+ */
+
+/**
+ * - matched: at least one company (for a VAT number without a current holder: its last holder)
+ * - no_match: searched, nothing found
+ * - vat_group: a VAT number held by more than one company now (raise the limit to get all)
+ * - skipped: a name without a word of 3+ characters; the service would not search it (never sent)
+ * - invalid: empty, or a code form that cannot exist (bad check digit); never sent
+ * - error: the request carrying the query failed
+ */
+export type LookupStatus = 'matched' | 'no_match' | 'vat_group' | 'skipped' | 'invalid' | 'error';
+
+/** Statuses that settle a query for good: looking it up again would give the same answer. */
+export const FINAL_LOOKUP_STATUSES: ReadonlySet<LookupStatus> = new Set<LookupStatus>(['matched', 'no_match', 'vat_group', 'skipped', 'invalid']);
+
+/** Reason of a skipped query, as the service words it. */
+export const QUERY_TOO_SHORT = 'query_too_short';
+
+export interface LookupKey {
+  /** Two inputs with the same key get the same answer. */
+  key: string;
+  type: LookupQueryType;
+  /** What is sent: the registry code, the VAT number as EE + 9 digits, or the name with white space collapsed. */
+  send: string;
+  skipped?: typeof QUERY_TOO_SHORT;
+}
+
+/**
+ * The dedupe key: the registry code, the normalised VAT number (EE + 9 digits), or the name trimmed,
+ * with white space collapsed and case folded.
+ */
+export function lookupKey(query: string): LookupKey {
+  const c = classifyLookupQuery(query);
+  if (c.type !== 'name') return { key: `${c.type}:${c.normalised}`, type: c.type, send: c.normalised };
+  const send = c.normalised.replace(/\s+/g, ' ');
+  return { key: `name:${send.normalize('NFC').toLocaleLowerCase('et')}`, type: 'name', send, skipped: c.skipped };
+}
+
+/** How one input is read before anything is sent. */
+export type QueryReading =
+  | { status: 'invalid'; reason: string }
+  | ({ status: 'skipped'; reason: typeof QUERY_TOO_SHORT } & LookupKey)
+  | ({ status: 'send' } & LookupKey);
+
+/** Reads one input: invalid and too-short inputs are settled here, for free; the rest is sent by key. */
+export function readQuery(query: unknown): QueryReading {
+  if (typeof query !== 'string') return { status: 'invalid', reason: 'is not text' };
+  const problem = lookupQueryProblem(query);
+  if (problem) return { status: 'invalid', reason: problem };
+  const k = lookupKey(query);
+  if (k.skipped) return { status: 'skipped', reason: QUERY_TOO_SHORT, ...k };
+  return { status: 'send', ...k };
+}
+
+/** Whether two inputs would be answered alike (" 12417834 " and 12417834, ee… and EE…). */
+export function sameQuery(a: string, b: string): boolean {
+  if (a === b) return true;
+  const norm = (q: string) => (lookupQueryProblem(q) ? q.trim() : lookupKey(q).key);
+  return norm(a) === norm(b);
+}
+
+/** The status word of an answer, and its detail for a person (VAT holders, the skip reason). */
+export function answerStatus(a: LookupResult): { status: Exclude<LookupStatus, 'invalid' | 'error'>; detail?: string } {
+  if (a.skipped) return { status: 'skipped', detail: String(a.skipped) };
+  if (!Array.isArray(a.matches) || a.matches.length === 0) return { status: 'no_match' };
+  if (a.type === 'vat_number' && (a.vat_holders ?? 1) > 1) return { status: 'vat_group', detail: `${a.vat_holders} holders` };
+  if (a.type === 'vat_number' && a.vat_holders === 0) return { status: 'matched', detail: 'last VAT holder' };
+  return { status: 'matched' };
+}
+
+/** "status" or "status: detail", the text a sheet's status column shows. */
+export function statusText(status: LookupStatus, detail?: string): string {
+  return detail ? `${status}: ${detail}` : status;
+}

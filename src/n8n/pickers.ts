@@ -238,6 +238,24 @@ function loadOptionsMethod(key: AccountList) {
   };
 }
 
+const isAccountList = (k: PickerKey): k is AccountList => (accountLists as readonly string[]).includes(k);
+
+/**
+ * A picker among a node's Options (a collection, where n8n offers no resourceLocator): the account's
+ * lists or saved searches as a loaded option list. Undefined for pickers that need a search (companies, people).
+ */
+export function optionListProperty(key: PickerKey, base: { displayName: string; name: string; description: string }): INodeProperties | undefined {
+  if (!isAccountList(key)) return undefined;
+  return {
+    displayName: base.displayName.replace(/ ID$/, ''),
+    name: base.name,
+    type: 'options',
+    typeOptions: { loadOptionsMethod: loadMethodName(key) },
+    default: '',
+    description: `${base.description}. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+  };
+}
+
 /** Every option loader, by method name: node files put these under methods.loadOptions. */
 export const loadOptions = Object.fromEntries(accountLists.map((k) => [loadMethodName(k), loadOptionsMethod(k)])) as Record<string, (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>>;
 

@@ -4,7 +4,7 @@ import { groups } from '../core/operation';
 import { operationGroups } from '../core/operations';
 import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from '../core/params';
 import { titleCase } from './choices';
-import { resourceLocatorProperty } from './pickers';
+import { optionListProperty, resourceLocatorProperty } from './pickers';
 import { simplifies } from './simplify';
 import { addFromItemsProperties, addsFromItems } from './add-companies';
 import { kindOf, type Kind } from './schema-kind';
@@ -36,7 +36,7 @@ export interface Field {
   kind: Kind;
   optional: boolean;
   label: string;
-  /** Version 2 shows a picker (resourceLocator) for it. */
+  /** Version 2 shows a picker for it: a resourceLocator at the top, a loaded option list among the Options. */
   picker?: PickerKey;
 }
 
@@ -55,7 +55,7 @@ export function fieldsOf(op: AnyOperation): Field[] {
     .map(([name, spec]) => {
       const { kind, optional } = kindOf(spec.schema);
       const place = spec.optional ? 'options' : 'top';
-      return { param: name, prop: camel(name), place, kind, optional, label: spec.label, ...(spec.picker && place === 'top' ? { picker: spec.picker } : {}) } as Field;
+      return { param: name, prop: camel(name), place, kind, optional, label: spec.label, ...(spec.picker ? { picker: spec.picker } : {}) } as Field;
     });
 }
 
@@ -343,10 +343,14 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
       const required = f.place === 'top' && !f.optional;
+      const plain = () => propertyFor(f.param, ps.label, ps.description, f.kind, required, { options: ps.options, example: ps.example });
+      const base = { displayName: ps.label, name: f.prop, description: ps.description, required };
       const prop =
-        version >= 2 && f.picker
-          ? resourceLocatorProperty(f.picker, { displayName: ps.label, name: f.prop, description: ps.description, required })
-          : propertyFor(f.param, ps.label, ps.description, f.kind, required, { options: ps.options, example: ps.example });
+        version < 2 || !f.picker
+          ? plain()
+          : f.place === 'top'
+            ? resourceLocatorProperty(f.picker, base)
+            : (optionListProperty(f.picker, base) ?? plain());
       if (f.place === 'options') {
         options.push(prop);
         continue;

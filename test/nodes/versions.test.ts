@@ -86,3 +86,23 @@ describe('Companies → Lookup: "never" is a choice in version 2', () => {
     }
   });
 });
+
+describe('Monitoring → Events: the list among the Options', () => {
+  test('version 2 offers the account lists as a loaded option list; version 1 keeps the typed List ID', () => {
+    const listOptions = new CompanyDataMonitoring().description.properties
+      .filter((p) => p.name === 'options' && (p.displayOptions?.show?.operation as string[] | undefined)?.includes('events'))
+      .flatMap((p) => (p.options ?? []) as { name: string; type: string; typeOptions?: unknown }[])
+      .filter((o) => o.name === 'listId');
+    expect(listOptions.map((o) => o.type).sort()).toEqual(['options', 'string']);
+    expect(listOptions.find((o) => o.type === 'options')!.typeOptions).toEqual({ loadOptionsMethod: 'getMonitoringLists' });
+  });
+
+  test('a list chosen there is sent as the events filter, in both versions', async () => {
+    const id = await newList('Events filter');
+    for (const version of [1, 2]) {
+      const { requests } = await run(monitoring, version, { resource: 'monitoring', operation: 'events', returnAll: false, limit: 5, options: { listId: id } });
+      expect(requests.filter((r) => r.url.includes('/monitoring/events')).every((r) => r.url.includes(`list_id=${id}`))).toBe(true);
+      expect(requests.some((r) => r.url.includes('/monitoring/events'))).toBe(true);
+    }
+  });
+});

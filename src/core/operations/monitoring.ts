@@ -87,7 +87,7 @@ export const events = defineOperation({
   path: '/monitoring/events',
   params: {
     after: param({ in: 'query', schema: z.string().regex(/^evt_\d+$/, 'must be an event id like evt_123').optional(), label: 'After Event ID', description: 'Return events after this event id (the cursor). Empty: from the oldest kept event.', optional: true }),
-    list_id: param({ in: 'query', schema: z.string().optional(), label: 'List ID', description: 'Only events naming this list', optional: true }),
+    list_id: param({ in: 'query', schema: z.string().optional(), label: 'List ID', description: 'Only events naming this list', optional: true, picker: 'monitoringList' }),
     category: param({ in: 'query', schema: z.array(categoryEnum).optional(), label: 'Categories', description: 'Only these categories', options: categoryOptions, optional: true }),
     limit: p.limit,
   },

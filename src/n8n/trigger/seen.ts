@@ -1,3 +1,4 @@
+import { sleep } from 'n8n-workflow';
 import { MemoryDedupeStore } from '../../webhooks';
 
 /**
@@ -53,6 +54,8 @@ const PROCESSED_DATA_ATTEMPTS = 3;
 export const TURN_ENTRY = 'company-data-trigger:turn';
 /** A turn held this long (a process killed while holding it) is taken away. */
 export const TURN_STALE_MS = 30_000;
+/** The longest pause between two tries for the turn. */
+const TURN_PAUSE_MAX_MS = 20;
 
 const isUniqueViolation = (e: unknown) => /unique|duplicate key/i.test((e as Error)?.message ?? '');
 // DeduplicationHelper.validateMode: the row was written in another mode, so another node uses the slot.
@@ -91,7 +94,7 @@ async function tryTurn(h: ProcessedDataHelpers): Promise<Turn> {
  * workflow-scope row (see tryTurn). Should the store fail, every id counts as new and `warn` says
  * so: an alert delivered twice is better than one lost.
  */
-export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STALE_MS } = {}) {
+export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STALE_MS, pause = (ms: number): Promise<void> => sleep(ms) } = {}) {
   const queues = new Map<string, Promise<void>>();
   const warnedForeign = new Set<string>();
 
@@ -112,7 +115,7 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
   /** Waits for the turn (each try is a database round trip); false when another node uses the row. */
   async function waitForTurn(h: ProcessedDataHelpers, key: string, warn: (message: string) => void): Promise<boolean> {
     let since = now();
-    for (;;) {
+    for (let tries = 1; ; tries++) {
       const turn = await tryTurn(h);
       if (turn === 'taken') return true;
       if (turn === 'foreign') {
@@ -126,7 +129,11 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
         warn(`the turn to check events was held for over ${Math.round(staleMs / 1000)} s (a process stopped while holding it); taking it over`);
         await h.clearAllProcessedItems('workflow', ENTRIES);
         since = now();
+        continue;
       }
+      // A turn lasts a few database round trips: a short, growing pause keeps waiting processes from
+      // asking the database without end during a burst.
+      await pause(Math.min(2 * tries, TURN_PAUSE_MAX_MS));
     }
   }
 

@@ -12,7 +12,6 @@ import {
   clientFor,
   CREDENTIAL_TYPE,
   pollApi,
-  splitList,
   pollOnce,
   pollSources,
   type PollState,
@@ -54,17 +53,15 @@ export class CompanyDataPollTrigger implements INodeType {
 
   async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
     const options = readTriggerOptions((name, fallback) => this.getNodeParameter(name, fallback));
-    const searchIds = splitList(this.getNodeParameter('searchIds', ''));
     const extra = this.getNodeParameter('options', {}) as IDataObject;
-    if (options.events.includes('search.matches') && searchIds.length === 0 && options.events.length === 1) {
+    if (options.events.includes('search.matches') && options.searchIds.length === 0 && options.events.length === 1) {
       throw new NodeOperationError(this.getNode(), 'Saved Searches: choose at least one saved search whose matches to read');
     }
     const client = await clientFor(this);
     const state = this.getWorkflowStaticData('node') as PollState;
     try {
-      const items = await pollOnce(pollSources(pollApi(client), { options, searchIds }), state, {
+      const items = await pollOnce(pollSources(pollApi(client), { options }), state, {
         options,
-        searchIds,
         startFrom: extra.startFrom === 'oldest' ? 'oldest' : 'now',
         manual: this.getMode() === 'manual',
       });

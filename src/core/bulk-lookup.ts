@@ -150,7 +150,7 @@ class Signal {
  */
 export async function lookupInBatches(send: LookupSender, queries: readonly SendQuery[], opts: LookupBatchesOptions = {}): Promise<LookupBatchesResult> {
   const batchSize = opts.batchSize ?? LOOKUP_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LOOKUP_BATCH_SIZE) throw new RangeError('batchSize must be from 1 to 100');
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LOOKUP_BATCH_SIZE) throw new RangeError(`batchSize must be from 1 to ${LOOKUP_BATCH_SIZE}`);
   const maxInFlight = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be a whole number of 1 or more');
   const batches = Math.ceil(queries.length / batchSize);
@@ -232,6 +232,9 @@ export function missingAnswer(requestId: string): CompanyDataError {
   return new CompanyDataError('The lookup answer had no entry for this query', { code: 'missing_answer', requestId, hint: 'Try the query again.' });
 }
 
+/** Why a name query was not sent (ours) or not answered (the service's): the same rule on both sides. */
+const SKIPPED_REASON = 'needs a word of 3 or more characters';
+
 interface Unique extends SendQuery {
   positions: number[];
 }
@@ -256,7 +259,7 @@ export async function bulkLookup(send: LookupSender, queries: readonly string[],
       return;
     }
     if (q.status === 'skipped') {
-      results[i] = { query, key: q.key, type: q.type, status: 'skipped', reason: 'needs a word of 3 or more characters' };
+      results[i] = { query, key: q.key, type: q.type, status: 'skipped', reason: SKIPPED_REASON };
       counters.skipped++;
       return;
     }
@@ -300,7 +303,7 @@ export async function bulkLookup(send: LookupSender, queries: readonly string[],
       opts.onProgress?.({ done, total: counters.uniqueQueries, requests: counters.requests });
     },
   });
-  counters.requests = r.requests;
+  // counters.requests was counted as requests settled (the same rule lookupInBatches counts by).
   counters.billedQueries = r.billedQueries;
   return { results, counters };
 }
@@ -311,7 +314,7 @@ function settleItems(results: BulkLookupItem[], u: Unique, a: LookupResult, cach
     const r = results[i]!;
     r.status = status;
     r.result = a;
-    if (status === 'skipped') r.reason = 'needs a word of 3 or more characters';
+    if (status === 'skipped') r.reason = SKIPPED_REASON;
     if (detail && status !== 'skipped') r.detail = detail;
     if (cached) r.cached = true;
   }

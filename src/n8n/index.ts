@@ -12,7 +12,6 @@ export { clientFor, type CompanyDataCredential } from './client';
 export { CREDENTIAL_TYPE } from './transport';
 export { pollApi, webhookApi } from './trigger/api';
 export { handleDelivery } from './trigger/delivery';
-export { splitList } from './trigger/items';
 export { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from './trigger/lifecycle';
 export { pollOnce, pollSources, type PollState } from './trigger/poll';
 export { pollTriggerProperties, readTriggerOptions, triggerSubtitle, webhookTriggerProperties } from './trigger/properties';

@@ -163,11 +163,6 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
     queries.push(query);
     positions.push(i);
   }
-  if (!queries.length) {
-    addCostHint(ctx, { requests: 0, billedQueries: 0, uniqueQueries: 0, invalid: 0, skipped: 0, fromCache: 0, failed: 0 }, 0, items.length);
-    return out;
-  }
-
   const { results, counters } = await client.bulkLookup(queries, { limit: run.limit, lang: run.lang, maxBilledQueries: run.maxBilled }).catch((e: unknown) => {
     throw toNodeError(ctx.getNode(), e, op, 0);
   });

@@ -155,7 +155,7 @@ export function resourceLocatorProperty(key: PickerKey, base: { displayName: str
     placeholder: p.id.placeholder,
     validation: [{ type: 'regex', properties: { regex: p.id.regex, errorMessage: p.id.message } }],
   });
-  return { ...base, type: 'resourceLocator', default: { mode: 'list', value: '' }, modes, ...(base.required ? { required: true } : { required: false }) };
+  return { ...base, type: 'resourceLocator', default: { mode: 'list', value: '' }, modes };
 }
 
 interface LocatorValue {

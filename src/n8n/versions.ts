@@ -3,10 +3,8 @@ import type { INodeProperties } from 'n8n-workflow';
 /**
  * Node versions. Version 2 changed parameter shapes (pickers instead of id text boxes, option lists
  * loaded from the account, Simplify); version 1 stays for workflows saved before, and keeps running
- * exactly as it did.
+ * exactly as it did. The node files declare `version: [1, 2], defaultVersion: 2` literally, where n8n's lint reads them.
  */
-export const NODE_VERSIONS = [1, 2];
-export const LATEST_VERSION = 2;
 export type NodeVersion = 1 | 2;
 
 const onlyIn = (p: INodeProperties, version: unknown[]): INodeProperties => ({

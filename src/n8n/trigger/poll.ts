@@ -29,8 +29,8 @@ export interface PollSource {
 }
 
 export interface PollSettings {
+  /** Which events; options.searchIds says which saved searches' matches are read. */
   options: TriggerOptions;
-  searchIds: string[];
   /** 'now': the first poll only marks where to start; 'oldest': the first poll returns every kept event. */
   startFrom: 'now' | 'oldest';
   /** Manual "test" run: read without moving cursors, return at most `manualMax` newest events. */
@@ -41,13 +41,13 @@ export interface PollSettings {
   maxPages?: number;
 }
 
-export function pollSources(api: PollApi, settings: Pick<PollSettings, 'options' | 'searchIds'>): PollSource[] {
+export function pollSources(api: PollApi, settings: Pick<PollSettings, 'options'>): PollSource[] {
   const types = settings.options.events;
   const all = types.length === 0;
   const sources: PollSource[] = [];
   if (all || types.includes('monitoring.change')) sources.push({ key: 'events', read: (after, limit) => api.events(after, limit) });
   if (all || types.includes('search.matches')) {
-    for (const id of settings.searchIds) sources.push({ key: `search:${id}`, read: (after, limit) => api.matches(id, after, limit) });
+    for (const id of settings.options.searchIds) sources.push({ key: `search:${id}`, read: (after, limit) => api.matches(id, after, limit) });
   }
   return sources;
 }

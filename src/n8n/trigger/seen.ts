@@ -53,7 +53,7 @@ const PROCESSED_DATA_ATTEMPTS = 3;
 /** The one entry of the turn row (the workflow-scope row of n8n's store) while a process holds the turn. */
 export const TURN_ENTRY = 'company-data-trigger:turn';
 /** A turn held this long (a process killed while holding it) is taken away. */
-export const TURN_STALE_MS = 30_000;
+const TURN_STALE_MS = 30_000;
 /** The longest pause between two tries for the turn. */
 const TURN_PAUSE_MAX_MS = 20;
 

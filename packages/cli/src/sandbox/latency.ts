@@ -15,7 +15,8 @@ export const noLatency: LatencySettings = { latencyMs: 0, perQueryMs: 0, jitter:
 export const DEFAULT_PER_QUERY_MS = 0.5;
 export const DEFAULT_JITTER = 0.5;
 
-const bounds = { latency_ms: [0, 60_000], per_query_ms: [0, 1000], jitter: [0, 1] } as const;
+/** What PUT /sandbox/latency and the CLI flags accept. */
+export const LATENCY_BOUNDS = { latency_ms: [0, 60_000], per_query_ms: [0, 1000], jitter: [0, 1] } as const;
 
 /**
  * A distant service, reproduced: every API request waits half the round trip before the sandbox sees
@@ -37,8 +38,8 @@ export class LatencyModel {
     return { ...this.s };
   }
 
-  /** The way to the service. */
-  async arrive(): Promise<void> {
+  /** Half the round trip: the way to the service, or the way back of an error answer (no service work). */
+  async halfTrip(): Promise<void> {
     if (this.s.latencyMs > 0) await sleep(this.s.latencyMs / 2);
   }
 
@@ -49,18 +50,13 @@ export class LatencyModel {
     if (ms > 0) await sleep(ms);
   }
 
-  /** The way back of an error answer (the service did no work). */
-  async back(): Promise<void> {
-    if (this.s.latencyMs > 0) await sleep(this.s.latencyMs / 2);
-  }
-
   /** PUT /sandbox/latency: {latency_ms, per_query_ms, jitter}, each optional; unnamed fields keep their value. */
   update(body: unknown): LatencySettings {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_parameter', 'body must be a JSON object', 'body');
     const next = { ...this.s };
     for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-      if (!(name in bounds)) throw new ApiError(400, 'invalid_parameter', `${name} is not a latency setting (latency_ms, per_query_ms, jitter)`, name);
-      const [min, max] = bounds[name as keyof typeof bounds];
+      if (!(name in LATENCY_BOUNDS)) throw new ApiError(400, 'invalid_parameter', `${name} is not a latency setting (latency_ms, per_query_ms, jitter)`, name);
+      const [min, max] = LATENCY_BOUNDS[name as keyof typeof LATENCY_BOUNDS];
       if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new ApiError(400, 'invalid_parameter', `${name} must be a number from ${min} to ${max}`, name);
       if (name === 'latency_ms') next.latencyMs = value;
       else if (name === 'per_query_ms') next.perQueryMs = value;

@@ -127,7 +127,7 @@ export class SandboxServer {
       }
       const entry = found.route.handler;
       if (entry.kind === 'op' && this.o.latency) {
-        await this.o.latency.arrive();
+        await this.o.latency.halfTrip();
         arrived = true;
       }
       const needsKey = entry.kind === 'op' ? !entry.op.noAuth : entry.auth;
@@ -158,7 +158,7 @@ export class SandboxServer {
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
       if (!(err instanceof ApiError)) console.error('sandbox error', err);
-      if (arrived) await this.o.latency!.back();
+      if (arrived) await this.o.latency!.halfTrip();
       if (res.headersSent) return void res.destroy();
       if (e.status === 413) lingerThenClose(req);
       const retryAfter = e.headers?.['Retry-After'];

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
+import { writeFileAtomic } from './atomic-file';
 import { safeJson } from './lookup-journal';
 
 export const DEFAULT_MAX_AGE_DAYS = 30;
@@ -171,12 +172,7 @@ export class AnswerCache {
           if (bytes > this.maxBytes / 2) break;
           lines.push(e.line);
         }
-        const tmp = `${this.path}.${process.pid}.tmp`;
-        const out = openSync(tmp, 'w', 0o600);
-        writeSync(out, lines.reverse().map((l) => `${l}\n`).join(''));
-        fsyncSync(out);
-        closeSync(out);
-        renameSync(tmp, this.path);
+        writeFileAtomic(this.path, lines.reverse().map((l) => `${l}\n`).join(''), 0o600);
         // Lines appended to the old file after it was read above.
         const late: string[] = [];
         scanLines(fd, size, (line) => void (LINE_HEAD.test(line) && late.push(line)));

@@ -79,8 +79,8 @@ export class CsvTable implements Table {
   private load(): void {
     if (this.loaded) return;
     const bytes = existsSync(this.path) ? readFileSync(this.path) : Buffer.alloc(0);
-    const kind = contentKind(bytes);
-    if (kind !== 'text' && kind !== 'an empty file') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', kind);
+    const found = contentKind(bytes);
+    if (found.kind !== 'text' && found.kind !== 'empty') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', found.text);
     const text = bytes.toString('utf8');
     this.bom = text.charCodeAt(0) === 0xfeff;
     const body = this.bom ? text.slice(1) : text;

@@ -1,6 +1,5 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { LookupCache } from '../../../../src/core/bulk-lookup';
 import type { LookupResult } from '../../../../src/core/schemas/company';
 
 /**
@@ -9,7 +8,8 @@ import type { LookupResult } from '../../../../src/core/schemas/company';
  * Format: JSON lines; the first line names the table and the options the answers are valid for,
  * every further line is {"k": key, "r": answer}. A torn last line (killed mid-write) is ignored.
  */
-export class LookupJournal implements LookupCache {
+export class LookupJournal {
+  /** Answers of an earlier, interrupted run (read at start); new answers go to the file only. */
   private readonly answers = new Map<string, LookupResult>();
   private fd: number | undefined;
   private unsynced = 0;
@@ -32,10 +32,6 @@ export class LookupJournal implements LookupCache {
     }
   }
 
-  get size(): number {
-    return this.answers.size;
-  }
-
   get(key: string): LookupResult | undefined {
     return this.answers.get(key);
   }
@@ -47,13 +43,11 @@ export class LookupJournal implements LookupCache {
     return a;
   }
 
-  set(key: string, result: LookupResult): void {
-    this.add([{ key, answer: result }], JSON.stringify({ k: key, r: result }) + '\n');
-  }
-
-  /** Records the answers of one request in one write; `lines` holds one JSON line {"k","r",...} per answer. */
-  add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>, lines: string): void {
-    for (const e of entries) this.answers.set(e.key, e.answer);
+  /**
+   * Records the answers of one request in one write; `lines` holds one JSON line {"k","r",...} per
+   * answer. Only the file keeps them: this run hands its answers to the table directly.
+   */
+  add(lines: string): void {
     if (this.fd === undefined) this.open();
     writeSync(this.fd!, lines);
     this.unsynced++;

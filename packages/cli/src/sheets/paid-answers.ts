@@ -74,14 +74,11 @@ export class PaidAnswers {
       onAnswered: (out) => {
         const paid = out.queries.flatMap((q, j) => (out.answers[j] ? [{ key: q.key, answer: out.answers[j] }] : []));
         const lines = this.cache.lines(paid);
-        this.journal.add(paid, lines);
+        this.journal.add(lines);
         this.journal.sync();
         this.cache.add(paid, lines);
       },
-      onSettled: (out) => {
-        for (const q of out.queries) this.journal.take(q.key);
-        o.onSettled(out);
-      },
+      onSettled: o.onSettled,
     });
   }
 

@@ -96,8 +96,8 @@ const XLSX = 'an XLSX workbook (Excel 2007 or later)';
 
 /** The grid of one sheet; a file that is no workbook is named with what it holds instead. */
 async function readWorkbookGrid(bytes: Buffer, path: string, sheet: string | undefined): Promise<string[][]> {
-  const kind = contentKind(bytes);
-  if (!kind.startsWith('a ZIP archive')) throw notAFile(path, XLSX, kind);
+  const found = contentKind(bytes);
+  if (found.kind !== 'zip') throw notAFile(path, XLSX, found.text);
   let pkg: Awaited<ReturnType<typeof openWorkbook>>;
   try {
     pkg = await openWorkbook(bytes);

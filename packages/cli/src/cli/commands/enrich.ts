@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { includeSections, type IncludeSection } from '../../../../../src/core/params';
 import { enrichTable, summaryFields, defaultFields, type EnrichMode, type EnrichReport, type SummaryField } from '../../sheets/enrich';
+import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
 import { addApiOptions, addGoogleOptions, apiTarget, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
 
@@ -99,7 +100,7 @@ export function enrichCommand(): Command {
     .option('--force', 'overwrite cells a person typed')
     .addOption(new Option('--lang <lang>', 'language of labels').choices(['et', 'en', 'ru']))
     .addOption(new Option('--state-dir <dir>', 'where resume state and paid answers are kept').env('COMPANY_DATA_STATE_DIR'))
-    .addOption(new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never').argParser(days).default(30))
+    .addOption(new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never').argParser(days).default(DEFAULT_MAX_AGE_DAYS))
     .addOption(csvFormulasOption());
   addApiOptions(cmd);
   addGoogleOptions(cmd);

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createStoredKey, readKeyFile, revokeStoredKey, type Plan } from '../../sandbox/http/keys';
-import { DEFAULT_JITTER, DEFAULT_PER_QUERY_MS } from '../../sandbox/latency';
+import { DEFAULT_JITTER, DEFAULT_PER_QUERY_MS, LATENCY_BOUNDS } from '../../sandbox/latency';
 
 const int = (name: string, min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -51,9 +51,9 @@ export function sandboxCommand(): Command {
     .option('--seed <n>', 'dataset seed', int('seed', 0, 2 ** 31), 1)
     .option('--companies <n>', 'number of generated companies', int('companies', 1500, 2_000_000), 20_000)
     .option('--data-dir <dir>', 'keep key hashes and sandbox state here')
-    .option('--latency-ms <ms>', 'act like a distant service: add this round trip to every request', num('latency-ms', 0, 60_000), 0)
-    .addOption(new Option('--per-query-ms <ms>', 'service time per lookup query (per request for other calls)').argParser(num('per-query-ms', 0, 1000)).default(undefined, `${DEFAULT_PER_QUERY_MS} with --latency-ms, else 0`))
-    .addOption(new Option('--jitter <fraction>', 'spread of the service time, 0 to 1').argParser(num('jitter', 0, 1)).default(undefined, String(DEFAULT_JITTER)))
+    .option('--latency-ms <ms>', 'act like a distant service: add this round trip to every request', num('latency-ms', ...LATENCY_BOUNDS.latency_ms), 0)
+    .addOption(new Option('--per-query-ms <ms>', 'service time per lookup query (per request for other calls)').argParser(num('per-query-ms', ...LATENCY_BOUNDS.per_query_ms)).default(undefined, `${DEFAULT_PER_QUERY_MS} with --latency-ms, else 0`))
+    .addOption(new Option('--jitter <fraction>', 'spread of the service time, 0 to 1').argParser(num('jitter', ...LATENCY_BOUNDS.jitter)).default(undefined, String(DEFAULT_JITTER)))
     .addOption(new Option('--rate-limit <n|off>', 'requests per second per key, or off').argParser(rateLimit).default(10))
     .action(async (flags: ServeFlags) => {
       const { startSandbox } = await import('../../sandbox');

@@ -78,6 +78,19 @@ function single(headers: WebhookHeaders, name: string): string {
   return values[0]!;
 }
 
+/**
+ * The signature headers' presence and form, the part of verifyWebhook that needs no body: a receiver
+ * can refuse a delivery with bad headers before reading its body. Throws SignatureVerificationError.
+ */
+export function checkWebhookHeaders(headers: WebhookHeaders): { timestamp: string; signatureHex: string } {
+  const timestamp = single(headers, TIMESTAMP_HEADER);
+  const signature = single(headers, SIGNATURE_HEADER);
+  if (!/^\d{1,15}$/.test(timestamp)) throw new SignatureVerificationError('malformed_header', `${TIMESTAMP_HEADER} must be Unix seconds, digits only`);
+  const m = /^v1=([0-9a-f]{64})$/.exec(signature);
+  if (!m) throw new SignatureVerificationError('malformed_header', `${SIGNATURE_HEADER} must be v1= followed by 64 lowercase hex characters`);
+  return { timestamp, signatureHex: m[1]! };
+}
+
 export interface VerifyWebhookInput {
   /** The body exactly as received: string or Buffer. Parsed JSON cannot be verified. */
   rawBody: string | Buffer | Uint8Array;
@@ -111,13 +124,8 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
   }
   const body = typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 
-  const timestamp = single(input.headers, TIMESTAMP_HEADER);
-  const signature = single(input.headers, SIGNATURE_HEADER);
-  if (!/^\d{1,15}$/.test(timestamp)) throw new SignatureVerificationError('malformed_header', `${TIMESTAMP_HEADER} must be Unix seconds, digits only`);
-  const m = /^v1=([0-9a-f]{64})$/.exec(signature);
-  if (!m) throw new SignatureVerificationError('malformed_header', `${SIGNATURE_HEADER} must be v1= followed by 64 lowercase hex characters`);
-
-  const given = Buffer.from(m[1]!, 'hex');
+  const { timestamp, signatureHex } = checkWebhookHeaders(input.headers);
+  const given = Buffer.from(signatureHex, 'hex');
   const ok = secrets.some((s) => timingSafeEqual(Buffer.from(computeSignature(s, timestamp, body), 'hex'), given));
   if (!ok) throw new SignatureVerificationError('bad_signature', 'the signature does not match the body and timestamp');
 

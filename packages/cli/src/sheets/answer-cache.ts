@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
@@ -123,22 +123,21 @@ export class AnswerCache {
   add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>, text = this.lines(entries)): void {
     if (!entries.length) return;
     mkdirSync(join(this.o.stateDir, 'answers'), { recursive: true, mode: 0o700 });
-    for (let attempt = 0; attempt < 3; attempt++) {
+    let written: Stats | undefined;
+    for (let attempt = 0; attempt < 3 && !written; attempt++) {
       const fd = openSync(this.path, 'a+', 0o600);
-      let written = false;
       try {
         // A line torn by a kill -9 of another writer must not swallow the first line of this write.
         const size = fstatSync(fd).size;
         const lead = size > 0 && !endsWithNewline(fd, size) ? '\n' : '';
         writeSync(fd, lead + text);
         // Written to a file a compaction has just replaced: write it again to the new one.
-        written = sameFile(fd, this.path);
+        written = statIfSame(fd, this.path);
       } finally {
         fsync(fd, () => close(fd, () => undefined));
       }
-      if (written) break;
     }
-    if ((statSafe(this.path)?.size ?? 0) > this.maxBytes) this.compact();
+    if (((written ?? statSafe(this.path))?.size ?? 0) > this.maxBytes) this.compact();
   }
 
   close(): void {
@@ -223,9 +222,11 @@ function endsWithNewline(fd: number, size: number): boolean {
   return b[0] === 10;
 }
 
-function sameFile(fd: number, path: string): boolean {
+/** The file at `path` when it is still the one `fd` has open (a compaction may have replaced it), else undefined. */
+function statIfSame(fd: number, path: string): Stats | undefined {
   const now = statSafe(path);
-  return !!now && now.ino === fstatSync(fd).ino && now.dev === fstatSync(fd).dev;
+  const mine = fstatSync(fd);
+  return now && now.ino === mine.ino && now.dev === mine.dev ? now : undefined;
 }
 
 function statSafe(path: string) {

@@ -61,7 +61,10 @@ export function readQuery(query: unknown): QueryReading {
 /** Whether two inputs would be answered alike (" 12417834 " and 12417834, ee… and EE…). */
 export function sameQuery(a: string, b: string): boolean {
   if (a === b) return true;
-  const norm = (q: string) => (lookupQueryProblem(q) ? q.trim() : lookupKey(q).key);
+  const norm = (q: string) => {
+    const r = readQuery(q);
+    return r.status === 'invalid' ? q.trim() : r.key;
+  };
   return norm(a) === norm(b);
 }
 

@@ -225,16 +225,12 @@ const loadMethodName = (k: AccountList) => `get${pickers[k].method.replace(/^sea
 /** loadOptions method names: getMonitoringLists, getSavedSearches. */
 export const loadOptionsMethods: Readonly<Record<AccountList, string>> = Object.fromEntries(accountLists.map((k) => [k, loadMethodName(k)])) as Record<AccountList, string>;
 
+/** The whole list the picker's search gives with no filter, as options. */
 function loadOptionsMethod(key: AccountList) {
-  const p = pickers[key];
+  const search = listSearchMethod(key);
   return async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-    const client = await clientFor(this);
-    try {
-      const { results } = await searchPage(client, p, undefined, undefined);
-      return results.map(({ name, value, description }) => ({ name, value, ...(description ? { description } : {}) }));
-    } catch (error) {
-      throw toNodeError(this.getNode(), error, p.op, 0);
-    }
+    const { results } = await search.call(this);
+    return results.map(({ name, value, description }) => ({ name, value, ...(description ? { description } : {}) }));
   };
 }
 

@@ -10,7 +10,7 @@
  * the enrich benchmark is timed and the rate is extrapolated (stated as such in the table).
  * Run: node bench/baseline.bench.mjs [--rows 200]
  */
-import { arg, forkSandbox, load, report, sleep } from './support.mjs';
+import { arg, forkSandbox, load, realCompanies, report, sleep } from './support.mjs';
 
 const SAMPLE = Number(arg('rows', 200));
 const LATENCY = Number(arg('latency-ms', 300));
@@ -21,7 +21,7 @@ const lib = await load('baseline', "export { buildDataset } from './packages/cli
 // The same distant service as the enrich and Lookup node figures (round trip --latency-ms, default 300).
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs: LATENCY, perQueryMs: 0.5, jitter: 0.5 } });
 try {
-  const rows = lib.makeRows(20_000, lib.buildDataset(1, 20_000).companies.map((c) => ({ code: c.code, vat: c.vat ?? null }))).slice(0, SAMPLE);
+  const rows = lib.makeRows(20_000, realCompanies(lib.buildDataset(1, 20_000), 20_000)).slice(0, SAMPLE);
   const statuses = {};
   const get = async (row) => {
     const v = row.trim();

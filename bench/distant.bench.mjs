@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale } from '../e2e/lib/build.mjs';
-import { arg, forkSandbox, load, report, root, sleep } from './support.mjs';
+import { arg, forkSandbox, load, realCompanies, report, root, sleep } from './support.mjs';
 
 const ROWS = Number(arg('rows', 20_000));
 const LATENCIES = String(arg('latencies', '0,100,300,1000')).split(',').map(Number);
@@ -44,8 +44,7 @@ function enrich(args, env) {
   });
 }
 
-const dataset = lib.buildDataset(1, 20_000);
-const rows = lib.makeRows(ROWS, dataset.companies.slice(0, 20_000).map((c) => ({ code: c.code, vat: c.vat ?? null })));
+const rows = lib.makeRows(ROWS, realCompanies(lib.buildDataset(1, 20_000), 20_000));
 const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
 const file = join(dir, 'rows.csv');
 writeFileSync(file, 'registry code,owner\n' + rows.map((r, i) => `"${r}",owner ${i % 50}`).join('\n') + '\n');
@@ -54,21 +53,17 @@ const figures = { rows: ROWS, unique, bound: BOUND, runs: {} };
 for (const latencyMs of LATENCIES) {
   const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs, perQueryMs: 0.5, jitter: 0.5 } });
   try {
-    const usage = async () => {
-      const res = await fetch(`${sb.url}/usage`, { headers: { 'x-api-key': sb.apiKey } });
-      return (await res.json()).data.billed_lookup_queries;
-    };
     const env = { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey };
     const state = join(dir, `state-${latencyMs}`);
-    const b0 = await usage();
+    const b0 = await sb.billed();
     await sleep(1100);
     const first = await enrich([file, '--out', join(dir, `out-${latencyMs}.csv`), '--state-dir', state], env);
     await sleep(1100);
-    const b1 = await usage();
+    const b1 = await sb.billed();
     await sleep(1100);
     const again = await enrich([file, '--out', join(dir, `again-${latencyMs}.csv`), '--state-dir', state], env);
     await sleep(1100);
-    const b2 = await usage();
+    const b2 = await sb.billed();
     if (first.code !== 0 || again.code !== 0) throw new Error(`enrich failed at ${latencyMs} ms:\n${first.out}\n${again.out}`);
     const rate = unique / first.seconds;
     const f = { latencyMs, seconds: first.seconds, uniquePerSecond: rate, ofBound: rate / BOUND, billed: b1 - b0, rerunBilled: b2 - b1, rerunSeconds: again.seconds };

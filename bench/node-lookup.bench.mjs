@@ -12,7 +12,7 @@
  * (the rows come back carrying the lookup's output columns; Skip Items Already Looked Up is on by default).
  * Run: node bench/node-lookup.bench.mjs [--rows 10000]
  */
-import { arg, forkSandbox, httpRequest, load, n8nAuthenticated, report } from './support.mjs';
+import { arg, forkSandbox, httpRequest, load, n8nAuthenticated, realCompanies, report } from './support.mjs';
 
 const ROWS = Number(arg('rows', 20_000));
 const LATENCY = Number(arg('latency-ms', 300));
@@ -50,17 +50,16 @@ function context(items, credentials, params) {
 
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs: LATENCY, perQueryMs: 0.5, jitter: 0.5 } });
 try {
-  const rows = lib.makeRows(ROWS, lib.buildDataset(1, 20_000).companies.map((c) => ({ code: c.code, vat: c.vat ?? null })));
+  const rows = lib.makeRows(ROWS, realCompanies(lib.buildDataset(1, 20_000), 20_000));
   const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
   const items = rows.map((r, i) => ({ json: { registry_code: r, owner: `owner ${i % 50}` } }));
   const params = { operation: 'lookup', querySource: 'field', queryField: 'registry_code', options: {} };
   const node = new lib.CompanyDataCompanies();
-  const billed = async () => (await (await fetch(`${sb.url}/usage`, { headers: { 'x-api-key': sb.apiKey } })).json()).data.billed_lookup_queries;
   const pause = () => new Promise((r) => setTimeout(r, 1100));
 
   const run = async (input) => {
     const ctx = context(input, { apiKey: sb.apiKey, baseUrl: sb.url }, params);
-    const b0 = await billed();
+    const b0 = await sb.billed();
     await pause();
     const t0 = performance.now();
     const out = await node.execute.call(ctx);
@@ -68,7 +67,7 @@ try {
     await pause();
     const statuses = {};
     for (const it of out[0]) statuses[it.json.company_data_status] = (statuses[it.json.company_data_status] ?? 0) + 1;
-    return { seconds, billed: (await billed()) - b0, out: out[0], outItems: out[0].length, statuses, warnings: ctx.warnings.length, hints: ctx.hints };
+    return { seconds, billed: (await sb.billed()) - b0, out: out[0], outItems: out[0].length, statuses, warnings: ctx.warnings.length, hints: ctx.hints };
   };
   const first = await run(items);
   // What the sheet gives back on the next read: the updated rows as fresh items.

@@ -86,7 +86,8 @@ export function realCompanies(dataset, max = 5000) {
 
 /**
  * A sandbox in a child process (its own core), so a benchmark's client and server do not share one
- * event loop. Returns { url, apiKey, info, close }.
+ * event loop. Returns { url, apiKey, info, billed, close }; billed() reads the key's billed lookup queries
+ * from the sandbox's GET /usage.
  */
 export async function forkSandbox(opts) {
   const bundle = await bundleFile('sandbox', "export { startSandbox } from './packages/cli/src/sandbox';");
@@ -97,6 +98,7 @@ export async function forkSandbox(opts) {
   });
   return {
     ...info,
+    billed: async () => (await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()).data.billed_lookup_queries,
     close: () => new Promise((r) => {
       child.once('exit', r);
       child.send('stop');

@@ -15,7 +15,8 @@ const OUTPUTS = [
 // Both packages: the n8n nodes (tsup.config.ts), then the tool (its own config).
 const CONFIGS = [[], ['--config', 'packages/cli/tsup.config.ts']];
 
-function newest(p) {
+/** Newest mtime (ms) of a file, or of any file under a folder; 0 when p is missing. */
+export function newest(p) {
   let st;
   try {
     st = fs.statSync(p);

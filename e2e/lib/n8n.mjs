@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { packPackage, unpackTarball } from './pack.mjs';
+import { packPackageCached, removePackCache, unpackTarball } from './pack.mjs';
 import { ensureRuntime, ms } from './runtime.mjs';
 
 const OWNER = { email: 'owner@e2e.local', firstName: 'E2E', lastName: 'Owner' };
@@ -30,8 +30,9 @@ export function freePort() {
  * Starts n8n and returns { baseUrl, apiKey, cookie, owner, userFolder, logs, stop(), ... }.
  * packageDir: a folder with package.json (name n8n-nodes-*) and dist/. It is packed with npm pack and
  * the tarball unpacked into <userFolder>/.n8n/nodes/node_modules/<name>, as n8n's community package
- * installer does, so n8n loads exactly what would be published (link: 'copy' copies package.json and
- * dist/ instead, 'symlink' links the folder).
+ * installer does, so n8n loads exactly what would be published ('symlink' links the folder instead).
+ * The tarball is packed once per process while dist/ and package.json are unchanged; each user folder
+ * gets its own unpack.
  * owner: { email, password, firstName, lastName } overrides the generated login.
  */
 export async function startN8n({
@@ -171,20 +172,13 @@ function installPackage(userFolder, packageDir, link) {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.rmSync(target, { recursive: true, force: true });
   if (link === 'pack') {
-    const packed = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-pack-'));
-    try {
-      unpackTarball(packPackage(packageDir, packed).file, target);
-    } finally {
-      fs.rmSync(packed, { recursive: true, force: true });
-    }
+    // The unpacked tarball resolves require('n8n-workflow') through n8n's own tree, as a real install
+    // does; a symlink resolves from the package's real path and may pick up the repo's dev copy instead.
+    unpackTarball(packPackageCached(packageDir).file, target);
   } else if (link === 'symlink') {
     fs.symlinkSync(path.resolve(packageDir), target, 'dir');
   } else {
-    // A copy resolves require('n8n-workflow') through n8n's own tree, as a real install does; a
-    // symlink resolves from the package's real path and may pick up the repo's dev copy instead.
-    fs.mkdirSync(target);
-    fs.copyFileSync(path.join(packageDir, 'package.json'), path.join(target, 'package.json'));
-    fs.cpSync(path.join(packageDir, 'dist'), path.join(target, 'dist'), { recursive: true });
+    throw new Error(`link: '${link}' is not 'pack' or 'symlink'`);
   }
   return pkg.name;
 }
@@ -252,6 +246,7 @@ let cleanupInstalled = false;
 function cleanupNow() {
   for (const g of liveGroups) killGroup(g, 'SIGKILL');
   for (const d of tempFolders) fs.rmSync(d, { recursive: true, force: true });
+  removePackCache();
 }
 function trackGroup(pid) {
   liveGroups.add(pid);

@@ -2,7 +2,9 @@
 // package installer does (the tarball's package/ folder becomes node_modules/<name>).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { newest } from './build.mjs';
 
 /** npm pack into dest; returns { file, size, unpackedSize, entryCount, files }. */
 export function packPackage(dir, dest) {
@@ -10,6 +12,36 @@ export function packPackage(dir, dest) {
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest, '--loglevel=error'], { cwd: dir, encoding: 'utf8' });
   const [info] = JSON.parse(out);
   return { ...info, file: path.join(dest, info.filename), files: info.files.map((f) => f.path) };
+}
+
+// Tarballs packed in this process, keyed by package folder and the newest mtime under its dist/ and
+// its package.json, all in one temp folder removed on exit.
+const packed = new Map();
+let cacheDir;
+
+/**
+ * packPackage(dir) once per process while the package's dist/ and package.json are unchanged; packs
+ * again (into a fresh subfolder) when either is newer. Returns what packPackage returns.
+ */
+export function packPackageCached(dir) {
+  const abs = path.resolve(dir);
+  const key = `${abs}\n${Math.max(newest(path.join(abs, 'dist')), newest(path.join(abs, 'package.json')))}`;
+  const hit = packed.get(key);
+  if (hit && fs.existsSync(hit.file)) return hit;
+  if (!cacheDir) {
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-pack-'));
+    process.on('exit', removePackCache);
+  }
+  const info = packPackage(abs, fs.mkdtempSync(path.join(cacheDir, 'p-')));
+  packed.set(key, info);
+  return info;
+}
+
+/** Removes the tarballs packPackageCached made (also done on process exit). */
+export function removePackCache() {
+  if (cacheDir) fs.rmSync(cacheDir, { recursive: true, force: true });
+  cacheDir = undefined;
+  packed.clear();
 }
 
 /** Unpacks a package tarball into target (replacing it). */

@@ -24,19 +24,28 @@ import { arg, report, root } from './support.mjs';
 const EVENTS = Number(arg('events', 2000));
 const WORKERS = String(arg('workers', '1,2')).split(',').map(Number);
 const ENGINE = String(arg('engine', 'vm'));
+// Further n8n settings for every process, e.g. --n8n-env N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true,N8N_EXPRESSION_ENGINE_POOL_SIZE=2
+const N8N_ENV = Object.fromEntries(
+  String(arg('n8n-env', ''))
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 const keep = process.argv.includes('--keep');
 const log = (m) => process.stdout.write(`${m}\n`);
 
 const runtime = await ensureRuntime({ log: (m) => log(`[runtime] ${m}`) });
 await buildIfStale(root, (m) => log(`[build] ${m}`));
 
-const figures = { events: EVENTS, engine: ENGINE };
+// How nginx spreads deliveries over the two webhook processes (BALANCING in e2e/lib/queue.mjs).
+const BALANCE = String(arg('balance', 'round-robin'));
+const figures = { events: EVENTS, engine: ENGINE, n8nEnv: N8N_ENV, balance: BALANCE };
 for (const workers of WORKERS) {
   const cleanups = [];
   try {
     const t0 = Date.now();
-    const c = await startAlertCluster({ repoDir: root, runtime, webhooks: 2, workers, env: { N8N_EXPRESSION_ENGINE: ENGINE }, keep, cleanups, log });
-    log(`[bench] ${workers} worker(s), expression engine ${ENGINE}: instance up in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const c = await startAlertCluster({ repoDir: root, runtime, webhooks: 2, workers, balance: BALANCE, env: { N8N_EXPRESSION_ENGINE: ENGINE, ...N8N_ENV }, keep, cleanups, log });
+    log(`[bench] ${workers} worker(s), expression engine ${ENGINE}, ${BALANCE}: instance up in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     const chatPath = '/alert';
     const { wf, hookUrl, triggerNodeId } = await publishAlert(c, { chatPath });
     const processes = () => [
@@ -67,7 +76,7 @@ for (const workers of WORKERS) {
       notPosted: r.notPosted.length,
       missingIds: r.processedData.missing.length,
       processedEntries: processedEntries(c.postgres, wf.id, triggerNodeId),
-      failedExecutions: r.executions - (r.byStatus.success ?? 0),
+      failedExecutions: r.executions - (r.byStatus.success ?? 0) - r.orphans,
       peakRssMb: peaks,
       maxListenersWarnings: warnings,
       processedData: undefined,

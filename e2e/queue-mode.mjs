@@ -193,14 +193,18 @@ async function main() {
       log: (m) => log(`        ${m}`),
     });
     log(`        answers: burst p50 ${r.burst.p50} ms, p99 ${r.burst.p99} ms, max ${r.burst.max} ms; redelivery p50 ${r.redelivery.p50} ms, p99 ${r.redelivery.p99} ms`);
-    log(`        ${r.eventsPerSecond} events/s (first delivery to last execution of the burst, ${r.seconds} s); ${r.executions} executions: ${r.posted} ran the workflow, ${r.executions - r.posted} stopped at the trigger (copies and redeliveries that reached another webhook process than the first copy)`);
+    log(`        ${r.eventsPerSecond} events/s (first delivery to last execution of the burst, ${r.seconds} s); ${r.executions} executions: ${r.posted} ran the workflow, ${r.executions - r.posted - r.orphans} stopped at the trigger (copies and redeliveries that reached another webhook process than the first copy)${r.orphans ? `, ${r.orphans} saved by the killed process but never queued` : ''}`);
     assertEqual(r.unanswered, 0, 'deliveries never answered with 2xx');
     assertEqual(r.burst.over10s + r.redelivery.over10s, 0, 'deliveries answered after 10 s');
     assertEqual(r.redelivery.failed, 0, 'redeliveries not answered with 2xx');
     assertEqual(r.postedTwice, [], 'events that ran the workflow twice (duplicate alerts)');
     assertEqual(r.notPosted, [], 'events that never ran the workflow');
     assertEqual(r.posted, BURST_EVENTS, 'executions that ran the workflow = distinct events');
-    assertEqual(Object.keys(r.byStatus).filter((s) => s !== 'success'), [], `execution states other than success (${JSON.stringify(r.byStatus)})`);
+    // An execution row the killed process saved but never queued stays 'new' (n8n's; the delivery got no answer and its retry ran the event).
+    const otherStates = Object.entries(r.byStatus)
+      .map(([s, n]) => [s, s === 'new' ? n - r.orphans : n])
+      .filter(([s, n]) => s !== 'success' && n > 0);
+    assertEqual(otherStates, [], `execution states other than success, beyond ${r.orphans} orphaned by the kill (${JSON.stringify(r.byStatus)})`);
     assertEqual(r.processedData.missing, [], "event ids missing in n8n's processed-data store");
     assertEqual(r.processedData.entries, entriesBefore + BURST_EVENTS, 'processed-data entries = events');
     assertEqual(r.processedData.turnRow, false, 'the turn row is given back');

@@ -18,9 +18,9 @@ export const CHAT_NODE = 'Post to chat';
 
 /**
  * Starts everything; every stop function goes into `cleanups` as soon as its process runs, so a failed
- * start leaves nothing behind. `env`: extra n8n settings for every process. Returns { redis, postgres, sandbox, apiKey, chat, work, q, n8n }.
+ * start leaves nothing behind. `env`: extra n8n settings for every process; `balance`: see BALANCING in queue.mjs. Returns { redis, postgres, sandbox, apiKey, chat, work, q, n8n }.
  */
-export async function startAlertCluster({ repoDir, runtime, webhooks, workers, env = {}, keep = false, cleanups, log }) {
+export async function startAlertCluster({ repoDir, runtime, webhooks, workers, balance, env = {}, keep = false, cleanups, log }) {
   const redis = await startRedis({ log: (m) => log(`[redis] ${m}`) });
   cleanups.push(() => redis.stop());
   const postgres = await startPostgres({ log: (m) => log(`[postgres] ${m}`) });
@@ -35,7 +35,7 @@ export async function startAlertCluster({ repoDir, runtime, webhooks, workers, e
     if (!keep) fs.rmSync(work, { recursive: true, force: true });
     else log(`[keep] ${work} (n8n.log, n8n-webhook-*.log, n8n-worker-*.log)`);
   });
-  const q = await startQueueN8n({ runtime, packageDir: repoDir, userFolder: path.join(work, 'n8n'), redis, postgres, webhooks, workers, env, log: (m) => log(`[n8n] ${m}`) });
+  const q = await startQueueN8n({ runtime, packageDir: repoDir, userFolder: path.join(work, 'n8n'), redis, postgres, webhooks, workers, balance, env, log: (m) => log(`[n8n] ${m}`) });
   cleanups.push(() => q.stop());
   return { redis, postgres, sandbox, apiKey, chat, work, q, n8n: q.main };
 }

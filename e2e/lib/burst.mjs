@@ -112,15 +112,23 @@ export function answerStats(results) {
 /** How n8n's processed-data store keys a value (DeduplicationHelper.createValueHash). */
 export const processedDataHash = (value) => createHash('md5').update(String(value)).digest('base64');
 
-/** n8n's view of the workflow in PostgreSQL: executions after `afterId`, the processed-data rows. */
-export function n8nState(postgres, workflowId, afterId = 0) {
+/**
+ * n8n's view of the workflow in PostgreSQL: executions after `afterId`, the processed-data rows.
+ * `killedAt` (ms): when a webhook process was SIGKILLed. An execution still 'new' that was created before
+ * it is an orphan: its row was saved but the process died before queueing it, so it never runs (n8n has
+ * no recovery for it; the delivery got no answer and the sender's retry runs the event). Orphans are
+ * counted apart and not waited for.
+ */
+export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined) {
   const wf = workflowId.replace(/'/g, "''");
   const byStatus = Object.fromEntries(postgres.query(`SELECT status, count(*) FROM execution_entity WHERE "workflowId" = '${wf}' AND id > ${Number(afterId)} GROUP BY status`).map(([s, n]) => [s, Number(n)]));
+  const [[orphans = '0'] = []] =
+    killedAt === undefined ? [] : postgres.query(`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${wf}' AND id > ${Number(afterId)} AND status = 'new' AND "createdAt" <= to_timestamp(${killedAt / 1000})`);
   const [[lastStop = '', maxId = '0'] = []] = postgres.query(`SELECT coalesce(to_char(max("stoppedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ''), coalesce(max(id), 0) FROM execution_entity WHERE "workflowId" = '${wf}'`);
   const rows = Object.fromEntries(postgres.query(`SELECT context, value FROM processed_data WHERE "workflowId" = '${wf}'`).map(([context, value]) => [context, JSON.parse(value)]));
   const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  const unfinished = (byStatus.new ?? 0) + (byStatus.running ?? 0) + (byStatus.waiting ?? 0);
-  return { byStatus, executions, unfinished, lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined, maxId: Number(maxId), rows };
+  const unfinished = (byStatus.new ?? 0) + (byStatus.running ?? 0) + (byStatus.waiting ?? 0) - Number(orphans);
+  return { byStatus, executions, unfinished, orphans: Number(orphans), lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined, maxId: Number(maxId), rows };
 }
 
 /** The node's stored entries and the ids among `ids` it does not hold. */
@@ -131,10 +139,10 @@ export function processedDataOf(state, nodeId, ids) {
 }
 
 /** Waits until no execution of the workflow is queued or running and `done()` holds; returns the state. */
-export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000 } = {}) {
+export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000, killedAt } = {}) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const state = n8nState(postgres, workflowId, afterId);
+    const state = n8nState(postgres, workflowId, afterId, killedAt);
     if (state.unfinished === 0 && (await done(state))) return state;
     if (Date.now() > until) throw new Error(`executions not settled within ${timeoutMs / 1000} s: ${JSON.stringify(state.byStatus)}`);
     await sleep(500);
@@ -184,6 +192,7 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
 
   let restart;
   let restartMs;
+  let killedAt;
   const t0 = Date.now();
   const burst = await deliver(hookUrl, deliveries, {
     sign,
@@ -194,6 +203,8 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
         : () => {
             const tr = Date.now();
             restart = q.restartWebhook(restartIndex).then(() => (restartMs = Date.now() - tr));
+            // The kill is sent synchronously by restartWebhook; a second covers rounding of createdAt.
+            killedAt = Date.now() + 1000;
           },
   });
   const burstSentMs = Date.now() - t0;
@@ -206,11 +217,11 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
   }
   await restart;
   log(`${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${restartIndex + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`);
-  const afterBurst = await settle(postgres, workflowId, before, () => posts().size >= count);
+  const afterBurst = await settle(postgres, workflowId, before, () => posts().size >= count, { killedAt });
   const seconds = ((afterBurst.lastStoppedAt ?? Date.now()) - t0) / 1000;
 
   const redelivered = await deliver(hookUrl, events.map((e) => ({ ...e, copy: 'redelivery' })), { sign, concurrency });
-  const afterAll = await settle(postgres, workflowId, before);
+  const afterAll = await settle(postgres, workflowId, before, undefined, { killedAt });
   const p = posts();
   return {
     count,
@@ -225,6 +236,7 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
     executions: afterAll.executions,
     executionsAfterBurst: afterBurst.executions,
     byStatus: afterAll.byStatus,
+    orphans: afterAll.orphans,
     posted: p.size,
     postedTwice: [...p].filter(([, n]) => n > 1).map(([id]) => id),
     notPosted: ids.filter((id) => !p.has(id)),

@@ -185,14 +185,25 @@ export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180
   return { kind, logName, baseUrl, port, pid: proc.child.pid, logs: proc.logs, logText: () => proc.logs.join('\n'), exited: proc.exited, stop: () => proc.stop() };
 }
 
+/** How the balancer spreads deliveries over the webhook processes, as nginx upstream directives. */
+export const BALANCING = {
+  // n8n's documented setup: each request to the next process.
+  'round-robin': '',
+  // Every copy of one event to the same process (the service's X-Service-Event-Id header), where the
+  // trigger's in-memory check stops the copies before any execution starts. The header only steers;
+  // the trigger trusts nothing but the signed body.
+  'event-id': '    hash $http_x_service_event_id consistent;\n',
+};
+
 /**
  * nginx from Debian (nginx-light, installed with apt-get when missing) on a free port of 127.0.0.1,
- * balancing round robin over `upstreams` (ports on 127.0.0.1), the way n8n's docs put several webhook
- * processes behind a load balancer. A process that refuses connections is skipped for 2 s
- * (max_fails=1), so a killed webhook process costs only the requests that were in flight on it.
- * Returns { url, port, pid, logs, stop() }.
+ * balancing over `upstreams` (ports on 127.0.0.1) by `balance` (a key of BALANCING; round robin, the
+ * way n8n's docs put several webhook processes behind a load balancer, unless told otherwise). A process
+ * that refuses connections is skipped for 2 s (max_fails=1), so a killed webhook process costs only the
+ * requests that were in flight on it. Returns { url, port, pid, logs, stop() }.
  */
-export async function startBalancer(upstreams, { log = () => {} } = {}) {
+export async function startBalancer(upstreams, { balance = 'round-robin', log = () => {} } = {}) {
+  if (!(balance in BALANCING)) throw new Error(`balance must be one of ${Object.keys(BALANCING).join(', ')}, not ${balance}`);
   const bin = which('nginx') ?? installDebianPackage('nginx-light', { what: 'nginx', found: () => which('nginx'), options: ['--no-install-recommends'], log });
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-nginx-'));
@@ -210,7 +221,7 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   upstream n8n_webhooks {
-${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n')}
+${BALANCING[balance]}${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n')}
     keepalive 64;
   }
   server {
@@ -241,7 +252,7 @@ ${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`)
       }),
     proc,
   );
-  log(`nginx on 127.0.0.1:${port}, round robin over ${upstreams.map((p) => `:${p}`).join(', ')}`);
+  log(`nginx on 127.0.0.1:${port}, ${balance} over ${upstreams.map((p) => `:${p}`).join(', ')}`);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -268,13 +279,13 @@ export function peakRssMb(pid) {
 /**
  * The whole queue-mode instance: main (editor, API, activation), `webhooks` webhook processes and
  * `workers` workers. With one webhook process the production webhook URL points at it; with more,
- * at an nginx balancing over them (round robin).
+ * at an nginx balancing over them (`balance`: round robin unless told otherwise, see BALANCING).
  * Returns { main, webhooks, workers, webhook, worker, balancer, webhookBase, restartWebhook(i), stop() }.
  */
-export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, webhooks = 1, workers = 1, env = {}, log = () => {} }) {
+export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, webhooks = 1, workers = 1, balance, env = {}, log = () => {} }) {
   const webhookPorts = [];
   for (let i = 0; i < webhooks; i++) webhookPorts.push(await freePort());
-  const balancer = webhooks > 1 ? await startBalancer(webhookPorts, { log }) : undefined;
+  const balancer = webhooks > 1 ? await startBalancer(webhookPorts, { balance, log }) : undefined;
   const webhookBase = balancer?.url ?? `http://127.0.0.1:${webhookPorts[0]}`;
   let main;
   try {

@@ -55,6 +55,23 @@ describe('taking turns across processes', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  it('calls that arrive while a turn is awaited are checked together in the next turn, copies within a batch passing once', async () => {
+    const table = new ProcessedDataTable({ seed: 7 });
+    const store = processedDataStore();
+    const warn = vi.fn();
+    const ids = Array.from({ length: 30 }, (_, n) => `evt_batch_${n}`);
+    const calls = [...ids, ...ids.slice(0, 5)].map((id) => store(table.helpers(), KEY, [id], warn).then((s) => ({ id, fresh: s.has(id) })));
+    const results = await Promise.all(calls);
+    expect(table.calls).toBe(2); // the first call alone, then the 34 that came while it held the turn
+    expect(results.filter((r) => r.fresh).map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(table.entries()).toHaveLength(30);
+    expect(table.rows.has('')).toBe(false);
+
+    // Later calls start a new batch: a repeat is still a repeat.
+    expect((await store(table.helpers(), KEY, ['evt_batch_3', 'evt_batch_new'], warn))).toEqual(new Set(['evt_batch_new']));
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it('a turn left by a killed process is taken over once it is stale, with a warning', async () => {
     const table = new ProcessedDataTable();
     await table.helpers().checkProcessedAndRecord([TURN_ENTRY], 'workflow', { mode: 'entries' }); // holder killed

@@ -83,6 +83,13 @@ async function tryTurn(h: ProcessedDataHelpers): Promise<Turn> {
   }
 }
 
+interface Waiter {
+  helpers: ProcessedDataHelpers;
+  ids: string[];
+  warn: (message: string) => void;
+  settle(fresh: Set<string>): void;
+}
+
 /**
  * The store of one n8n process (tests make one per simulated process).
  *
@@ -90,27 +97,15 @@ async function tryTurn(h: ProcessedDataHelpers): Promise<Turn> {
  * with no lock (DeduplicationHelper.handleHashedItems): two processes updating it at once both read
  * the old list, and the later write drops the ids of the earlier one; two checking the same id at once
  * both find it new. So every check of the node's ids runs inside a turn that only one process holds at
- * a time: calls for one node queue within the process, and processes take turns through the
- * workflow-scope row (see tryTurn). Should the store fail, every id counts as new and `warn` says
- * so: an alert delivered twice is better than one lost.
+ * a time: processes take turns through the workflow-scope row (see tryTurn), and within a process the
+ * calls that arrive while a turn is awaited or held wait together and are checked in the next turn as
+ * one batch. A worker running ten executions at once thus takes one turn for all ten instead of ten
+ * turns in a row, which is what bounds events per second in a burst. Should the store fail, every id
+ * counts as new and `warn` says so: an alert delivered twice is better than one lost.
  */
 export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STALE_MS, pause = (ms: number): Promise<void> => sleep(ms) } = {}) {
-  const queues = new Map<string, Promise<void>>();
+  const waiting = new Map<string, Waiter[]>();
   const warnedForeign = new Set<string>();
-
-  /** Calls with the same key run one after another in this process; other keys do not wait. */
-  function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const run = (queues.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(key, tail);
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return run;
-  }
 
   /** Waits for the turn (each try is a database round trip); false when another node uses the row. */
   async function waitForTurn(h: ProcessedDataHelpers, key: string, warn: (message: string) => void): Promise<boolean> {
@@ -150,21 +145,47 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
     throw lastError;
   }
 
+  /** One turn for the ids of every waiter in `batch`; the helpers of its first waiter, whose execution is still running, do the work. */
+  async function checkBatch(key: string, batch: Waiter[]): Promise<Set<string>> {
+    const { helpers, warn } = batch[0]!;
+    const ids = [...new Set(batch.flatMap((w) => w.ids))];
+    let turn = false;
+    try {
+      turn = await waitForTurn(helpers, key, warn);
+      return await checkAndRecord(helpers, ids, DEDUPE_MAX_ENTRIES);
+    } catch (error) {
+      warn(`n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${ids.join(', ')} pass on unchecked for repeats`);
+      return new Set(ids);
+    } finally {
+      if (turn) await helpers.clearAllProcessedItems('workflow', ENTRIES).catch((error: unknown) => warn(`could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(staleMs / 1000)} s`));
+    }
+  }
+
+  /** Checks batches for `key` until no call waits; the calls that arrive meanwhile form the next batch. */
+  async function drain(key: string, queue: Waiter[]): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0);
+      // checkBatch handles the store's failures itself; this only keeps callers from waiting forever on a bug.
+      const fresh = await checkBatch(key, batch).catch(() => new Set(batch.flatMap((w) => w.ids)));
+      // Two copies of one event in one batch: the first call gets it, the later ones see a repeat.
+      for (const w of batch) w.settle(new Set(w.ids.filter((id) => fresh.delete(id))));
+    }
+    waiting.delete(key);
+  }
+
   /** Ids among `ids` not recorded before; records them. Scope 'node': one list per trigger node. */
-  return async function newIds(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: (message: string) => void): Promise<Set<string>> {
+  return function newIds(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: (message: string) => void): Promise<Set<string>> {
     const unique = [...new Set(ids)];
-    if (unique.length === 0) return new Set();
-    return oneAtATime(key, async () => {
-      let turn = false;
-      try {
-        turn = await waitForTurn(helpers, key, warn);
-        return await checkAndRecord(helpers, unique, DEDUPE_MAX_ENTRIES);
-      } catch (error) {
-        warn(`n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${unique.join(', ')} pass on unchecked for repeats`);
-        return new Set(unique);
-      } finally {
-        if (turn) await helpers.clearAllProcessedItems('workflow', ENTRIES).catch((error: unknown) => warn(`could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(staleMs / 1000)} s`));
+    if (unique.length === 0) return Promise.resolve(new Set());
+    return new Promise((settle) => {
+      const queue = waiting.get(key);
+      if (queue) {
+        queue.push({ helpers, ids: unique, warn, settle });
+        return;
       }
+      const fresh = [{ helpers, ids: unique, warn, settle }];
+      waiting.set(key, fresh);
+      void drain(key, fresh);
     });
   };
 }

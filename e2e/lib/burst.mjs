@@ -98,9 +98,13 @@ export const quantile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.l
 export function answerStats(results) {
   const ok = results.filter((r) => r.status >= 200 && r.status < 300);
   const ms = results.filter((r) => r.status !== 0).map((r) => r.ms).sort((a, b) => a - b);
+  // What the failed ones got: an HTTP status, or the error of a request that got none.
+  const failures = {};
+  for (const r of results) if (!(r.status >= 200 && r.status < 300)) failures[r.status || r.error] = (failures[r.status || r.error] ?? 0) + 1;
   return {
     deliveries: results.length,
     answered2xx: ok.length,
+    failures,
     failed: results.length - ok.length,
     over10s: results.filter((r) => r.ms > 10_000).length,
     p50: Math.round(quantile(ms, 0.5)),
@@ -138,12 +142,20 @@ export function processedDataOf(state, nodeId, ids) {
   return { entries: data.length, missing: ids.filter((id) => !held.has(processedDataHash(id))), turnRow: '' in state.rows };
 }
 
-/** Waits until no execution of the workflow is queued or running and `done()` holds; returns the state. */
-export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000, killedAt } = {}) {
+/**
+ * Waits until no execution of the workflow is queued or running and `done()` holds; returns the state.
+ * When nothing is left to run and the executions stay the same for `quietMs` while `done()` still fails,
+ * returns anyway: what is missing then never comes, and the caller's checks name it.
+ */
+export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000, quietMs = 15_000, killedAt } = {}) {
   const until = Date.now() + timeoutMs;
+  let idle;
   for (;;) {
     const state = n8nState(postgres, workflowId, afterId, killedAt);
     if (state.unfinished === 0 && (await done(state))) return state;
+    const mark = state.unfinished === 0 ? `${state.executions}` : undefined;
+    if (mark === undefined || mark !== idle?.mark) idle = mark === undefined ? undefined : { mark, since: Date.now() };
+    else if (Date.now() - idle.since > quietMs) return state;
     if (Date.now() > until) throw new Error(`executions not settled within ${timeoutMs / 1000} s: ${JSON.stringify(state.byStatus)}`);
     await sleep(500);
   }
@@ -208,6 +220,10 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
           },
   });
   const burstSentMs = Date.now() - t0;
+  // The service sends a failed delivery again after 1 minute; a restarted webhook process is up well
+  // before that (about 20 s), so the retries start once it is. Sent at once instead, they would meet the
+  // process still starting, which with routing by event id is where every retry of its events goes.
+  await restart;
   const retries = [];
   let failed = burst.filter((r) => !answered(r));
   for (let round = 1; failed.length && round <= 5; round++) {
@@ -215,7 +231,6 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
     retries.push(...again);
     failed = again.filter((r) => !answered(r));
   }
-  await restart;
   log(`${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${restartIndex + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`);
   const afterBurst = await settle(postgres, workflowId, before, () => posts().size >= count, { killedAt });
   const seconds = ((afterBurst.lastStoppedAt ?? Date.now()) - t0) / 1000;

@@ -4,8 +4,9 @@ import { MemoryDedupeStore } from '../../webhooks';
 /**
  * Where the trigger remembers event ids.
  *
- * - processMemory: per n8n process, per workflow node. Drops a redelivery before any execution starts,
- *   but is lost on restart and not shared between queue-mode webhook processes.
+ * - processMemory: per n8n process, per workflow node, for MEMORY_TTL_MS. Drops a copy that arrives
+ *   soon after the first before any execution starts, but is lost on restart and not shared between
+ *   queue-mode webhook processes.
  * - processedDataStore: n8n's processed-data store (database table, shared by all processes, survives
  *   restarts), bounded to the newest maxEntries ids, checked by one process at a time. n8n offers it in
  *   execute() contexts; the trigger's execute() step runs inside the execution that a webhook starts.
@@ -21,10 +22,19 @@ export function triggerKey(ctx: { getWorkflow(): { id?: string }; getNode(): { i
   return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
 }
 
+/**
+ * How long a webhook process's memory answers "duplicate" for an id. Shorter than the service's first
+ * retry (1 minute after a failed attempt): when n8n fails to queue an execution after webhook() accepted
+ * the event (its database or Redis failing), the delivery is answered with an error and the service's
+ * retry must not be dropped here as a copy, which with routing by event id would lose the event. Later
+ * copies start an execution that n8n's processed-data store ends at the trigger.
+ */
+export const MEMORY_TTL_MS = 50_000;
+
 export function processMemory(key: string): (id: string) => Promise<boolean> {
   let store = stores.get(key);
   if (!store) {
-    store = new MemoryDedupeStore({ maxEntries: DEDUPE_MAX_ENTRIES });
+    store = new MemoryDedupeStore({ maxEntries: DEDUPE_MAX_ENTRIES, ttlMs: MEMORY_TTL_MS });
     stores.set(key, store);
   }
   const s = store;

@@ -29,7 +29,7 @@ import {
   triggerSubtitle,
   hasProcessedData,
   newIdsInProcessedData,
-  processMemory,
+  memoryCheck,
   triggerKey,
 } from '../../src/n8n';
 
@@ -130,7 +130,7 @@ export class CompanyDataTrigger implements INodeType {
       this.logger.warn(`Company Data Trigger could not read its credential: ${(error as Error).message}`);
     }
     const key = triggerKey(this);
-    const memory = processMemory(key);
+    const memory = memoryCheck(key, this.getResponseObject());
     const helpers = this.helpers as unknown;
     const warn = warnTo(this.logger);
     const outcome = await handleDelivery(req.rawBody, req.headers, {

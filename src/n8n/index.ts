@@ -15,4 +15,4 @@ export { handleDelivery } from './trigger/delivery';
 export { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from './trigger/lifecycle';
 export { pollOnce, pollSources, type PollState } from './trigger/poll';
 export { pollTriggerProperties, readTriggerOptions, triggerSubtitle, webhookTriggerProperties } from './trigger/properties';
-export { hasProcessedData, newIdsInProcessedData, processMemory, triggerKey } from './trigger/seen';
+export { hasProcessedData, memoryCheck, newIdsInProcessedData, triggerKey } from './trigger/seen';

@@ -55,6 +55,11 @@ export class MemoryDedupeStore implements DedupeStore {
     return true;
   }
 
+  /** Drops the id, so that it counts as new again. */
+  forget(id: string): void {
+    this.seen.delete(id);
+  }
+
   private record(id: string): void {
     this.expire();
     // Re-inserting moves the id to the newest end of the Map's insertion order.

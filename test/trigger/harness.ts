@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
@@ -152,7 +153,20 @@ export interface WebhookCall {
 
 export function webhookContext(staticData: IDataObject, delivery: { rawBody: unknown; headers: IncomingMessage['headers'] }, params: NodeParams = {}, creds: IDataObject = {}, workflowId = 'wf-1') {
   const response = { statusCode: 200, body: undefined as unknown };
+  const answered = new EventEmitter();
   const res = {
+    get statusCode() {
+      return response.statusCode;
+    },
+    once: (event: 'finish' | 'close', listener: () => void) => answered.once(event, listener),
+    /** What n8n's HTTP layer does after webhook(): the answer goes out with `status` ('finish', then 'close'), or without one the connection drops ('close'). */
+    answer(status?: number) {
+      if (status !== undefined) {
+        response.statusCode = status;
+        answered.emit('finish');
+      }
+      answered.emit('close');
+    },
     status(code: number) {
       response.statusCode = code;
       return res;

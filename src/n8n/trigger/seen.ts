@@ -4,9 +4,8 @@ import { MemoryDedupeStore } from '../../webhooks';
 /**
  * Where the trigger remembers event ids.
  *
- * - processMemory: per n8n process, per workflow node, for MEMORY_TTL_MS. Drops a copy that arrives
- *   soon after the first before any execution starts, but is lost on restart and not shared between
- *   queue-mode webhook processes.
+ * - memoryCheck: per n8n process, per workflow node. Drops a redelivery before any execution starts,
+ *   but is lost on restart and not shared between queue-mode webhook processes.
  * - processedDataStore: n8n's processed-data store (database table, shared by all processes, survives
  *   restarts), bounded to the newest maxEntries ids, checked by one process at a time. n8n offers it in
  *   execute() contexts; the trigger's execute() step runs inside the execution that a webhook starts.
@@ -22,23 +21,40 @@ export function triggerKey(ctx: { getWorkflow(): { id?: string }; getNode(): { i
   return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
 }
 
-/**
- * How long a webhook process's memory answers "duplicate" for an id. Shorter than the service's first
- * retry (1 minute after a failed attempt): when n8n fails to queue an execution after webhook() accepted
- * the event (its database or Redis failing), the delivery is answered with an error and the service's
- * retry must not be dropped here as a copy, which with routing by event id would lose the event. Later
- * copies start an execution that n8n's processed-data store ends at the trigger.
- */
-export const MEMORY_TTL_MS = 50_000;
+/** n8n's answer to one delivery (an HTTP response), as far as the memory needs it. */
+export interface DeliveryAnswer {
+  statusCode: number;
+  once(event: 'finish' | 'close', listener: () => void): unknown;
+}
 
-export function processMemory(key: string): (id: string) => Promise<boolean> {
+/**
+ * This process's memory check for one delivery: a new id is recorded at once, so a copy arriving
+ * meanwhile is dropped before any execution starts. The id is forgotten again when n8n's answer to
+ * this delivery is not a 2xx, or never goes out: n8n answers after it queued the execution, so an
+ * error answer means the event may not run (its database or Redis failed), and the service's retry
+ * must not meet a memory that calls it a copy. With routing by event id that retry comes back here.
+ */
+export function memoryCheck(key: string, answer: DeliveryAnswer | undefined): (id: string) => Promise<boolean> {
   let store = stores.get(key);
   if (!store) {
-    store = new MemoryDedupeStore({ maxEntries: DEDUPE_MAX_ENTRIES, ttlMs: MEMORY_TTL_MS });
+    store = new MemoryDedupeStore({ maxEntries: DEDUPE_MAX_ENTRIES });
     stores.set(key, store);
   }
   const s = store;
-  return (id) => s.checkAndAdd(id);
+  return async (id) => {
+    if (!(await s.checkAndAdd(id))) return false;
+    if (typeof answer?.once === 'function') {
+      let finished = false;
+      answer.once('finish', () => {
+        finished = true;
+        if (answer.statusCode < 200 || answer.statusCode >= 300) s.forget(id);
+      });
+      answer.once('close', () => {
+        if (!finished) s.forget(id);
+      });
+    }
+    return true;
+  };
 }
 
 /** Test hook: forget all process-memory ids, as a restart would. */
@@ -188,14 +204,12 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
     const unique = [...new Set(ids)];
     if (unique.length === 0) return Promise.resolve(new Set());
     return new Promise((settle) => {
+      const waiter = { helpers, ids: unique, warn, settle };
       const queue = waiting.get(key);
-      if (queue) {
-        queue.push({ helpers, ids: unique, warn, settle });
-        return;
-      }
-      const fresh = [{ helpers, ids: unique, warn, settle }];
-      waiting.set(key, fresh);
-      void drain(key, fresh);
+      if (queue) return void queue.push(waiter);
+      const first = [waiter];
+      waiting.set(key, first);
+      void drain(key, first);
     });
   };
 }

@@ -7,7 +7,7 @@
  * compared, no column masked. Two API keys are two sandbox accounts: the fault-free run and the faulty
  * one are billed separately, and faults are queued for the faulty account only.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'drill-faults-'));
   rows = drillRows(sb.dataset, 1300);
 });
-afterAll(async () => sb.close());
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const billed = (key: string) => sb.usage(key).billed_lookup_queries;
 

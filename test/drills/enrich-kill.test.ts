@@ -6,7 +6,7 @@
  * The CLI has no clock option, so the comparison with the uninterrupted run masks the enriched_at
  * column (run times differ); every other cell is compared.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -28,7 +28,10 @@ beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 4000, keys: [{ key: KEY, plan: 'api' }, { key: REF_KEY, plan: 'api' }] });
   dir = mkdtempSync(join(tmpdir(), 'drill-kill-'));
 });
-afterAll(async () => sb.close());
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Lookups in flight at most when killed: a burst of 10 requests of 100 queries. */
 const IN_FLIGHT_QUERIES = 1000;

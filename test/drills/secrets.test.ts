@@ -5,7 +5,7 @@
  * errors, the trigger's log on rejected deliveries, and every file written (sheets, state, ledgers, the
  * sandbox data dir). None of them may contain a secret, in plain text or base64.
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -69,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fan?.close();
   await sb?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function fault(spec: object) {

@@ -4,7 +4,7 @@
  * kept as the user left them, formula cells, a forged 64 MB delivery (peak memory), stopping on SIGTERM,
  * and files that are not what their name says.
  */
-import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,10 @@ beforeAll(async () => {
   lookup = await startLookupServer();
   env = { COMPANY_DATA_LOCK_DIR: join(dir, 'locks'), COMPANY_DATA_API_KEY: lookup.apiKey, COMPANY_DATA_BASE_URL: lookup.url };
 });
-afterAll(() => lookup.close());
+afterAll(async () => {
+  await lookup.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

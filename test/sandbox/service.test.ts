@@ -1,5 +1,5 @@
 /** Keys, rate limit, determinism and the client against the sandbox (real HTTP on loopback). */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +54,7 @@ describe('sandbox service', () => {
       expect(readFileSync(join(dir, 'keys.json'), 'utf8')).not.toContain(key);
     } finally {
       await sb.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -3,7 +3,7 @@
  * sheet or another process reuses it instead of paying again. Real CLI processes (bundled with esbuild,
  * as users run it), kill -9 included, against the offline sandbox and a sandbox server.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,9 +22,13 @@ beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 6000, keys: [{ key: KEY, plan: 'api' }] });
   dir = mkdtempSync(join(tmpdir(), 'answer-cache-'));
 });
-afterAll(async () => sb.close());
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-const env = () => ({ COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: KEY });
+// Locks in the test's folder: a kill -9 leaves its lock files behind, and the folder goes in afterAll.
+const env = () => ({ COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: KEY, COMPANY_DATA_LOCK_DIR: join(dir, 'locks') });
 const billed = () => sb.usage(KEY).billed_lookup_queries;
 const billedLine = (out: string) => Number(/billed queries: (\d+)/i.exec(out)?.[1]);
 const csv = (codes: string[]) => 'registry code\n' + codes.join('\n') + '\n';
@@ -153,32 +157,40 @@ describe('AnswerCache on disk', () => {
 
   it('stays bounded: past maxBytes it keeps the newest answer of each key, dropping the oldest', () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'cache-bound-'));
-    let t = Date.UTC(2026, 0, 1);
-    const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 20_000, now: () => t, maxAgeDays: 365 });
-    for (let round = 0; round < 40; round++) {
-      t += 60_000;
-      cache.add(Array.from({ length: 10 }, (_, i) => ({ key: `registry_code:${String(10_000_000 + round * 10 + i)}`, answer: answer(String(round * 10 + i)) })));
-      cache.add([{ key: 'registry_code:99999999', answer: answer(`again ${round}`) }]);
+    try {
+      let t = Date.UTC(2026, 0, 1);
+      const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 20_000, now: () => t, maxAgeDays: 365 });
+      for (let round = 0; round < 40; round++) {
+        t += 60_000;
+        cache.add(Array.from({ length: 10 }, (_, i) => ({ key: `registry_code:${String(10_000_000 + round * 10 + i)}`, answer: answer(String(round * 10 + i)) })));
+        cache.add([{ key: 'registry_code:99999999', answer: answer(`again ${round}`) }]);
+      }
+      expect(statSync(cache.path).size).toBeLessThanOrEqual(20_000);
+      const reader = new AnswerCache({ stateDir, service: 'x', limit: 1, now: () => t, maxAgeDays: 365 });
+      reader.load(new Set(['registry_code:99999999', 'registry_code:10000000', 'registry_code:10000399']));
+      expect(reader.get('registry_code:99999999')!.answer.query).toBe('again 39');
+      expect(reader.get('registry_code:10000399')).toBeDefined();
+      expect(reader.get('registry_code:10000000')).toBeUndefined();
+      reader.close();
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
     }
-    expect(statSync(cache.path).size).toBeLessThanOrEqual(20_000);
-    const reader = new AnswerCache({ stateDir, service: 'x', limit: 1, now: () => t, maxAgeDays: 365 });
-    reader.load(new Set(['registry_code:99999999', 'registry_code:10000000', 'registry_code:10000399']));
-    expect(reader.get('registry_code:99999999')!.answer.query).toBe('again 39');
-    expect(reader.get('registry_code:10000399')).toBeDefined();
-    expect(reader.get('registry_code:10000000')).toBeUndefined();
-    reader.close();
   });
 
   it('keeps services, limits and languages apart', () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'cache-scope-'));
-    new AnswerCache({ stateDir, service: 'https://a', limit: 1 }).add([{ key: 'k', answer: answer('a') }]);
-    for (const other of [{ service: 'https://b', limit: 1 }, { service: 'https://a', limit: 2 }, { service: 'https://a', limit: 1, lang: 'en' as const }]) {
-      const c = new AnswerCache({ stateDir, ...other });
-      c.load(new Set(['k']));
-      expect(c.get('k')).toBeUndefined();
+    try {
+      new AnswerCache({ stateDir, service: 'https://a', limit: 1 }).add([{ key: 'k', answer: answer('a') }]);
+      for (const other of [{ service: 'https://b', limit: 1 }, { service: 'https://a', limit: 2 }, { service: 'https://a', limit: 1, lang: 'en' as const }]) {
+        const c = new AnswerCache({ stateDir, ...other });
+        c.load(new Set(['k']));
+        expect(c.get('k')).toBeUndefined();
+      }
+      const same = new AnswerCache({ stateDir, service: 'https://a', limit: 1 });
+      same.load(new Set(['k']));
+      expect(same.get('k')!.answer.query).toBe('a');
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
     }
-    const same = new AnswerCache({ stateDir, service: 'https://a', limit: 1 });
-    same.load(new Set(['k']));
-    expect(same.get('k')!.answer.query).toBe('a');
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,10 @@ beforeAll(async () => {
   server = await startLookupServer();
   dir = mkdtempSync(join(tmpdir(), 'cli-enrich-'));
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const runEnrich = (args: string[]) => runCommand(enrichCommand(), args);
 

@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../packages/cli/src/index';
 import { enrichTable, findKeyColumn } from '../../packages/cli/src/sheets/enrich';
 import { MemoryTable } from '../../packages/cli/src/sheets/table';
@@ -26,6 +26,7 @@ beforeEach(() => {
   server.requests = 0;
   server.received.length = 0;
 });
+afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
 
 const col = (t: MemoryTable, name: string) => t.grid.slice(1).map((r) => r[t.grid[0]!.indexOf(name)] ?? '');
 

@@ -3,7 +3,7 @@
  * Sheets stand-in for tables.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -35,6 +35,7 @@ afterAll(async () => {
   await client.close();
   await standin.close();
   await sb.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 async function billed(): Promise<number> {

@@ -3,7 +3,7 @@
  * company, the section columns for the fixture companies of docs/sandbox.md, the dry-run preview,
  * and billing per lookup query only (profile reads are requests, not billed lookups).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -27,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await sb.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const usage = async () => (await client.reference.usage()).data as { requests: number; billed_lookup_queries: number };

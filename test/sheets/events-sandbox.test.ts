@@ -2,7 +2,7 @@
  * Events → rows against the sandbox's write side over real HTTP: poll mode with the cursor, and
  * webhook mode with real signed deliveries that the sandbox sends more than once on purpose.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -41,27 +41,31 @@ const sheetIds = (file: string) => (parse(readFileSync(file, 'utf8')) as string[
 describe('events-to-sheet, poll mode', () => {
   it('appends each event once across restarts, a lost ledger and new events', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'poll-'));
-    const file = join(dir, 'events.csv');
-    for (const c of h.codes.slice(0, 3)) await change(c);
-    const poll = async (stateDir: string) => {
-      const writer = new EventSheetWriter({ table: new CsvTable(file), stateDir });
-      await writer.open();
-      await pollEventsToSheet({ client, writer, once: true });
-      await writer.close();
-      return writer.stats;
-    };
-    expect((await poll(join(dir, 'a'))).appended).toBe(3);
-    expect((await poll(join(dir, 'a'))).appended).toBe(0);
-    // A lost ledger: the sheet's event_id column is the record; nothing is added twice.
-    const lost = await poll(join(dir, 'b'));
-    expect(lost).toMatchObject({ appended: 0, reconciled: 3, duplicates: 3 });
-    await change(h.codes[3]!);
-    expect((await poll(join(dir, 'a'))).appended).toBe(1);
-    const ids = sheetIds(file);
-    expect(ids).toHaveLength(4);
-    expect(new Set(ids).size).toBe(4);
-    const rows = parse(readFileSync(file, 'utf8')) as string[][];
-    expect(rows[1]![rows[0]!.indexOf('lists')]).toBe(`Customers (crm-${h.codes[0]})`);
+    try {
+      const file = join(dir, 'events.csv');
+      for (const c of h.codes.slice(0, 3)) await change(c);
+      const poll = async (stateDir: string) => {
+        const writer = new EventSheetWriter({ table: new CsvTable(file), stateDir });
+        await writer.open();
+        await pollEventsToSheet({ client, writer, once: true });
+        await writer.close();
+        return writer.stats;
+      };
+      expect((await poll(join(dir, 'a'))).appended).toBe(3);
+      expect((await poll(join(dir, 'a'))).appended).toBe(0);
+      // A lost ledger: the sheet's event_id column is the record; nothing is added twice.
+      const lost = await poll(join(dir, 'b'));
+      expect(lost).toMatchObject({ appended: 0, reconciled: 3, duplicates: 3 });
+      await change(h.codes[3]!);
+      expect((await poll(join(dir, 'a'))).appended).toBe(1);
+      const ids = sheetIds(file);
+      expect(ids).toHaveLength(4);
+      expect(new Set(ids).size).toBe(4);
+      const rows = parse(readFileSync(file, 'utf8')) as string[][];
+      expect(rows[1]![rows[0]!.indexOf('lists')]).toBe(`Customers (crm-${h.codes[0]})`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -89,6 +93,7 @@ describe('events-to-sheet, webhook mode', () => {
       await control('PUT', '/sandbox/settings', { duplicate_rate: 0 });
       await rx.close();
       await writer.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -2,7 +2,7 @@
  * The summary column of events → rows, over real HTTP: the sandbox's events polled by the CLI into a
  * CSV file (Estonian), and signed webhooks into a Google sheet (the stand-in) made before the column existed.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -37,6 +37,7 @@ afterAll(async () => {
   await client.close();
   await standin.close();
   await h.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const runCli = (args: string[]) => runCommand(eventsToSheetCommand(), args);

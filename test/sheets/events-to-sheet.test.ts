@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from '../../packages/cli/src/sheets/event-sources';
 import { EventLedger } from '../../packages/cli/src/sheets/event-ledger';
 import { EventSheetWriter } from '../../packages/cli/src/sheets/events-to-rows';
@@ -15,6 +15,17 @@ import { signWebhook } from '../../src/webhooks';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 
 const secret = 'whsec_test_only';
+
+// Every temp folder a test makes goes when that test ends.
+const dirs: string[] = [];
+const tempDir = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function change(n: number, code = '10137319') {
   return {
@@ -75,7 +86,7 @@ describe('events → rows, webhook mode', () => {
   afterAll(() => standin.close());
 
   async function scenario(makeTable: () => Table, readBack: () => string[][] | Promise<string[][]>) {
-    const stateDir = mkdtempSync(join(tmpdir(), 'events-state-'));
+    const stateDir = tempDir('events-state-');
     let writer = new EventSheetWriter({ table: makeTable(), stateDir });
     await writer.open();
     const log: string[] = [];
@@ -114,7 +125,7 @@ describe('events → rows, webhook mode', () => {
   }
 
   it('CSV: each event once under redelivery, concurrency and restart', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'events-csv-'));
+    const dir = tempDir('events-csv-');
     const path = join(dir, 'events.csv');
     await scenario(
       () => new CsvTable(path),
@@ -123,7 +134,7 @@ describe('events → rows, webhook mode', () => {
   });
 
   it('XLSX: each event once; the workbook opens in exceljs with the rows as text', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'events-xlsx-'));
+    const dir = tempDir('events-xlsx-');
     const path = join(dir, 'events.xlsx');
     await scenario(
       () => new XlsxTable(path, { sheet: 'Events' }),
@@ -149,7 +160,7 @@ describe('events → rows, webhook mode', () => {
   it('a Google append whose answer was lost is not repeated on redelivery', async () => {
     standin.create('lost', [{ title: 'Events', rowCount: 1, columnCount: 3 }]);
     const table = new GoogleSheetTable({ spreadsheetId: 'lost', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
-    const writer = new EventSheetWriter({ table, stateDir: mkdtempSync(join(tmpdir(), 'lost-')) });
+    const writer = new EventSheetWriter({ table, stateDir: tempDir('lost-') });
     await writer.open();
     standin.failAfterApply = 1;
     await expect(writer.accept(change(1) as never)).rejects.toThrow(/503/);
@@ -160,7 +171,7 @@ describe('events → rows, webhook mode', () => {
   });
 
   it('reconciles a crash between the append and the ledger entry, and rows the ledger never saw', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'events-crash-'));
+    const dir = tempDir('events-crash-');
     const path = join(dir, 'events.csv');
     const stateDir = join(dir, 'state');
     const writer = new EventSheetWriter({ table: new CsvTable(path), stateDir });

@@ -3,18 +3,29 @@
  * each event stays in the sheet exactly once across restarts, and a compaction that crashed before
  * its rename (its temp file left behind) loses nothing.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
 import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES } from '../../packages/cli/src/sheets/event-ledger';
 import { EVENT_COLUMNS, EventSheetWriter, eventRecords } from '../../packages/cli/src/sheets/events-to-rows';
 import { MemoryTable } from '../../packages/cli/src/sheets/table';
 
 const N = 10_000;
+
+// Every temp folder a test makes goes when that test ends.
+const dirs: string[] = [];
+const tempDir = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function change(n: number) {
   return {
@@ -54,7 +65,7 @@ const sheetIds = (file: string) => (parse(readFileSync(file, 'utf8')) as string[
 
 describe('events ledger compaction', () => {
   it('10,000 events: compacted on open, exactly once across a restart, no regrowth', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-compact-'));
+    const dir = tempDir('ledger-compact-');
     // evt_10001 was begun (rows in the ledger) but the crash came before the append.
     const pending = JSON.stringify({ t: 'begin', id: `evt_${N + 1}`, rows: [rowOf(N + 1)] }) + '\n';
     const { sheet, ledger } = history(dir, N, pending);
@@ -96,7 +107,7 @@ describe('events ledger compaction', () => {
   }, 60_000);
 
   it('with the default window (50,000) all 10,000 ids stay; only rows and old cursors go', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-default-'));
+    const dir = tempDir('ledger-default-');
     const { ledger } = history(dir, N);
     const l = new EventLedger(ledger);
     const r = l.compact();
@@ -111,7 +122,7 @@ describe('events ledger compaction', () => {
   });
 
   it('a compaction that crashed before its rename (temp file left) loses nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-crash-'));
+    const dir = tempDir('ledger-crash-');
     const { sheet, ledger } = history(dir, N);
     const original = readFileSync(ledger, 'utf8');
     // What a killed compaction leaves: the ledger untouched and a half-written temp file beside it
@@ -137,7 +148,7 @@ describe('events ledger compaction', () => {
   }, 60_000);
 
   it('a receiver that runs for long compacts while running and still stores each event once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-run-'));
+    const dir = tempDir('ledger-run-');
     const table = new MemoryTable();
     const opts = { table, ledgerPath: join(dir, 'events.jsonl'), compactAboveBytes: 40_000, keepDone: 50 };
     const w = new EventSheetWriter(opts);
@@ -158,7 +169,7 @@ describe('events ledger compaction', () => {
   });
 
   it('a torn last line does not swallow the next entry', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-torn-'));
+    const dir = tempDir('ledger-torn-');
     const path = join(dir, 'l.jsonl');
     writeFileSync(path, '{"t":"done","id":"evt_1"}\n{"t":"begin","id":"evt_2","ro');
     const l = new EventLedger(path);

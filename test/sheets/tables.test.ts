@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -28,6 +28,7 @@ describe('blocks and A1 letters', () => {
 
 describe('CSV table', () => {
   const dir = mkdtempSync(join(tmpdir(), 'csv-table-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   it('keeps separator, BOM and text as typed; saves atomically', async () => {
     const path = join(dir, 'a.csv');
     writeFileSync(path, '\ufeffcode;name\r\n00123;"A; B"\r\n');
@@ -59,25 +60,29 @@ describe('CSV table', () => {
 describe('XLSX table', () => {
   it('reads numbers unformatted and formulas as results; writes text that stays text', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'xlsx-table-'));
-    const path = join(dir, 'a.xlsx');
-    const wb = new ExcelJS.Workbook();
-    const ws = wb.addWorksheet('Firms');
-    ws.addRow(['registry code', 'n']);
-    ws.addRow(['10137319', 5]);
-    ws.addRow([10137319, { formula: '1+1', result: 2 }]);
-    wb.addWorksheet('Other').addRow(['keep me']);
-    await wb.xlsx.writeFile(path);
+    try {
+      const path = join(dir, 'a.xlsx');
+      const wb = new ExcelJS.Workbook();
+      const ws = wb.addWorksheet('Firms');
+      ws.addRow(['registry code', 'n']);
+      ws.addRow(['10137319', 5]);
+      ws.addRow([10137319, { formula: '1+1', result: 2 }]);
+      wb.addWorksheet('Other').addRow(['keep me']);
+      await wb.xlsx.writeFile(path);
 
-    const t = new XlsxTable(path, { sheet: 'Firms' });
-    expect(await t.read()).toEqual({ header: ['registry code', 'n'], rows: [['10137319', '5'], ['10137319', '2']] });
-    await t.write(tricky.map((value, i) => ({ row: i + 1, col: 2, value })));
-    await t.flush();
+      const t = new XlsxTable(path, { sheet: 'Firms' });
+      expect(await t.read()).toEqual({ header: ['registry code', 'n'], rows: [['10137319', '5'], ['10137319', '2']] });
+      await t.write(tricky.map((value, i) => ({ row: i + 1, col: 2, value })));
+      await t.flush();
 
-    const back = new ExcelJS.Workbook();
-    await back.xlsx.readFile(path);
-    const col = tricky.map((_, i) => back.getWorksheet('Firms')!.getCell(i + 2, 3).value);
-    expect(col).toEqual(tricky);
-    expect(back.getWorksheet('Other')!.getCell(1, 1).value).toBe('keep me');
+      const back = new ExcelJS.Workbook();
+      await back.xlsx.readFile(path);
+      const col = tricky.map((_, i) => back.getWorksheet('Firms')!.getCell(i + 2, 3).value);
+      expect(col).toEqual(tricky);
+      expect(back.getWorksheet('Other')!.getCell(1, 1).value).toBe('keep me');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -135,12 +140,16 @@ describe('Google Sheets table against the stand-in', () => {
   it('works with a service-account key (self-signed JWT, offline) and rejects a wrong token', async () => {
     standin.create('sa', [{ title: 'S', rows: [['h'], ['1']] }]);
     const dir = mkdtempSync(join(tmpdir(), 'sa-'));
-    const keyFile = join(dir, 'key.json');
-    writeFileSync(keyFile, JSON.stringify(standin.serviceAccountKey()));
-    const t = new GoogleSheetTable({ spreadsheetId: 'sa', sheet: 'S', auth: { serviceAccountKeyFile: keyFile }, rootUrl: standin.url });
-    expect((await t.read()).rows).toEqual([['1']]);
-    const bad = new GoogleSheetTable({ spreadsheetId: 'sa', sheet: 'S', auth: { accessToken: 'nope' }, rootUrl: standin.url });
-    await expect(bad.read()).rejects.toThrow(/401 UNAUTHENTICATED/);
+    try {
+      const keyFile = join(dir, 'key.json');
+      writeFileSync(keyFile, JSON.stringify(standin.serviceAccountKey()));
+      const t = new GoogleSheetTable({ spreadsheetId: 'sa', sheet: 'S', auth: { serviceAccountKeyFile: keyFile }, rootUrl: standin.url });
+      expect((await t.read()).rows).toEqual([['1']]);
+      const bad = new GoogleSheetTable({ spreadsheetId: 'sa', sheet: 'S', auth: { accessToken: 'nope' }, rootUrl: standin.url });
+      await expect(bad.read()).rejects.toThrow(/401 UNAUTHENTICATED/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -4,16 +4,17 @@
  * cells and rows without r, a calculation chain), and by exceljs; exceljs is also the independent
  * reader that checks what we save.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { XlsxTable } from '../../packages/cli/src/sheets/xlsx-table';
 import { SheetScanner, type SheetPiece } from '../../packages/cli/src/sheets/xlsx/sheet-xml';
 
 const dir = mkdtempSync(join(tmpdir(), 'xlsx-package-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
 const NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';

@@ -49,16 +49,18 @@ const wait = async (what: string, ok: () => boolean | Promise<boolean>, ms = 30_
 describe.skipIf(!enabled)('real n8n 2.41.1', () => {
   let rig: Rig;
   let n8n: any;
+  let pkgDir: string | undefined;
   afterAll(async () => {
     await n8n?.stop({ keepUserFolder: false });
     await rig?.close();
+    if (pkgDir) fs.rmSync(pkgDir, { recursive: true, force: true });
   });
 
   it('activation, redelivery, forged delivery, restart', async () => {
     // @ts-expect-error plain ESM helper of the e2e runtime
     const lib = await import('../../e2e/lib/n8n.mjs');
     rig = await startRig({ duplicateRate: 1 });
-    const pkgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pkg-'));
+    pkgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pkg-'));
     await buildPackage(pkgDir);
     const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-n8n-'));
     n8n = await lib.startN8n({ packageDir: pkgDir, userFolder, env: N8N_ENV });

@@ -3,12 +3,19 @@
  * tsup bundles it, no build step needed) and run as its own node process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
+import { afterAll } from 'vitest';
 
 let built: string | undefined;
+
+// Registered while the importing test file is collected: the bundle's folder goes when that file's tests are done.
+afterAll(() => {
+  if (built) rmSync(dirname(built), { recursive: true, force: true });
+  built = undefined;
+});
 
 export function cliBundle(): string {
   if (!built) {

@@ -4,7 +4,7 @@
  * over HTTP with its raw body and signature headers, to the events-to-sheet receiver (one sheet row per
  * event, kept by the ledger). The sandbox's webhook points here.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,13 +35,15 @@ export interface FanOut {
   executions(): number;
   /** Activates the trigger against the service: PUT /webhook to this address, secret kept in staticData. */
   activate(creds: IDataObject): Promise<void>;
+  /** Stops both consumers; removes the folder when startFanOut made it (no `dir` given). */
   close(): Promise<void>;
 }
 
 const trigger = new CompanyDataTrigger();
 
 export async function startFanOut(opts: { workflowId: string; dir?: string }): Promise<FanOut> {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'drill-fanout-'));
+  const made = opts.dir ? undefined : mkdtempSync(join(tmpdir(), 'drill-fanout-'));
+  const dir = opts.dir ?? made!;
   mkdirSync(dir, { recursive: true }); // the sheet's folder must exist, as for any user
   const sheetFile = join(dir, 'events.csv');
   const writer = new EventSheetWriter({ table: new CsvTable(sheetFile), stateDir: join(dir, 'state') });
@@ -93,6 +95,7 @@ export async function startFanOut(opts: { workflowId: string; dir?: string }): P
       await new Promise((r) => server.close(r));
       await rx.close();
       await writer.close();
+      if (made) rmSync(made, { recursive: true, force: true });
     },
   };
 }

@@ -11,8 +11,10 @@
  * --engine: n8n's expression engine (N8N_EXPRESSION_ENGINE: vm, n8n's default, or legacy). With vm, each
  * delivery to a trigger other than n8n's Webhook node waits for an isolate from a pool of one per
  * webhook process (docs/assumptions.md, "Trigger duplicates across n8n processes"), which sets the
- * answer times; the figures are taken with both.
- * Run: node bench/alert-path.bench.mjs [--events 2000] [--workers 1,2] [--engine vm|legacy] [--keep]
+ * answer times unless --n8n-env N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (the README's advice).
+ * --n8n-env K=V[,K=V]: further n8n settings for every process. --balance round-robin|event-id: how nginx
+ * spreads deliveries (event-id: every copy of an event to one webhook process).
+ * Run: node bench/alert-path.bench.mjs [--events 2000] [--workers 1,2] [--engine vm|legacy] [--n8n-env K=V] [--balance round-robin|event-id] [--keep]
  */
 import { ensureRuntime } from '../e2e/lib/runtime.mjs';
 import { buildIfStale } from '../e2e/lib/build.mjs';

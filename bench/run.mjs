@@ -6,7 +6,7 @@
  * No build step: bench/*.bench.mjs and bench/sandbox.bench.mjs bundle the TypeScript sources with
  * esbuild; bench/enrich.bench.ts runs under vite-node, as its header says.
  *
- *   node bench/run.mjs            full run (about 25 minutes on 2 cores; the alert path in real n8n takes more than half)
+ *   node bench/run.mjs            full run (about 25-30 minutes on 2 cores; the alert path in real n8n takes about 18)
  *   node bench/run.mjs --quick    small sizes, to check the harness (figures are not the goals' sizes)
  *   node bench/run.mjs --json f   also write the figures and the table to f
  *
@@ -95,7 +95,7 @@ await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '-
 await bench('webhook', 'webhook.bench.mjs', ['--events', size(20_000, 5000), '--deliveries', '1000']);
 // 7. Client overhead against raw undici.
 await bench('client', 'client.bench.mjs', []);
-// 8. The alert path on n8n's distributed engine (real n8n in queue mode; about 15 minutes in all): the full
+// 8. The alert path on n8n's distributed engine (real n8n in queue mode; about 18 minutes in all): the full
 // burst with n8n's default expression engine and the one setting docs/performance.md recommends
 // (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true) at 1 and 2 workers; the same with nginx routing by event id;
 // and a smaller burst on n8n's defaults untouched, whose isolate per delivery sets the answer times

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../support/temp-dirs';
 
 // Plain ESM helpers of the e2e runtime (no build step, no types).
 type Release = () => void;
@@ -13,15 +14,8 @@ const load = async (): Promise<Lib> => import(path.resolve('e2e/lib/runtime.mjs'
 const loadN8n = async (): Promise<{ parseTrailingJson: (s: string) => unknown; freePort: () => Promise<number> }> =>
   import(path.resolve('e2e/lib/n8n.mjs'));
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-lock-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
+const tmp = () => tempDir('e2e-lock-');
 
 describe('install lock', () => {
   it('makes a second holder wait until the first releases', async () => {

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from '../../packages/cli/src/sheets/event-sources';
 import { EventLedger } from '../../packages/cli/src/sheets/event-ledger';
 import { EventSheetWriter } from '../../packages/cli/src/sheets/events-to-rows';
@@ -13,19 +12,11 @@ import { GoogleSheetTable } from '../../packages/cli/src/sheets/google-table';
 import type { Table } from '../../packages/cli/src/sheets/table';
 import { signWebhook } from '../../src/webhooks';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
+import { tempDirs } from '../support/temp-dirs';
 
 const secret = 'whsec_test_only';
 
-// Every temp folder a test makes goes when that test ends.
-const dirs: string[] = [];
-const tempDir = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function change(n: number, code = '10137319') {
   return {

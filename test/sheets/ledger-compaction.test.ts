@@ -3,29 +3,20 @@
  * each event stays in the sheet exactly once across restarts, and a compaction that crashed before
  * its rename (its temp file left behind) loses nothing.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
 import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES } from '../../packages/cli/src/sheets/event-ledger';
 import { EVENT_COLUMNS, EventSheetWriter, eventRecords } from '../../packages/cli/src/sheets/events-to-rows';
 import { MemoryTable } from '../../packages/cli/src/sheets/table';
+import { tempDirs } from '../support/temp-dirs';
 
 const N = 10_000;
 
-// Every temp folder a test makes goes when that test ends.
-const dirs: string[] = [];
-const tempDir = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 function change(n: number) {
   return {

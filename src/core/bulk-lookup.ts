@@ -1,12 +1,12 @@
 import { AuthenticationError, CompanyDataError, NotSentError, PlanRequiredError, ValidationError } from './errors';
 import { answerStatus, readQuery, type LookupStatus } from './lookup';
-import { LOOKUP_MAX_QUERIES } from './operations/companies';
+import { lookup } from './operations/companies';
 import type { Lang } from './schemas/common';
 import type { LookupResult } from './schemas/company';
 import type { LookupQueryType } from './validation';
 
-/** Most queries the service takes in one lookup request. */
-export const LOOKUP_BATCH_SIZE = LOOKUP_MAX_QUERIES;
+/** Most queries the service takes in one lookup request: the operation table's bulk limit. */
+export const LOOKUP_BATCH_SIZE = lookup.bulk!.max;
 
 /**
  * Lookup requests kept in flight at most. The client's rate limiter decides when each starts; this

@@ -4,8 +4,9 @@ import type { CoreClient } from '../core/client';
 import type { AnyOperation } from '../core/operation';
 import { operationId } from '../core/operation';
 import { toNodeError } from './errors';
-import { pickedValue } from './pickers';
+import { readInput } from './input';
 import { fieldValue } from './lookup';
+import type { At } from './properties';
 
 /** The service takes up to 2000 companies per request (spec: POST /monitoring/lists/{list_id}/companies). */
 export const ADD_BATCH = 2000;
@@ -13,9 +14,7 @@ export const ADD_BATCH = 2000;
 /** Version 2 of Monitoring → Add Companies can take the companies from the input items, in one request. */
 export const addsFromItems = (op: AnyOperation) => operationId(op) === 'monitoring.addCompanies';
 
-type Show = (more?: Record<string, unknown[]>) => INodeProperties['displayOptions'];
-
-export function addFromItemsProperties(at: Show): INodeProperties[] {
+export function addFromItemsProperties(at: At): INodeProperties[] {
   return [
     {
       displayName: 'Companies From',
@@ -62,9 +61,8 @@ export async function executeAddFromItems(ctx: IExecuteFunctions, client: CoreCl
   const node = ctx.getNode();
   const codeField = text(ctx.getNodeParameter('registryCodeField', 0, 'registry_code'));
   const refField = text(ctx.getNodeParameter('externalRefField', 0, ''));
-  // Read directly: the entered-companies field is hidden in this mode, and n8n refuses to read a hidden field.
-  const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
-  const base = { list_id: text(pickedValue('monitoringList', 'list_id', ctx.getNodeParameter('listId', 0))), ...(options.replace === true ? { replace: true } : {}) };
+  // The entered-companies field is hidden in this mode; the companies come from the items.
+  const base = readInput(ctx, op, 0, ['add']);
   const add = items.map((item, i) => {
     const code = text(fieldValue(item.json, codeField));
     if (!code) throw new NodeOperationError(node, `Item ${i + 1} has no registry code in the field "${codeField}"`, { itemIndex: i, description: 'Check Registry Code Field, or remove items without a code first.' });

@@ -45,11 +45,15 @@ function unwrapEntries(kind: Kind, value: unknown): unknown {
   return value;
 }
 
-/** Reads the operation's parameters for one item from the node's fields. */
-export function readInput(ctx: IExecuteFunctions, op: AnyOperation, itemIndex: number): Record<string, unknown> {
+/**
+ * Reads the operation's parameters for one item from the node's fields. `skip`: parameters not read,
+ * for fields hidden in the chosen mode (n8n refuses to read a hidden field).
+ */
+export function readInput(ctx: IExecuteFunctions, op: AnyOperation, itemIndex: number, skip: readonly string[] = []): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   let options: IDataObject | undefined;
   for (const f of fieldsOf(op)) {
+    if (skip.includes(f.param)) continue;
     let raw: unknown;
     if (f.place === 'top') raw = ctx.getNodeParameter(f.prop, itemIndex, undefined);
     else {

@@ -198,7 +198,8 @@ function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
   ];
 }
 
-type At = (more?: Record<string, unknown[]>) => ReturnType<typeof show>;
+/** Shows a property for one operation, with more conditions if given. */
+export type At = (more?: Record<string, unknown[]>) => ReturnType<typeof show>;
 
 /** When an answer an item already holds is too old. Version 1: days only, 0 meaning never (as the tooltip said). */
 function lookUpAgainProperties(version: NodeVersion, at: At): INodeProperties[] {

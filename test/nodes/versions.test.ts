@@ -55,6 +55,14 @@ describe('Monitoring → Add Companies', () => {
     expect(await listCodes(id)).toEqual([]);
   });
 
+  test('version 2 from items with Replace Whole List: the list then holds exactly the items\' companies', async () => {
+    const id = await newList('Replace from items');
+    await run(monitoring, 2, { resource: 'monitoring', operation: 'addCompanies', listId: { __rl: true, mode: 'id', value: id }, companiesFrom: 'items', registryCodeField: 'code', externalRefField: '' }, [{ code: codes[10] }]);
+    const params = { resource: 'monitoring', operation: 'addCompanies', listId: { __rl: true, mode: 'id', value: id }, companiesFrom: 'items', registryCodeField: 'code', externalRefField: '', options: { replace: true } };
+    await run(monitoring, 2, params, [{ code: codes[11] }, { code: codes[12] }]);
+    expect((await listCodes(id)).sort()).toEqual([[codes[11], null], [codes[12], null]].sort());
+  });
+
   test('version 2 with the companies entered below, and version 1, add what was typed', async () => {
     for (const version of [1, 2]) {
       const id = await newList(`Typed v${version}`);

@@ -20,7 +20,7 @@ import { ensureRuntime } from '../e2e/lib/runtime.mjs';
 import { buildIfStale } from '../e2e/lib/build.mjs';
 import { peakRssMb } from '../e2e/lib/queue.mjs';
 import { alertBurst, rssWatch, signer } from '../e2e/lib/burst.mjs';
-import { processedEntries, publishAlert, signingSecret, startAlertCluster } from '../e2e/lib/alert-cluster.mjs';
+import { publishAlert, signingSecret, startAlertCluster } from '../e2e/lib/alert-cluster.mjs';
 import { arg, report, root } from './support.mjs';
 
 const EVENTS = Number(arg('events', 2000));
@@ -77,7 +77,7 @@ for (const workers of WORKERS) {
       postedTwice: r.postedTwice.length,
       notPosted: r.notPosted.length,
       missingIds: r.processedData.missing.length,
-      processedEntries: processedEntries(c.postgres, wf.id, triggerNodeId),
+      processedEntries: r.processedData.entries,
       failedExecutions: r.executions - (r.byStatus.success ?? 0) - r.orphans,
       peakRssMb: peaks,
       maxListenersWarnings: warnings,

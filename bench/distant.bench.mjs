@@ -50,9 +50,12 @@ const file = join(dir, 'rows.csv');
 writeFileSync(file, 'registry code,owner\n' + rows.map((r, i) => `"${r}",owner ${i % 50}`).join('\n') + '\n');
 
 const figures = { rows: ROWS, unique, bound: BOUND, runs: {} };
-for (const latencyMs of LATENCIES) {
-  const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs, perQueryMs: 0.5, jitter: 0.5 } });
-  try {
+// One sandbox for all latencies: PUT /sandbox/latency sets the next one (billing is read as differences).
+const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000 });
+try {
+  for (const latencyMs of LATENCIES) {
+    const set = await fetch(`${sb.url}/sandbox/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: latencyMs, per_query_ms: 0.5, jitter: 0.5 }) });
+    if (!set.ok) throw new Error(`PUT /sandbox/latency answered ${set.status}`);
     const env = { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey };
     const state = join(dir, `state-${latencyMs}`);
     const b0 = await sb.billed();
@@ -71,8 +74,8 @@ for (const latencyMs of LATENCIES) {
     console.log(
       `latency ${latencyMs} ms: ${ROWS} rows (${unique} unique) in ${f.seconds.toFixed(2)} s from process start to exit: ${rate.toFixed(0)} unique/s = ${f.ofBound.toFixed(3)} of the bound; billed ${f.billed}; again with another --out: billed ${f.rerunBilled} in ${f.rerunSeconds.toFixed(2)} s`,
     );
-  } finally {
-    await sb.close();
   }
+} finally {
+  await sb.close();
 }
 report('distant', figures);

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureRuntime } from './lib/runtime.mjs';
 import { listExecutions, nodeTypeNames, sleep } from './lib/n8n.mjs';
-import { alertBurst, burstEvents, deliver, settle, signer, withCopies } from './lib/burst.mjs';
-import { CHAT_NODE, processedEntries, publishAlert, signingSecret, startAlertCluster, TRIGGER } from './lib/alert-cluster.mjs';
+import { alertBurst, burstEvents, deliver, n8nState, processedData, settle, signer, withCopies } from './lib/burst.mjs';
+import { CHAT_NODE, publishAlert, signingSecret, startAlertCluster, TRIGGER } from './lib/alert-cluster.mjs';
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 
@@ -160,7 +160,7 @@ async function main() {
   await check('answer on receipt: with a chat that takes 5 s to answer, each new event and each copy is answered before its execution ends', async () => {
     const sign = await signer(repoDir, signingSecret(postgres, wf.id));
     const events = burstEvents(4, 'slow');
-    const [[maxBefore]] = postgres.query(`SELECT coalesce(max(id), 0) FROM execution_entity WHERE "workflowId" = '${wf.id}'`);
+    const maxBefore = n8nState(postgres, wf.id).maxId;
     chat.setDelay(5000);
     try {
       const results = await deliver(hookUrl, withCopies(events), { sign, concurrency: 8 });
@@ -177,7 +177,7 @@ async function main() {
   });
 
   await check(`scale: ${BURST_EVENTS} events (a third 2-3 times) through nginx to 2 webhook processes, one restarted mid-burst, then all redelivered: each event runs once, every id is in n8n's store, every answer within 10 s`, async () => {
-    const entriesBefore = processedEntries(postgres, wf.id, triggerNodeId);
+    const entriesBefore = processedData(postgres, wf.id, triggerNodeId).entries;
     const r = await alertBurst({
       q,
       postgres,

@@ -71,9 +71,3 @@ export function signingSecret(postgres, workflowId) {
   if (!secret) throw new Error('no signing secret in the workflow static data');
   return secret;
 }
-
-/** Entries n8n's processed-data store holds for the trigger node. */
-export function processedEntries(postgres, workflowId, nodeId) {
-  const [[value] = []] = postgres.query(`SELECT value FROM processed_data WHERE "workflowId" = '${workflowId.replace(/'/g, "''")}' AND context = 'n:${nodeId.replace(/'/g, "''")}'`);
-  return value ? JSON.parse(value).data.length : 0;
-}

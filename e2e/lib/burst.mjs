@@ -116,30 +116,38 @@ export function answerStats(results) {
 /** How n8n's processed-data store keys a value (DeduplicationHelper.createValueHash). */
 export const processedDataHash = (value) => createHash('md5').update(String(value)).digest('base64');
 
+const sqlText = (v) => `'${String(v).replace(/'/g, "''")}'`;
+
 /**
- * n8n's view of the workflow in PostgreSQL: executions after `afterId`, the processed-data rows.
+ * n8n's executions of the workflow after `afterId`, from PostgreSQL in one query (polled every half second).
  * `killedAt` (ms): when a webhook process was SIGKILLed. An execution still 'new' that was created before
  * it is an orphan: its row was saved but the process died before queueing it, so it never runs (n8n has
  * no recovery for it; the delivery got no answer and the sender's retry runs the event). Orphans are
  * counted apart and not waited for.
  */
 export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined) {
-  const wf = workflowId.replace(/'/g, "''");
-  const byStatus = Object.fromEntries(postgres.query(`SELECT status, count(*) FROM execution_entity WHERE "workflowId" = '${wf}' AND id > ${Number(afterId)} GROUP BY status`).map(([s, n]) => [s, Number(n)]));
-  const [[orphans = '0'] = []] =
-    killedAt === undefined ? [] : postgres.query(`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${wf}' AND id > ${Number(afterId)} AND status = 'new' AND "createdAt" <= to_timestamp(${killedAt / 1000})`);
-  const [[lastStop = '', maxId = '0'] = []] = postgres.query(`SELECT coalesce(to_char(max("stoppedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ''), coalesce(max(id), 0) FROM execution_entity WHERE "workflowId" = '${wf}'`);
-  const rows = Object.fromEntries(postgres.query(`SELECT context, value FROM processed_data WHERE "workflowId" = '${wf}'`).map(([context, value]) => [context, JSON.parse(value)]));
+  const orphanCut = killedAt === undefined ? 'NULL' : `to_timestamp(${killedAt / 1000})`;
+  const rows = postgres.query(
+    `SELECT status, count(*), count(*) FILTER (WHERE status = 'new' AND "createdAt" <= ${orphanCut}), coalesce(to_char(max("stoppedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ''), max(id) ` +
+      `FROM execution_entity WHERE "workflowId" = ${sqlText(workflowId)} AND id > ${Number(afterId)} GROUP BY status`,
+  );
+  const byStatus = Object.fromEntries(rows.map(([s, n]) => [s, Number(n)]));
+  const orphans = rows.reduce((sum, r) => sum + Number(r[2]), 0);
+  const lastStop = rows.map((r) => r[3]).filter(Boolean).sort().at(-1);
   const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  const unfinished = (byStatus.new ?? 0) + (byStatus.running ?? 0) + (byStatus.waiting ?? 0) - Number(orphans);
-  return { byStatus, executions, unfinished, orphans: Number(orphans), lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined, maxId: Number(maxId), rows };
+  const unfinished = (byStatus.new ?? 0) + (byStatus.running ?? 0) + (byStatus.waiting ?? 0) - orphans;
+  return { byStatus, executions, unfinished, orphans, lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined, maxId: Math.max(Number(afterId), ...rows.map((r) => Number(r[4]))) };
 }
 
-/** The node's stored entries and the ids among `ids` it does not hold. */
-export function processedDataOf(state, nodeId, ids) {
-  const data = state.rows[`n:${nodeId}`]?.data ?? [];
+/**
+ * The trigger node's list in n8n's processed-data store: its entries, the ids among `ids` it does not
+ * hold, and whether the turn row (the workflow-scope row) is there.
+ */
+export function processedData(postgres, workflowId, nodeId, ids = []) {
+  const rows = Object.fromEntries(postgres.query(`SELECT context, value FROM processed_data WHERE "workflowId" = ${sqlText(workflowId)}`).map(([context, value]) => [context, JSON.parse(value)]));
+  const data = rows[`n:${nodeId}`]?.data ?? [];
   const held = new Set(data);
-  return { entries: data.length, missing: ids.filter((id) => !held.has(processedDataHash(id))), turnRow: '' in state.rows };
+  return { entries: data.length, missing: ids.filter((id) => !held.has(processedDataHash(id))), turnRow: '' in rows };
 }
 
 /**
@@ -255,6 +263,6 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
     posted: p.size,
     postedTwice: [...p].filter(([, n]) => n > 1).map(([id]) => id),
     notPosted: ids.filter((id) => !p.has(id)),
-    processedData: processedDataOf(afterAll, nodeId, ids),
+    processedData: processedData(postgres, workflowId, nodeId, ids),
   };
 }

@@ -25,6 +25,19 @@ function track(pid) {
     for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
   });
 }
+/** A temp folder for a server's files, removed by remove() or, failing that, when this process exits. */
+function tempFolder(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  track();
+  return {
+    dir,
+    remove() {
+      fs.rmSync(dir, { recursive: true, force: true });
+      tempDirs.delete(dir);
+    },
+  };
+}
 function killGroup(pid, signal) {
   try {
     process.kill(-pid, signal);
@@ -100,9 +113,8 @@ export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
   const asRoot = process.getuid?.() === 0;
   // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
   const asUser = (cmd, args) => (asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args]);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-pg-'));
-  tempDirs.add(dir);
-  track();
+  const folder = tempFolder('n8n-queue-pg-');
+  const { dir } = folder;
   const dataDir = path.join(dir, 'data');
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const t0 = Date.now();
@@ -131,8 +143,7 @@ export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
         .map((l) => l.split('\t')),
     stop: async () => {
       await proc.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-      tempDirs.delete(dir);
+      folder.remove();
     },
   };
 }
@@ -206,9 +217,8 @@ export async function startBalancer(upstreams, { balance = 'round-robin', log = 
   if (!(balance in BALANCING)) throw new Error(`balance must be one of ${Object.keys(BALANCING).join(', ')}, not ${balance}`);
   const bin = which('nginx') ?? installDebianPackage('nginx-light', { what: 'nginx', found: () => which('nginx'), options: ['--no-install-recommends'], log });
   const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-nginx-'));
-  tempDirs.add(dir);
-  track();
+  const folder = tempFolder('n8n-queue-nginx-');
+  const { dir } = folder;
   const asRoot = process.getuid?.() === 0;
   const conf = `${asRoot ? 'user root;\n' : ''}worker_processes 1;
 pid ${dir}/nginx.pid;
@@ -260,8 +270,7 @@ ${BALANCING[balance]}${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails
     logs: proc.logs,
     stop: async () => {
       await proc.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-      tempDirs.delete(dir);
+      folder.remove();
     },
   };
 }

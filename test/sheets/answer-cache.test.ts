@@ -4,7 +4,8 @@
  * as users run it), kill -9 included, against the offline sandbox and a sandbox server.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../packages/cli/src/index';
@@ -172,6 +173,27 @@ describe('AnswerCache on disk', () => {
       expect(reader.get('registry_code:10000399')).toBeDefined();
       expect(reader.get('registry_code:10000000')).toBeUndefined();
       reader.close();
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a compaction lock of a live process leaves compacting to it; one whose process is gone is taken over', () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'cache-lock-'));
+    try {
+      const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 5_000, maxAgeDays: 365 });
+      const add = (n: number) => cache.add([{ key: `registry_code:${10_000_000 + n}`, answer: answer(String(n)) }]);
+      add(0);
+      const lock = `${cache.path}.compact.lock`;
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname() }));
+      for (let n = 1; n < 100; n++) add(n);
+      expect(statSync(cache.path).size).toBeGreaterThan(5_000);
+      const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+      writeFileSync(lock, JSON.stringify({ pid: gone, host: hostname() }));
+      add(100);
+      expect(statSync(cache.path).size).toBeLessThanOrEqual(5_000);
+      expect(existsSync(lock)).toBe(false);
+      cache.close();
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }

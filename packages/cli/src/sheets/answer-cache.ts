@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
-import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
 import { writeFileAtomic } from './atomic-file';
+import { LockFile } from './writer-lock';
 import { safeJson } from './lookup-journal';
 
 export const DEFAULT_MAX_AGE_DAYS = 30;
 /** The cache file of one (limit, lang) is compacted when it grows past this. */
 export const DEFAULT_MAX_CACHE_BYTES = 128 * 1024 * 1024;
 const DAY_MS = 86_400_000;
-/** A compaction lock older than this was left by a process that died while compacting. */
-const STALE_LOCK_MS = 10 * 60_000;
 
 export interface AnswerCacheOptions {
   /** The state folder; the cache lives in its answers/ sub-folder. */
@@ -148,8 +147,9 @@ export class AnswerCache {
 
   /** Newest answer per key; oldest dropped until the file is at most half the bound. Skipped when another process compacts. */
   compact(): void {
-    const lock = `${this.path}.compact.lock`;
-    if (!takeLock(lock)) return;
+    // A lock left by a process that died while compacting is taken over (its pid is gone).
+    const lock = new LockFile(`${this.path}.compact.lock`);
+    if (!lock.tryAcquire(`the answer cache ${this.path}`)) return;
     try {
       const fd = openSync(this.path, 'r');
       try {
@@ -185,11 +185,7 @@ export class AnswerCache {
         closeSync(fd);
       }
     } finally {
-      try {
-        unlinkSync(lock);
-      } catch {
-        /* already gone */
-      }
+      lock.release();
     }
   }
 }
@@ -237,21 +233,3 @@ function statSafe(path: string) {
   }
 }
 
-function takeLock(path: string): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      closeSync(openSync(path, 'wx', 0o600));
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const st = statSafe(path);
-      if (st && Date.now() - st.mtimeMs < STALE_LOCK_MS) return false;
-      try {
-        unlinkSync(path);
-      } catch {
-        /* taken over by another process first */
-      }
-    }
-  }
-  return false;
-}

@@ -46,8 +46,11 @@ function describe(owner: Owner): string {
   return `another company-data process (pid ${owner.pid} on ${owner.host ?? 'an unknown host'}, since ${owner.since ?? 'an unknown time'})`;
 }
 
-/** One exclusive lock file (no waiting): taken, or an error naming the process that holds it. */
-class LockFile {
+/**
+ * One exclusive lock file (no waiting): taken, or refused because a live process holds it. A lock
+ * whose process is gone from this host is taken over.
+ */
+export class LockFile {
   constructor(readonly path: string) {}
 
   private create(what: string): boolean {
@@ -63,11 +66,23 @@ class LockFile {
     }
   }
 
+  /** Takes the lock, or throws an error naming the process that holds it. */
   acquire(what: string): void {
+    const owner = this.take(what);
+    if (owner) throw new Error(`lock: ${what} is being written by ${describe(owner)}; stop it first (or, if it is gone, remove ${this.path})`);
+  }
+
+  /** Takes the lock; false when a live process holds it. */
+  tryAcquire(what: string): boolean {
+    return this.take(what) === undefined;
+  }
+
+  /** Undefined when taken; else the live owner. */
+  private take(what: string): Owner | undefined {
     for (let attempt = 0; attempt < 50; attempt++) {
-      if (this.create(what)) return;
+      if (this.create(what)) return undefined;
       const owner = liveOwner(this.path);
-      if (owner) throw new Error(`lock: ${what} is being written by ${describe(owner)}; stop it first (or, if it is gone, remove ${this.path})`);
+      if (owner) return owner;
       // Stale. Only the holder of the takeover file may remove it: without that, two newcomers could
       // both see the stale lock, and the second would delete the lock the first had just made.
       const takeover = new LockFile(`${this.path}.takeover`);

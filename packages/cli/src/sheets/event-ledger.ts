@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { removeStaleTemps, writeFileAtomic } from './atomic-file';
+import { writeFileAtomic } from './atomic-file';
 
 /**
  * Ledgers larger than this are rewritten on start (and while running) to their live entries. About
@@ -110,14 +110,6 @@ export class EventLedger {
     if (after === this.cursor) return;
     this.record({ t: 'cursor', after });
     this.cursor = after;
-  }
-
-  /**
-   * Temp files of a compaction that crashed before its rename. The ledger itself was never touched
-   * (the rename is the only step that replaces it), so they are only removed. Call with the lock held.
-   */
-  removeStaleTemps(): number {
-    return removeStaleTemps(this.path);
   }
 
   /**

@@ -106,7 +106,6 @@ export class EventSheetWriter {
     try {
       // What was read before the lock may be stale: the previous writer could have added to it since.
       this.ledger.load();
-      this.ledger.removeStaleTemps();
       this.compactIfLarge();
       const { table } = this.options;
       const snap = await table.read();

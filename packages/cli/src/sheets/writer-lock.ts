@@ -178,14 +178,16 @@ export class WriterLock {
  * Takes the writer lock of a table about to be written (and of files that go with it, such as a
  * ledger), after checking that the file can be written
  * at all (so nothing is billed for a file that cannot take the answers) and clearing temp files that
- * a killed writer left beside it.
+ * a killed writer left beside it and beside each guarded file.
  */
 export function lockSheet(table: { label: string; id: string; file?: string }, alsoGuards: readonly string[] = []): WriterLock {
   const identity = sheetIdentity(table);
-  identity.keys.push(...alsoGuards.map((f) => `path:${resolveTarget(f)}`));
+  const guarded = alsoGuards.map(resolveTarget);
+  identity.keys.push(...guarded.map((f) => `path:${f}`));
   if (identity.file) checkWritableTarget(identity.file);
   const lock = new WriterLock(identity);
   lock.acquire();
-  if (identity.file) removeStaleTemps(identity.file);
+  // Temps of a save or compaction that crashed before its rename: the file itself was never touched.
+  for (const f of [identity.file, ...guarded]) if (f) removeStaleTemps(f);
   return lock;
 }

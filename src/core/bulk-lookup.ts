@@ -109,14 +109,21 @@ export type BatchOutcome =
   /** sent: whether the request reached the service (false after a 401/403 stopped sending). */
   | { index: number; queries: readonly SendQuery[]; error: CompanyDataError; sent: boolean; answers?: undefined };
 
+export type QuerySettled = { answer: LookupResult; error?: undefined } | { answer?: undefined; error: CompanyDataError };
+
 export interface LookupBatchesOptions extends BatchOptions {
   /**
    * Called as each request is answered, in the order the answers ARRIVE (not the order sent): the
    * place to record what was paid for, before anything else can go wrong.
    */
   onAnswered?: (outcome: BatchOutcome & { answers: LookupResult[] }) => void;
-  /** Called once per request in the order sent, whatever order the answers came in. */
-  onSettled?: (outcome: BatchOutcome) => void;
+  /**
+   * Called once per query in the order sent, whatever order the answers came in: its answer, or the
+   * error it has instead (its request failed or was not sent, or the answer had no entry for it).
+   */
+  onQuerySettled?: (query: SendQuery, settled: QuerySettled) => void;
+  /** After each request's queries are settled: queries settled so far, and requests settled that reached the service. */
+  onProgress?: (progress: { settled: number; requests: number }) => void;
   /** Checked before each request is started: true stops sending (requests in flight still finish). */
   shouldStop?: () => boolean;
 }
@@ -162,13 +169,21 @@ export async function lookupInBatches(send: LookupSender, queries: readonly Send
   let fatal: CompanyDataError | undefined;
   let thrown: { error: unknown } | undefined;
 
+  let settledQueries = 0;
+  let settledRequests = 0;
   const settle = (o: BatchOutcome) => {
     waiting.set(o.index, o);
     while (waiting.has(nextToSettle)) {
       const ready = waiting.get(nextToSettle)!;
       waiting.delete(nextToSettle);
       nextToSettle++;
-      opts.onSettled?.(ready);
+      if (ready.answers || ready.sent) settledRequests++;
+      ready.queries.forEach((q, j) => {
+        const answer = ready.answers?.[j];
+        opts.onQuerySettled?.(q, answer ? { answer } : { error: ready.answers ? missingAnswer(ready.requestId) : ready.error });
+      });
+      settledQueries += ready.queries.length;
+      opts.onProgress?.({ settled: settledQueries, requests: settledRequests });
     }
     advanced.notify();
   };
@@ -228,7 +243,7 @@ function alignAnswers(batch: readonly SendQuery[], res: { data: unknown; request
   return batch.map((q) => byQuery.get(q.send)!);
 }
 
-export function missingAnswer(requestId: string): CompanyDataError {
+function missingAnswer(requestId: string): CompanyDataError {
   return new CompanyDataError('The lookup answer had no entry for this query', { code: 'missing_answer', requestId, hint: 'Try the query again.' });
 }
 
@@ -284,26 +299,18 @@ export async function bulkLookup(send: LookupSender, queries: readonly string[],
       hint: 'Nothing was sent and nothing was billed.',
     });
   }
-  let done = counters.fromCache;
   const r = await lookupInBatches(send, toSend, {
     limit: opts.limit,
     lang: opts.lang,
     batchSize: opts.batchSize,
     maxInFlight: opts.maxInFlight,
     onAnswered: (o) => o.queries.forEach((q, j) => o.answers[j] && opts.cache?.set(q.key, o.answers[j])),
-    onSettled: (o) => {
-      o.queries.forEach((q, j) => {
-        const u = q as Unique;
-        const a = o.answers?.[j];
-        if (a) settleItems(results, u, a, false);
-        else failItems(results, u, o.answers ? missingAnswer(o.requestId) : o.error, counters);
-      });
-      if (o.answers || o.sent) counters.requests++;
-      done += o.queries.length;
-      opts.onProgress?.({ done, total: counters.uniqueQueries, requests: counters.requests });
+    onQuerySettled: (q, s) => (s.answer ? settleItems(results, q as Unique, s.answer, false) : failItems(results, q as Unique, s.error, counters)),
+    onProgress: (p) => {
+      counters.requests = p.requests;
+      opts.onProgress?.({ done: counters.fromCache + p.settled, total: counters.uniqueQueries, requests: p.requests });
     },
   });
-  // counters.requests was counted as requests settled (the same rule lookupInBatches counts by).
   counters.billedQueries = r.billedQueries;
   return { results, counters };
 }

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { LOOKUP_BATCH_SIZE, missingAnswer, type LookupSender } from '../../../../src/core/bulk-lookup';
+import { LOOKUP_BATCH_SIZE, type LookupSender } from '../../../../src/core/bulk-lookup';
 import { NotSentError, type CompanyDataError } from '../../../../src/core/errors';
 import { answerStatus, readQuery, statusText } from '../../../../src/core/lookup';
 import type { IncludeSection } from '../../../../src/core/params';
@@ -313,8 +313,6 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
 
   // Requests in flight up to the rate limit; each request's rows are written in the order sent.
   const aborted = () => opts.signal?.aborted === true;
-  let done = free.length;
-  let requests = 0;
   const res = await answers.pay(
     client.lookupSender(),
     paid.map((k) => ({ key: k, send: rowsByKey.get(k)!.send })),
@@ -322,22 +320,18 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       limit: 1,
       lang,
       shouldStop: aborted,
-      onSettled: (o) => {
-        if (o.answers || o.sent) requests++;
-        o.queries.forEach((q, j) => {
-          const a = o.answers?.[j];
-          if (a) return settle(q.key, a);
-          const error = o.answers ? missingAnswer(o.requestId) : o.error;
-          // Not sent because the run was stopped: the rows stay as they are, for the next run.
-          if (error instanceof NotSentError) return;
-          const rows = rowsByKey.get(q.key)!.rows;
-          report.errors += rows.length;
-          noteError(error);
-          for (const r of rows) put(r, statusCol, statusText('error', error.code), true);
-        });
-        done += o.queries.length;
+      onQuerySettled: (q, { answer, error }) => {
+        if (answer) return settle(q.key, answer);
+        // Not sent because the run was stopped: the rows stay as they are, for the next run.
+        if (error instanceof NotSentError) return;
+        const rows = rowsByKey.get(q.key)!.rows;
+        report.errors += rows.length;
+        noteError(error);
+        for (const r of rows) put(r, statusCol, statusText('error', error.code), true);
+      },
+      onProgress: (p) => {
         push(false);
-        opts.onProgress?.({ done, total: keys.length, requests });
+        opts.onProgress?.({ done: free.length + p.settled, total: keys.length, requests: p.requests });
       },
     },
   ).catch((e: unknown) => {

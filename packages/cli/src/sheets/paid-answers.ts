@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { lookupInBatches, type BatchOutcome, type LookupBatchesResult, type LookupSender, type SendQuery } from '../../../../src/core/bulk-lookup';
+import { lookupInBatches, type LookupBatchesOptions, type LookupBatchesResult, type LookupSender, type SendQuery } from '../../../../src/core/bulk-lookup';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
 import { AnswerCache } from './answer-cache';
@@ -65,8 +65,8 @@ export class PaidAnswers {
     return this.journal.take(key) ?? this.cache.get(key)?.answer;
   }
 
-  /** Pays for `queries` with requests in flight up to the rate limit; onSettled gets each request's outcome in the order sent. */
-  pay(send: LookupSender, queries: readonly SendQuery[], o: { lang?: Lang; limit: number; shouldStop: () => boolean; onSettled: (outcome: BatchOutcome) => void }): Promise<LookupBatchesResult> {
+  /** Pays for `queries` with requests in flight up to the rate limit; each query settles in the order sent (lookupInBatches). */
+  pay(send: LookupSender, queries: readonly SendQuery[], o: Pick<LookupBatchesOptions, 'lang' | 'onQuerySettled' | 'onProgress'> & { limit: number; shouldStop: () => boolean }): Promise<LookupBatchesResult> {
     return lookupInBatches(send, queries, {
       limit: o.limit,
       lang: o.lang,
@@ -78,7 +78,8 @@ export class PaidAnswers {
         this.journal.sync();
         this.cache.add(paid, lines);
       },
-      onSettled: o.onSettled,
+      onQuerySettled: o.onQuerySettled,
+      onProgress: o.onProgress,
     });
   }
 

@@ -15,6 +15,7 @@ import { enrichTable } from '../../packages/cli/src/sheets/enrich';
 import { MemoryTable } from '../../packages/cli/src/sheets/table';
 import type { LookupResult } from '../../src/core/schemas/company';
 import { runCli, spawnCli } from '../drills/support/cli';
+import { tempDirs } from '../support/temp-dirs';
 
 const KEY = 'sk_answer_cache_account_00000000001';
 let sb: Sandbox;
@@ -154,65 +155,54 @@ describe('answer cache', () => {
 });
 
 describe('AnswerCache on disk', () => {
+  const tempDir = tempDirs();
   const answer = (q: string): LookupResult => ({ query: q, type: 'registry_code', matches: [] });
 
   it('stays bounded: past maxBytes it keeps the newest answer of each key, dropping the oldest', () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'cache-bound-'));
-    try {
-      let t = Date.UTC(2026, 0, 1);
-      const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 20_000, now: () => t, maxAgeDays: 365 });
-      for (let round = 0; round < 40; round++) {
-        t += 60_000;
-        cache.add(Array.from({ length: 10 }, (_, i) => ({ key: `registry_code:${String(10_000_000 + round * 10 + i)}`, answer: answer(String(round * 10 + i)) })));
-        cache.add([{ key: 'registry_code:99999999', answer: answer(`again ${round}`) }]);
-      }
-      expect(statSync(cache.path).size).toBeLessThanOrEqual(20_000);
-      const reader = new AnswerCache({ stateDir, service: 'x', limit: 1, now: () => t, maxAgeDays: 365 });
-      reader.load(new Set(['registry_code:99999999', 'registry_code:10000000', 'registry_code:10000399']));
-      expect(reader.get('registry_code:99999999')!.answer.query).toBe('again 39');
-      expect(reader.get('registry_code:10000399')).toBeDefined();
-      expect(reader.get('registry_code:10000000')).toBeUndefined();
-      reader.close();
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true });
+    const stateDir = tempDir('cache-bound-');
+    let t = Date.UTC(2026, 0, 1);
+    const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 20_000, now: () => t, maxAgeDays: 365 });
+    for (let round = 0; round < 40; round++) {
+      t += 60_000;
+      cache.add(Array.from({ length: 10 }, (_, i) => ({ key: `registry_code:${String(10_000_000 + round * 10 + i)}`, answer: answer(String(round * 10 + i)) })));
+      cache.add([{ key: 'registry_code:99999999', answer: answer(`again ${round}`) }]);
     }
+    expect(statSync(cache.path).size).toBeLessThanOrEqual(20_000);
+    const reader = new AnswerCache({ stateDir, service: 'x', limit: 1, now: () => t, maxAgeDays: 365 });
+    reader.load(new Set(['registry_code:99999999', 'registry_code:10000000', 'registry_code:10000399']));
+    expect(reader.get('registry_code:99999999')!.answer.query).toBe('again 39');
+    expect(reader.get('registry_code:10000399')).toBeDefined();
+    expect(reader.get('registry_code:10000000')).toBeUndefined();
+    reader.close();
   });
 
   it('a compaction lock of a live process leaves compacting to it; one whose process is gone is taken over', () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'cache-lock-'));
-    try {
-      const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 5_000, maxAgeDays: 365 });
-      const add = (n: number) => cache.add([{ key: `registry_code:${10_000_000 + n}`, answer: answer(String(n)) }]);
-      add(0);
-      const lock = `${cache.path}.compact.lock`;
-      writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname() }));
-      for (let n = 1; n < 100; n++) add(n);
-      expect(statSync(cache.path).size).toBeGreaterThan(5_000);
-      const gone = spawnSync(process.execPath, ['-e', '']).pid!;
-      writeFileSync(lock, JSON.stringify({ pid: gone, host: hostname() }));
-      add(100);
-      expect(statSync(cache.path).size).toBeLessThanOrEqual(5_000);
-      expect(existsSync(lock)).toBe(false);
-      cache.close();
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true });
-    }
+    const stateDir = tempDir('cache-lock-');
+    const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 5_000, maxAgeDays: 365 });
+    const add = (n: number) => cache.add([{ key: `registry_code:${10_000_000 + n}`, answer: answer(String(n)) }]);
+    add(0);
+    const lock = `${cache.path}.compact.lock`;
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname() }));
+    for (let n = 1; n < 100; n++) add(n);
+    expect(statSync(cache.path).size).toBeGreaterThan(5_000);
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeFileSync(lock, JSON.stringify({ pid: gone, host: hostname() }));
+    add(100);
+    expect(statSync(cache.path).size).toBeLessThanOrEqual(5_000);
+    expect(existsSync(lock)).toBe(false);
+    cache.close();
   });
 
   it('keeps services, limits and languages apart', () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'cache-scope-'));
-    try {
-      new AnswerCache({ stateDir, service: 'https://a', limit: 1 }).add([{ key: 'k', answer: answer('a') }]);
-      for (const other of [{ service: 'https://b', limit: 1 }, { service: 'https://a', limit: 2 }, { service: 'https://a', limit: 1, lang: 'en' as const }]) {
-        const c = new AnswerCache({ stateDir, ...other });
-        c.load(new Set(['k']));
-        expect(c.get('k')).toBeUndefined();
-      }
-      const same = new AnswerCache({ stateDir, service: 'https://a', limit: 1 });
-      same.load(new Set(['k']));
-      expect(same.get('k')!.answer.query).toBe('a');
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true });
+    const stateDir = tempDir('cache-scope-');
+    new AnswerCache({ stateDir, service: 'https://a', limit: 1 }).add([{ key: 'k', answer: answer('a') }]);
+    for (const other of [{ service: 'https://b', limit: 1 }, { service: 'https://a', limit: 2 }, { service: 'https://a', limit: 1, lang: 'en' as const }]) {
+      const c = new AnswerCache({ stateDir, ...other });
+      c.load(new Set(['k']));
+      expect(c.get('k')).toBeUndefined();
     }
+    const same = new AnswerCache({ stateDir, service: 'https://a', limit: 1 });
+    same.load(new Set(['k']));
+    expect(same.get('k')!.answer.query).toBe('a');
   });
 });

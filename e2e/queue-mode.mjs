@@ -3,8 +3,9 @@
 // nginx (round robin) + two `n8n worker`s on PostgreSQL and Redis (throwaway children). Webhook processes
 // and workers share no memory, so only n8n's processed-data store (database) can stop a redelivered
 // event; webhook processes are killed and restarted between deliveries to show that the in-memory layer
-// is not it. Then the scale check: a burst of signed deliveries (a third of the events 2-3 times), one
-// webhook process restarted mid-burst, every event redelivered afterwards.
+// is not it. Then routing by event id (copies start no execution), and the scale check: a burst of signed
+// deliveries (a third of the events 2-3 times), one webhook process restarted mid-burst, every event
+// redelivered afterwards.
 // Usage: node e2e/queue-mode.mjs [--keep] [--events N]   (N: burst size, default 300; the benchmark
 // runs 2,000+; --keep leaves the n8n user folder with the logs)
 // Prints "N passed, N failed" and exits 1 when a check failed.
@@ -16,6 +17,7 @@ import { listExecutions, nodeTypeNames, sleep } from './lib/n8n.mjs';
 import { alertBurst, burstEvents, deliver, n8nState, processedData, settle, signer, withCopies } from './lib/burst.mjs';
 import { CHAT_NODE, publishAlert, signingSecret, startAlertCluster, TRIGGER } from './lib/alert-cluster.mjs';
 import { buildIfStale } from './lib/build.mjs';
+import { startBalancer } from './lib/queue.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -173,6 +175,27 @@ async function main() {
       assert(Number(shortest) >= 5000, 'no execution waited for the slow chat');
     } finally {
       chat.setDelay(0);
+    }
+  });
+
+  await check('routed by event id (a second nginx hashing X-Service-Event-Id over the same webhook processes): every copy meets its first in one process, so executions = events', async () => {
+    const hashed = await startBalancer(
+      q.webhooks.map((p) => p.port),
+      { balance: 'event-id', log: (m) => log(`        ${m}`) },
+    );
+    try {
+      const sign = await signer(repoDir, signingSecret(postgres, wf.id));
+      const events = burstEvents(60, 'hash');
+      const before = n8nState(postgres, wf.id).maxId;
+      const results = await deliver(hookUrl.replace(q.balancer.url, hashed.url), withCopies(events), { sign, concurrency: 8 });
+      assertEqual(results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]), [], 'deliveries not answered 200');
+      const posted = () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_hash_'));
+      const done = await settle(postgres, wf.id, before, () => posted().length >= events.length, { timeoutMs: 120_000 });
+      log(`        ${results.length} deliveries of ${events.length} events: ${done.executions} executions, ${posted().length} chat messages`);
+      assertEqual(done.executions, events.length, 'executions = distinct events');
+      assertEqual(posted().map((m) => m.body.event_id).sort(), events.map((e) => e.id).sort(), 'one chat message per event');
+    } finally {
+      await hashed.stop();
     }
   });
 

@@ -233,6 +233,9 @@ http {
   upstream n8n_webhooks {
 ${BALANCING[balance]}${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n')}
     keepalive 64;
+    # Below Node's 5 s keep-alive: otherwise nginx may reuse a connection n8n is closing at that moment
+    # and answer 502 (a POST is not passed on to another process).
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${port};

@@ -148,8 +148,8 @@ class Signal {
 /**
  * Sends queries `batchSize` per request with up to `maxInFlight` requests in flight: the client's
  * rate limiter, not the round trip, sets the pace. Requests queue at the limiter in order, so they
- * start in order; answers may arrive in any order and are handed to onAnswered at once, then to
- * onSettled in the order sent. A request never starts more than maxInFlight batches ahead of the
+ * start in order; answers may arrive in any order and are handed to onAnswered at once, then each
+ * query to onQuerySettled in the order sent. A request never starts more than maxInFlight batches ahead of the
  * oldest unsettled one, so a slow answer cannot make the waiting results grow without bound.
  * A failed request settles only its own queries as error; a 401 or 403 stops sending (every later
  * request would fail alike) and settles the rest with that error. Nothing is retried here: the

@@ -3,13 +3,13 @@ import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { CompanyDataRisk } from '../../nodes/CompanyDataRisk/CompanyDataRisk.node';
 import { runWorkflow } from '../support/n8n-engine';
+import { listedCodes } from '../support/sandbox-codes';
 
 let sb: Sandbox;
 let codes: string[];
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  const res = await fetch(`${sb.url}/companies?limit=100`, { headers: { 'X-API-Key': sb.apiKey } });
-  codes = ((await res.json()) as { data: { registry_code: string }[] }).data.map((c) => c.registry_code);
+  codes = await listedCodes(sb, 100);
 });
 afterAll(async () => {
   await sb?.close();

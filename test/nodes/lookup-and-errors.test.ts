@@ -9,17 +9,14 @@ import { CompanyDataMonitoring } from '../../nodes/CompanyDataMonitoring/Company
 import { CompanyDataRisk } from '../../nodes/CompanyDataRisk/CompanyDataRisk.node';
 import { CompanyDataSavedSearches } from '../../nodes/CompanyDataSavedSearches/CompanyDataSavedSearches.node';
 import { executeContext, jsonOf } from '../support/n8n-context';
+import { listedCodes } from '../support/sandbox-codes';
 
 let sb: Sandbox;
 let codes: string[];
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
   // 200 real registry codes, read the plain way (not through the node under test).
-  codes = [];
-  for (const page of [1, 2]) {
-    const res = await fetch(`${sb.url}/companies?limit=100&page=${page}`, { headers: { 'X-API-Key': sb.apiKey } });
-    codes.push(...((await res.json()) as { data: { registry_code: string }[] }).data.map((c) => c.registry_code));
-  }
+  codes = await listedCodes(sb, 200);
 });
 afterAll(async () => {
   await sb?.close();

@@ -4,6 +4,7 @@ import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { executeContext, jsonOf } from '../support/n8n-context';
 import { runWorkflow } from '../support/n8n-engine';
+import { listedCodes } from '../support/sandbox-codes';
 
 /*
  * Google Sheets (read) → Companies: Lookup → Google Sheets (update), run twice: the second read brings
@@ -15,11 +16,7 @@ let sb: Sandbox;
 let codes: string[];
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  codes = [];
-  for (const page of [1, 2, 3]) {
-    const res = await fetch(`${sb.url}/companies?limit=100&page=${page}`, { headers: { 'X-API-Key': sb.apiKey } });
-    codes.push(...((await res.json()) as { data: { registry_code: string }[] }).data.map((c) => c.registry_code));
-  }
+  codes = await listedCodes(sb, 300);
 });
 afterAll(async () => {
   await sb?.close();

@@ -4,6 +4,7 @@ import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { CompanyDataMonitoring } from '../../nodes/CompanyDataMonitoring/CompanyDataMonitoring.node';
 import { executeContext, jsonOf } from '../support/n8n-context';
+import { listedCodes } from '../support/sandbox-codes';
 
 /* Version 2's changed shapes next to version 1, over real HTTP against the sandbox. */
 
@@ -11,8 +12,7 @@ let sb: Sandbox;
 let codes: string[];
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  const res = await fetch(`${sb.url}/companies?limit=20`, { headers: { 'X-API-Key': sb.apiKey } });
-  codes = ((await res.json()) as { data: { registry_code: string }[] }).data.map((c) => c.registry_code);
+  codes = await listedCodes(sb, 20);
 });
 afterAll(async () => {
   await sb?.close();

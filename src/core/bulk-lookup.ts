@@ -306,11 +306,9 @@ export async function bulkLookup(send: LookupSender, queries: readonly string[],
     maxInFlight: opts.maxInFlight,
     onAnswered: (o) => o.queries.forEach((q, j) => o.answers[j] && opts.cache?.set(q.key, o.answers[j])),
     onQuerySettled: (q, s) => (s.answer ? settleItems(results, q as Unique, s.answer, false) : failItems(results, q as Unique, s.error, counters)),
-    onProgress: (p) => {
-      counters.requests = p.requests;
-      opts.onProgress?.({ done: counters.fromCache + p.settled, total: counters.uniqueQueries, requests: p.requests });
-    },
+    onProgress: (p) => opts.onProgress?.({ done: counters.fromCache + p.settled, total: counters.uniqueQueries, requests: p.requests }),
   });
+  counters.requests = r.requests;
   counters.billedQueries = r.billedQueries;
   return { results, counters };
 }

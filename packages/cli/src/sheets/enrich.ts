@@ -317,8 +317,6 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     client.lookupSender(),
     paid.map((k) => ({ key: k, send: rowsByKey.get(k)!.send })),
     {
-      limit: 1,
-      lang,
       shouldStop: aborted,
       onQuerySettled: (q, { answer, error }) => {
         if (answer) return settle(q.key, answer);

@@ -38,7 +38,7 @@ export class PaidAnswers {
   private readonly journal: LookupJournal;
   private readonly cache: AnswerCache;
 
-  constructor(o: PaidAnswersOptions) {
+  constructor(private readonly o: PaidAnswersOptions) {
     this.journal = new LookupJournal(join(o.stateDir, `enrich-${createHash('sha256').update(o.tableId).digest('hex').slice(0, 16)}.jsonl`), {
       v: 1,
       table: o.tableId,
@@ -65,11 +65,14 @@ export class PaidAnswers {
     return this.journal.take(key) ?? this.cache.get(key)?.answer;
   }
 
-  /** Pays for `queries` with requests in flight up to the rate limit; each query settles in the order sent (lookupInBatches). */
-  pay(send: LookupSender, queries: readonly SendQuery[], o: Pick<LookupBatchesOptions, 'lang' | 'onQuerySettled' | 'onProgress'> & { limit: number; shouldStop: () => boolean }): Promise<LookupBatchesResult> {
+  /**
+   * Pays for `queries` with requests in flight up to the rate limit, with the limit and language the
+   * journal and cache were opened for; each query settles in the order sent (lookupInBatches).
+   */
+  pay(send: LookupSender, queries: readonly SendQuery[], o: Pick<LookupBatchesOptions, 'onQuerySettled' | 'onProgress'> & { shouldStop: () => boolean }): Promise<LookupBatchesResult> {
     return lookupInBatches(send, queries, {
-      limit: o.limit,
-      lang: o.lang,
+      limit: this.o.limit,
+      lang: this.o.lang,
       shouldStop: o.shouldStop,
       onAnswered: (out) => {
         const paid = out.queries.flatMap((q, j) => (out.answers[j] ? [{ key: q.key, answer: out.answers[j] }] : []));

@@ -33,14 +33,14 @@ const N8N_ENV = Object.fromEntries(
     .filter(Boolean)
     .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
+// How nginx spreads deliveries over the two webhook processes (BALANCING in e2e/lib/queue.mjs).
+const BALANCE = String(arg('balance', 'round-robin'));
 const keep = process.argv.includes('--keep');
 const log = (m) => process.stdout.write(`${m}\n`);
 
 const runtime = await ensureRuntime({ log: (m) => log(`[runtime] ${m}`) });
 await buildIfStale(root, (m) => log(`[build] ${m}`));
 
-// How nginx spreads deliveries over the two webhook processes (BALANCING in e2e/lib/queue.mjs).
-const BALANCE = String(arg('balance', 'round-robin'));
 const figures = { events: EVENTS, engine: ENGINE, n8nEnv: N8N_ENV, balance: BALANCE };
 for (const workers of WORKERS) {
   const cleanups = [];

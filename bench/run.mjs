@@ -79,7 +79,7 @@ await bench('baseline', 'baseline.bench.mjs', ['--rows', size(200, 60), '--laten
 await bench('node-lookup', 'node-lookup.bench.mjs', ['--rows', size(20_000, 4000), '--latency-ms', '300']);
 // 5. Memory: CSV of 100,000 rows; Google Sheets stand-in, 10,000 and 100,000 rows; XLSX of the largest size.
 await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '--sizes', quick ? '2000,5000' : '10000,100000']);
-// 5. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
+// 6. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
 {
   const r = await run('sandbox', process.execPath, ['bench/sandbox.bench.mjs', '--companies', size(300_000, 20_000), '--requests', size(2000, 300)]);
   const parse = (label) => {
@@ -91,11 +91,11 @@ await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '-
   if (!r.ok || !lookup || !search) failures.push('sandbox');
   else results.sandbox = { lookup, search, companies: Number(size(300_000, 20_000)) };
 }
-// 6. Webhooks: verify + dedupe, 1,000 events through the trigger.
+// 7. Webhooks: verify + dedupe, 1,000 events through the trigger.
 await bench('webhook', 'webhook.bench.mjs', ['--events', size(20_000, 5000), '--deliveries', '1000']);
-// 7. Client overhead against raw undici.
+// 8. Client overhead against raw undici.
 await bench('client', 'client.bench.mjs', []);
-// 8. The alert path on n8n's distributed engine (real n8n in queue mode; about 18 minutes in all): the full
+// 9. The alert path on n8n's distributed engine (real n8n in queue mode; about 18 minutes in all): the full
 // burst with n8n's default expression engine and the one setting docs/performance.md recommends
 // (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true) at 1 and 2 workers; the same with nginx routing by event id;
 // and a smaller burst on n8n's defaults untouched, whose isolate per delivery sets the answer times

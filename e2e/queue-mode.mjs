@@ -17,7 +17,7 @@ import { listExecutions, nodeTypeNames, sleep } from './lib/n8n.mjs';
 import { alertBurst, burstEvents, deliver, n8nState, processedData, settle, signer, withCopies } from './lib/burst.mjs';
 import { CHAT_NODE, publishAlert, signingSecret, startAlertCluster, TRIGGER } from './lib/alert-cluster.mjs';
 import { buildIfStale } from './lib/build.mjs';
-import { startBalancer } from './lib/queue.mjs';
+import { sqlText, startBalancer } from './lib/queue.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -169,7 +169,7 @@ async function main() {
       assertEqual(results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]), [], 'deliveries not answered 200');
       const slowest = Math.max(...results.map((r) => r.ms));
       const done = await settle(postgres, wf.id, Number(maxBefore), () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_slow_')).length >= events.length, { timeoutMs: 60_000 });
-      const [[shortest]] = postgres.query(`SELECT round(min(extract(epoch FROM ("stoppedAt" - "startedAt")) * 1000)) FROM execution_entity WHERE "workflowId" = '${wf.id}' AND id > ${Number(maxBefore)} AND "stoppedAt" - "startedAt" > interval '4 seconds'`);
+      const [[shortest]] = postgres.query(`SELECT round(min(extract(epoch FROM ("stoppedAt" - "startedAt")) * 1000)) FROM execution_entity WHERE "workflowId" = ${sqlText(wf.id)} AND id > ${Number(maxBefore)} AND "stoppedAt" - "startedAt" > interval '4 seconds'`);
       log(`        slowest answer ${Math.round(slowest)} ms; the executions that posted took ${shortest} ms or more; ${done.executions} executions`);
       assert(slowest < 5000, `a delivery waited ${Math.round(slowest)} ms: n8n answered only after the workflow ran`);
       assert(Number(shortest) >= 5000, 'no execution waited for the slow chat');

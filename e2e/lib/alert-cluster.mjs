@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCredential, createWorkflow, publishWorkflow } from './n8n.mjs';
-import { startPostgres, startQueueN8n, startRedis } from './queue.mjs';
+import { sqlText, startPostgres, startQueueN8n, startRedis } from './queue.mjs';
 import { startSandboxCli } from './sandbox.mjs';
 import { startChatReceiver } from './chat.mjs';
 import { adaptExample, CREDENTIAL_NAME, readExample } from './examples.mjs';
@@ -66,7 +66,7 @@ export async function publishAlert(c, { chatPath }) {
 
 /** The secret the trigger got from the service at activation, as n8n keeps it (node static data). */
 export function signingSecret(postgres, workflowId) {
-  const [[staticData] = []] = postgres.query(`SELECT "staticData" FROM workflow_entity WHERE id = '${workflowId.replace(/'/g, "''")}'`);
+  const [[staticData] = []] = postgres.query(`SELECT "staticData" FROM workflow_entity WHERE id = ${sqlText(workflowId)}`);
   const secret = Object.values(JSON.parse(staticData ?? '{}')).find((v) => v?.signingSecret)?.signingSecret;
   if (!secret) throw new Error('no signing secret in the workflow static data');
   return secret;

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sleep } from './n8n.mjs';
+import { sqlText } from './queue.mjs';
 
 /** The signer of the built tool package (packages/cli/dist, built by buildIfStale). */
 export async function signer(repoDir, secret) {
@@ -115,8 +116,6 @@ export function answerStats(results) {
 
 /** How n8n's processed-data store keys a value (DeduplicationHelper.createValueHash). */
 export const processedDataHash = (value) => createHash('md5').update(String(value)).digest('base64');
-
-const sqlText = (v) => `'${String(v).replace(/'/g, "''")}'`;
 
 /**
  * n8n's executions of the workflow after `afterId`, from PostgreSQL in one query (polled every half second).

@@ -97,6 +97,9 @@ export async function startRedis({ log = () => {} } = {}) {
   return { host: '127.0.0.1', port, pid: proc.pid, logs: proc.logs, stop: proc.stop };
 }
 
+/** A value as an SQL string literal, for the psql queries of the checks. */
+export const sqlText = (v) => `'${String(v).replace(/'/g, "''")}'`;
+
 /**
  * A throwaway PostgreSQL cluster in a temp folder (initdb, trust auth, 127.0.0.1 on a free port).
  * initdb refuses root, so as root the cluster belongs to the `postgres` system user.

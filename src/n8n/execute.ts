@@ -10,7 +10,7 @@ import { toNodeError } from './errors';
 import { readInput } from './input';
 import { executeLookup } from './lookup';
 import { nodeOperations, pagingOf } from './properties';
-import { simplified, simplifies } from './simplify';
+import { simplified, simplifies } from '../core/simplify';
 import { addsFromItems, executeAddFromItems } from './add-companies';
 import type { NodeSpec } from './nodes';
 

@@ -5,6 +5,7 @@ import type { BulkLookupCounters, BulkLookupItem } from '../core/bulk-lookup';
 import { ValidationError } from '../core/errors';
 import { FINAL_LOOKUP_STATUSES, sameQuery, type LookupStatus } from '../core/lookup';
 import type { CompanySummary } from '../core/schemas/company';
+import { flatCompany } from '../core/simplify';
 import type { Lang } from '../core/schemas/common';
 import { toNodeError } from './errors';
 import { n8nClock } from './transport';
@@ -12,26 +13,6 @@ import { n8nClock } from './transport';
 /** Prefix of the fields the lookup adds to each item, so they sit together in a sheet. */
 export const OUT = 'company_data_';
 
-/** A company summary as one level of plain values: each becomes a sheet column when mapped. */
-export function flatCompany(c: CompanySummary): IDataObject {
-  const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
-  const legal = obj(c.legal_form);
-  const status = obj(c.status);
-  const address = obj(c.address);
-  return {
-    registry_code: c.registry_code,
-    name: c.name,
-    legal_form: (legal.label ?? legal.name ?? null) as string | null,
-    status: (status.code ?? null) as string | null,
-    status_label: (status.label ?? null) as string | null,
-    registered_on: c.registered_on ?? null,
-    deleted_on: c.deleted_on ?? null,
-    vat_number: c.vat_number ?? null,
-    address: (address.full ?? null) as string | null,
-    postal_code: (address.postal_code ?? null) as string | null,
-    url: c.url ?? null,
-  };
-}
 
 /** Reads a field by name, or by a dotted path when no field has that exact name. */
 export function fieldValue(json: IDataObject, name: string): unknown {

@@ -5,7 +5,7 @@ import { operationGroups } from '../core/operations';
 import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from '../core/params';
 import { titleCase } from './choices';
 import { optionListProperty, resourceLocatorProperty } from './pickers';
-import { simplifies } from './simplify';
+import { simplifies } from '../core/simplify';
 import { addFromItemsProperties, addsFromItems } from './add-companies';
 import { kindOf, type Kind } from './schema-kind';
 import type { NodeSpec } from './nodes';

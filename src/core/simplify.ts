@@ -1,15 +1,38 @@
-import type { IDataObject } from 'n8n-workflow';
-import type { AnyOperation } from '../core/operation';
-import { operationId } from '../core/operation';
-import type { CompanySummary } from '../core/schemas/company';
-import { figureKeys, ratioKeys } from '../core/schemas/financials';
-import { flatCompany } from './lookup';
+import type { AnyOperation } from './operation';
+import { operationId } from './operation';
+import type { CompanySummary } from './schemas/company';
+import { figureKeys, ratioKeys } from './schemas/financials';
 
 /*
- * Simplify (version 2, on by default as in n8n's own nodes): large answers become flat items of plain
- * values, so n8n's table view shows readable columns and a sheet gets one cell per fact. Off: the
- * service's full object.
+ * The compact shape of large answers: flat items of plain values, so n8n's table view shows readable
+ * columns, a sheet gets one cell per fact and an AI assistant reads a few hundred tokens instead of
+ * the whole profile. The n8n nodes' Simplify option (version 2, on by default as in n8n's own nodes)
+ * and the MCP tools' default output are this shape; off, both give the service's full object.
  */
+
+/** One flat item: plain values only. */
+export type FlatItem = Record<string, string | number | boolean | null>;
+
+/** A company summary as one level of plain values: each becomes a sheet column when mapped. */
+export function flatCompany(c: CompanySummary): FlatItem {
+  const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+  const legal = obj(c.legal_form);
+  const status = obj(c.status);
+  const address = obj(c.address);
+  return {
+    registry_code: c.registry_code,
+    name: c.name,
+    legal_form: (legal.label ?? legal.name ?? null) as string | null,
+    status: (status.code ?? null) as string | null,
+    status_label: (status.label ?? null) as string | null,
+    registered_on: c.registered_on ?? null,
+    deleted_on: c.deleted_on ?? null,
+    vat_number: c.vat_number ?? null,
+    address: (address.full ?? null) as string | null,
+    postal_code: (address.postal_code ?? null) as string | null,
+    url: c.url ?? null,
+  };
+}
 
 type Row = Record<string, unknown>;
 const rec = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});
@@ -25,7 +48,7 @@ function joined(parts: string[], max = 20): string | null {
 }
 
 /** A search result: the lookup's flat company, plus the earlier name that matched, only where there is one. */
-function flatSummary(data: unknown): IDataObject {
+function flatSummary(data: unknown): FlatItem {
   const row = rec(data);
   const flat = flatCompany(row as CompanySummary);
   return row.matched_previous_name ? { ...flat, matched_previous_name: row.matched_previous_name as string } : flat;
@@ -34,8 +57,8 @@ function flatSummary(data: unknown): IDataObject {
 const firstContact = (contacts: Row[], type: string) => str(contacts.find((c) => c.type === type)?.value);
 
 /** Embedded sections in one or two columns each: the figure people look for, or the row count. */
-function sectionColumns(profile: Row): IDataObject {
-  const out: IDataObject = {};
+function sectionColumns(profile: Row): FlatItem {
+  const out: FlatItem = {};
   const credit = rec(profile.credit_score);
   if (profile.credit_score) Object.assign(out, { credit_rating: str(credit.rating), credit_score: num(credit.score) });
   if (profile.tax_debt) out.tax_debt_total = num(rec(profile.tax_debt).total);
@@ -46,7 +69,7 @@ function sectionColumns(profile: Row): IDataObject {
   return out;
 }
 
-function flatProfile(data: unknown): IDataObject {
+function flatProfile(data: unknown): FlatItem {
   const p = rec(data);
   const activities = list(p.activities);
   const main = activities.find((a) => a.main === true) ?? activities[0];
@@ -69,7 +92,7 @@ function flatProfile(data: unknown): IDataObject {
   };
 }
 
-function flatPerson(data: unknown): IDataObject {
+function flatPerson(data: unknown): FlatItem {
   const p = rec(data);
   const roles = list(p.roles);
   const current = roles.filter((r) => r.until === null || r.until === undefined);
@@ -92,22 +115,22 @@ function flatPerson(data: unknown): IDataObject {
 }
 
 /** A year's figures and ratios side by side, one column each. */
-function flatYear(y: Row): IDataObject {
+function flatYear(y: Row): FlatItem {
   const figures = rec(y.figures);
   const ratios = rec(y.ratios);
-  const out: IDataObject = { year: num(y.year) };
+  const out: FlatItem = { year: num(y.year) };
   for (const k of figureKeys) out[k] = num(figures[k]);
   for (const k of ratioKeys) out[k] = num(ratios[k]);
   return out;
 }
 
 /** Financials: one item per year, newest first, instead of one object holding all years. */
-const flatFinancials = (data: unknown): IDataObject[] =>
+const flatFinancials = (data: unknown): FlatItem[] =>
   list(rec(data).years)
     .map(flatYear)
     .sort((a, b) => Number(b.year) - Number(a.year));
 
-function flatCreditScore(data: unknown): IDataObject {
+function flatCreditScore(data: unknown): FlatItem {
   const c = rec(data);
   const factors = (v: unknown) => joined(list(v).map((f) => `${str(f.label) ?? str(f.factor) ?? ''} (${num(f.effect) ?? ''})`), 5);
   return {
@@ -124,7 +147,7 @@ function flatCreditScore(data: unknown): IDataObject {
 }
 
 /** Which operations simplify, and how: one item, or several items (financials by year). */
-const simplifiers: Readonly<Record<string, (data: unknown) => IDataObject | IDataObject[]>> = {
+const simplifiers: Readonly<Record<string, (data: unknown) => FlatItem | FlatItem[]>> = {
   'companies.search': flatSummary,
   'companies.get': flatProfile,
   'companies.byVat': flatProfile,
@@ -137,7 +160,7 @@ const simplifiers: Readonly<Record<string, (data: unknown) => IDataObject | IDat
 export const simplifies = (op: AnyOperation) => operationId(op) in simplifiers;
 
 /** The simplified item(s) of one answer (or one row of a list answer). */
-export function simplified(op: AnyOperation, data: unknown): IDataObject[] {
+export function simplified(op: AnyOperation, data: unknown): FlatItem[] {
   const out = simplifiers[operationId(op)]!(data);
   return Array.isArray(out) ? out : [out];
 }

@@ -74,6 +74,16 @@ export interface OperationSpec<
   bulk?: { param: string; max: number };
   retry: RetryPolicy;
   /**
+   * For an AI assistant choosing among tools: when to use this operation rather than a similar one.
+   * The MCP tool's description adds it to the generated text (what it returns, paging, cost, plan).
+   */
+  hint?: string;
+  /**
+   * Why this operation is not offered to AI assistants as an MCP tool (every other one is, generated
+   * from this table). Absent: it is a tool.
+   */
+  notATool?: string;
+  /**
    * 'shown': method and path are in the spec. 'decided': the spec says "not shown" and the project
    * decided the path or shape (docs/assumptions.md names each).
    */

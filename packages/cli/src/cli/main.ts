@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { setOfflineStarter } from './config';
 import { enrichCommand } from './commands/enrich';
 import { eventsToSheetCommand } from './commands/events-to-sheet';
+import { mcpCommand } from './commands/mcp';
 import { sandboxCommand } from './commands/sandbox';
 
 // Commands without --base-url / --api-key run against an in-process sandbox.
@@ -11,9 +12,9 @@ setOfflineStarter(async () => {
 });
 
 const program = new Command('company-data')
-  .description('Estonian company data from the terminal: enrich sheets, follow events, run the offline sandbox')
+  .description('Estonian company data from the terminal: enrich sheets, follow events, serve AI assistants (MCP), run the offline sandbox')
   .showHelpAfterError();
-for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand()]) program.addCommand(cmd);
+for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand(), mcpCommand()]) program.addCommand(cmd);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

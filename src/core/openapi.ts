@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
 import { groups, operationId, type AnyOperation } from './operation';
+import { linksOf } from './openapi-links';
 import { operations } from './operations';
 import { errorBodySchema, metaSchema } from './schemas/common';
 
@@ -17,7 +18,7 @@ const isOptional = (schema: z.ZodType) => schema.safeParse(undefined).success;
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
-function operationObject(op: AnyOperation) {
+function operationObject(op: AnyOperation, documented: readonly AnyOperation[]) {
   const params = Object.entries(op.params);
   const parameters = params
     .filter(([, p]) => p.in !== 'body')
@@ -40,7 +41,9 @@ function operationObject(op: AnyOperation) {
     ? jsonSchema(op.response, 'output')
     : { type: 'object', required: ['success', 'data', 'meta'], properties: { success: { const: true }, data: jsonSchema(op.response, 'output'), meta: metaExtra } };
   const responses: Record<string, unknown> = {};
-  for (const [status, description] of Object.entries(op.answers?.success ?? { 200: 'Success' })) responses[status] = { description, content: { 'application/json': { schema: success } } };
+  const links = linksOf(op, documented);
+  const withLinks = Object.keys(links).length ? { links } : {};
+  for (const [status, description] of Object.entries(op.answers?.success ?? { 200: 'Success' })) responses[status] = { description, content: { 'application/json': { schema: success } }, ...withLinks };
   const hasPath = params.some(([, p]) => p.in === 'path');
   // What the server answers for every operation of this shape (packages/cli/src/sandbox/server.ts).
   responses['400'] = errorResponse(
@@ -89,12 +92,9 @@ let cached: Record<string, unknown> | undefined;
 export function openApiDocument(): Record<string, unknown> {
   if (cached) return cached;
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
-    const item = (paths[op.path] ??= {});
-    const method = op.method.toLowerCase();
-    // Asset sections are read through the profile's include: the path is documented once.
-    if (!item[method]) item[method] = operationObject(op);
-  }
+  // Asset sections are read through the profile's include: each method and path is documented once, by the first operation.
+  const documented = operations.filter((op, i) => operations.findIndex((o) => o.method === op.method && o.path === op.path) === i);
+  for (const op of documented) (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op, documented);
   cached = {
     openapi: '3.1.0',
     info: {

@@ -25,10 +25,14 @@ export interface ParamSpec<S extends z.ZodType = z.ZodType> {
   example?: unknown;
   /** The kind of object this parameter names: n8n offers a searchable picker for it (src/n8n/pickers.ts). */
   picker?: PickerKey;
+  /** The kind of object an identifier without a picker names (OpenAPI links fill it from answers: src/core/openapi-links.ts). */
+  idOf?: Exclude<IdKind, PickerKey>;
 }
 
 /** Objects a user chooses by id: each gets one picker in n8n. */
 export type PickerKey = 'company' | 'person' | 'monitoringList' | 'savedSearch' | 'failedDelivery';
+/** Objects an operation's path names by id: the pickers' kinds, a VAT number and an annual report's year. */
+export type IdKind = PickerKey | 'vatNumber' | 'annualReport';
 
 export function param<S extends z.ZodType>(spec: ParamSpec<S>): ParamSpec<S> {
   return spec;
@@ -49,9 +53,39 @@ export const registryCodeSchema = ruleString(registryCodeProblem).meta({
 });
 /** Accepts EE123456789, "ee 123456789" or 123456789; sends EE + 9 digits. */
 export const vatNumberSchema = ruleString(vatNumberProblem)
-  .meta({ description: 'EE and 9 digits (EE may be left out, spaces are ignored); the last digit is a check digit, refused with 400 when wrong.' })
+  // The form as normaliseVatNumber reads it; the check digit is beyond a pattern, so the description states it.
+  .meta({ pattern: '^\\s*(?:[Ee][Ee]\\s?)?\\d{9}\\s*$', description: 'EE and 9 digits (EE may be left out or lower case, one space may follow it, spaces around are ignored); the last digit is a check digit (weights 3, 7, 1 repeated, sum divisible by 10), refused with 400 when wrong.' })
   .transform((v) => normaliseVatNumber(v)!);
-export const personalCodeSchema = ruleString(personalCodeProblem).meta({ description: '11 digits: century and sex (1-6), birth date YYMMDD, serial, check digit; a wrong check digit or date is refused with 400.' });
+export const personalCodeSchema = ruleString(personalCodeProblem).meta({ pattern: '^[1-6]\\d{10}$', description: '11 digits: century and sex (1-6), birth date YYMMDD, serial, check digit; a wrong check digit or date is refused with 400.' });
+/**
+ * Text whose spaces around do not count: trimmed, then at least `min` characters (a maximum applies to the
+ * text as sent). z.toJSONSchema states minLength of the untrimmed text, so a pattern states the rule on
+ * what is left after trimming (JavaScript's trim removes exactly what \s matches).
+ */
+export function trimmedText(min: number, message: string, max?: number) {
+  const pattern = min <= 1 ? '\\S' : `^\\s*\\S[\\s\\S]{${min - 2},}\\S\\s*$`;
+  const text = max === undefined ? z.string() : z.string().max(max, `must be at most ${max} characters`);
+  return text.trim().min(min, message).meta({ pattern });
+}
+/* The webhook address as one pattern, so the document states all of the rule a fuzzer can meet. Hosts are
+ * ASCII names (internationalised ones in their xn-- form) whose last label starts with a letter (a number
+ * there would make the WHATWG parser read an IPv4 address), or dotted IPv4 without leading zeros; no user
+ * name or password (GET /webhook shows the address, so it must not carry a secret); no spaces. */
+const octet = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const label = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
+const port = '(?::(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d\\d|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}|0))?';
+// Path, query and fragment in the characters RFC 3986 allows (the document's format: uri), others percent-encoded.
+const pchar = "(?:[A-Za-z0-9\\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})";
+const rest = `(?:/${pchar}*)*(?:\\?(?:${pchar}|[/?])*)?(?:#(?:${pchar}|[/?])*)?`;
+const ci = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}]`).join('');
+export const webhookUrlPattern =
+  `^(?:${ci('https')}://(?:(?:${label}\\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?|${octet}(?:\\.${octet}){3})` +
+  `|${ci('http')}://(?:127(?:\\.${octet}){3}|${ci('localhost')}|\\[::1\\]))${port}${rest}$`;
+export const webhookUrlSchema = z
+  .string()
+  .regex(new RegExp(webhookUrlPattern), 'must be an https:// address: a host name or IPv4 address, an optional port and path (spaces and other characters outside RFC 3986 percent-encoded), no user name or password (http:// only to 127.0.0.1, localhost or [::1])')
+  // What the pattern cannot say: an xn-- label must be valid punycode.
+  .url('must be a web address');
 export const dateSchema = z.string().refine(isValidDate, { message: 'must be a real date written YYYY-MM-DD' }).meta({ format: 'date' });
 export const pageSchema = z.number().int('must be a whole number').min(1, 'must be 1 or more');
 export const limitSchema = z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100');

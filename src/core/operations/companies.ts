@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
-import { countyOptions, dateSchema, limitSchema, p, param, statusOptions, vatNumberSchema } from '../params';
+import { countyOptions, dateSchema, limitSchema, p, param, statusOptions, trimmedText, vatNumberSchema } from '../params';
 import { companyProfileSchema, companySummarySchema, lookupResultSchema } from '../schemas/company';
 import { obj } from '../schemas/common';
 
@@ -18,7 +18,7 @@ export const search = defineOperation({
   params: {
     q: param({
       in: 'query',
-      schema: z.string().trim().min(1, 'must not be empty').optional(),
+      schema: trimmedText(1, 'must not be empty').optional(),
       label: 'Name or Code',
       description: 'Company name or part of it, or the first 3-8 digits of a registry code. At most 200 results.',
     }),
@@ -98,7 +98,7 @@ export const byVat = defineOperation({
   method: 'GET',
   path: '/companies/by-vat/{vat_number}',
   params: {
-    vat_number: param({ in: 'path', schema: vatNumberSchema, label: 'VAT Number', description: 'EE followed by 9 digits, e.g. EE102224658', example: 'EE102224658' }),
+    vat_number: param({ in: 'path', schema: vatNumberSchema, label: 'VAT Number', description: 'EE followed by 9 digits, e.g. EE102224658', example: 'EE102224658', idOf: 'vatNumber' }),
     include: p.include,
     lang: p.lang,
   },

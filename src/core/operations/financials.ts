@@ -41,6 +41,7 @@ export const annualReport = defineOperation({
       schema: z.number().int('must be a whole number').min(1990, 'must be 1990 or later').max(2100, 'must be 2100 or earlier'),
       label: 'Year',
       description: 'Financial year of the report, e.g. 2024',
+      idOf: 'annualReport',
     }),
     lang: p.lang,
   },

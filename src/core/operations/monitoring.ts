@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
-import { p, param, registryCodeSchema } from '../params';
+import { p, param, registryCodeSchema, trimmedText } from '../params';
 import { monitoringCategories, monitoringChangeEventSchema } from '../schemas/events';
 import { obj } from '../schemas/common';
 import { listCompaniesChangeSchema, listCompanySchema, monitoringListSchema } from '../schemas/monitoring';
@@ -33,7 +33,7 @@ export const createList = defineOperation({
   method: 'POST',
   path: '/monitoring/lists',
   params: {
-    name: param({ in: 'body', schema: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'), label: 'Name', description: 'Name of the list' }),
+    name: param({ in: 'body', schema: trimmedText(1, 'must not be empty', 200), label: 'Name', description: 'Name of the list' }),
     categories,
   },
   response: monitoringListSchema,
@@ -137,7 +137,7 @@ export const updateList = defineOperation({
   path: '/monitoring/lists/{list_id}',
   params: {
     list_id: listId,
-    name: param({ in: 'body', schema: z.string().trim().min(1, 'must not be empty').max(200).optional(), label: 'Name', description: 'New name of the list', optional: true }),
+    name: param({ in: 'body', schema: trimmedText(1, 'must not be empty', 200).optional(), label: 'Name', description: 'New name of the list', optional: true }),
     categories,
   },
   response: monitoringListSchema,

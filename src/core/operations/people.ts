@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
-import { p, pagedListParams, param } from '../params';
+import { p, pagedListParams, param, trimmedText } from '../params';
 import { holdingSchema, partyRoleSchema, personSchema, personSearchItemSchema, shareholderSchema } from '../schemas/people';
 
 const peopleList = <T extends z.ZodType>(name: string, label: string, action: string, description: string, slug: string, item: T) =>
@@ -36,7 +36,7 @@ export const searchPersons = defineOperation({
   params: {
     q: param({
       in: 'query',
-      schema: z.string().trim().min(3, 'must be at least 3 characters'),
+      schema: trimmedText(3, 'must be at least 3 characters'),
       label: 'Name',
       description: 'Name of the person or organisation, at least 3 characters; spaces around it do not count (a shorter one is refused with 400)',
     }),

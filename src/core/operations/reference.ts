@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
-import { p, param } from '../params';
+import { p, param, trimmedText } from '../params';
 import { classifierEntrySchema, emtakCodeSchema, usageSchema } from '../schemas/monitoring';
 
 const base = { group: 'reference', retry: 'safe', method: 'GET' } as const;
@@ -40,7 +40,7 @@ export const emtak = defineOperation({
   description: 'Find EMTAK activity codes by code prefix or words of the title',
   path: '/emtak',
   params: {
-    q: param({ in: 'query', schema: z.string().trim().min(1, 'must not be empty').optional(), label: 'Code or Words', description: 'Code prefix (e.g. 62) or words of the title', optional: true }),
+    q: param({ in: 'query', schema: trimmedText(1, 'must not be empty').optional(), label: 'Code or Words', description: 'Code prefix (e.g. 62) or words of the title', optional: true }),
     version: param({ in: 'query', schema: z.union([z.literal(2008), z.literal(2025)], { message: 'must be 2008 or 2025' }).optional(), label: 'Edition', description: 'EMTAK edition: 2008 or 2025', optional: true }),
     page: p.page,
     limit: p.limit,

@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
-import { p, param } from '../params';
+import { p, param, webhookUrlSchema } from '../params';
 import { obj } from '../schemas/common';
 import { deliverySchema, webhookConfigSchema } from '../schemas/monitoring';
 
@@ -15,7 +15,7 @@ export const set = defineOperation({
   method: 'PUT',
   path: '/webhook',
   params: {
-    url: param({ in: 'body', schema: z.string().url('must be a web address').regex(/^https?:\/\//i, 'must be an HTTPS address'), label: 'URL', description: 'HTTPS address that receives the events. Only https:// is accepted (the offline sandbox also takes http:// to 127.0.0.1, localhost or [::1]); other addresses are refused with 400.' }),
+    url: param({ in: 'body', schema: webhookUrlSchema, label: 'URL', description: 'HTTPS address that receives the events: a host name (internationalised names in their xn-- form; an xn-- label that is not valid punycode is refused with 400) or IPv4 address, an optional port and path, without user name or password. Only https:// is accepted (the offline sandbox also takes http:// to 127.0.0.1, localhost or [::1]).' }),
     enabled: param({ in: 'body', schema: z.boolean(), label: 'Enabled', description: 'Whether events are sent' }),
   },
   response: webhookConfigSchema,

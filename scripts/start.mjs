@@ -38,6 +38,24 @@ const PORTS = { sandbox: 4010, chat: 4011, llm: 4012, n8n: 5678 };
 const DEMO_KEY = 'sk_api_demo_local_sandbox_only';
 const OWNER = { email: 'demo@company-data.local', password: 'CompanyData-demo1', firstName: 'Demo', lastName: 'User' };
 const WATCHED = ['13545698', '10022830', '14453248'];
+// Where the command-line hint writes, the same file as the README's quick path: out/ is in the repository
+// but ignored (out/.gitignore), so a run leaves no untracked files.
+const ENRICHED_CSV = 'out/companies-enriched.csv';
+// Credential types the demo makes itself; an example whose nodes need any other type needs the user's own
+// account, and the hints say so instead of letting Execute fail on a missing credential.
+const PROVIDED_CREDENTIALS = new Set(['companyDataApi', 'openAiApi']);
+// What to do for each credential type the demo cannot provide (a type not listed gets a generic line).
+const OWN_ACCOUNT_STEPS = {
+  googleSheetsOAuth2Api: [
+    'needs your Google account, which this demo cannot provide: until then "Execute workflow" stops with a',
+    'missing-credential error. In "Read rows" choose Credential → Create new credential → Google Sheets OAuth2 API',
+    '(with your own OAuth client: https://docs.n8n.io/integrations/builtin/credentials/google/), select it in',
+    '"Write rows back" too, and replace REPLACE_WITH_YOUR_SPREADSHEET_ID in both with your sheet (a "company" column).',
+    'Example 1 does the same on a CSV file and needs no account.',
+  ],
+};
+// n8n's sqlite3 is compiled on the first start (no usable prebuilt binary): these must be installed.
+const BUILD_TOOLS = ['python3', 'make', 'g++'];
 
 const say = (m = '') => process.stdout.write(`${m}\n`);
 const step = (m) => say(`▸ ${m}`);
@@ -60,6 +78,27 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
       process.exit(0);
     });
   });
+}
+
+function onPath(command) {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
+    try {
+      fs.accessSync(path.join(dir, command), fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The imported examples with nodes that need a credential type the demo does not create. */
+function examplesNeedingOwnAccount(created) {
+  return Object.entries(created)
+    .map(([file, wf]) => {
+      const types = new Set(readExample(file).nodes.flatMap((node) => Object.keys(node.credentials ?? {})));
+      return { file, name: wf.name, types: [...types].filter((t) => !PROVIDED_CREDENTIALS.has(t)) };
+    })
+    .filter((e) => e.types.length > 0);
 }
 
 function portFree(port) {
@@ -91,7 +130,7 @@ async function main() {
     say('');
     say('Sandbox ready. Enrich the example CSV with the command-line tool:');
     say(`  COMPANY_DATA_BASE_URL=${sandbox.url} COMPANY_DATA_API_KEY=${DEMO_KEY} \\`);
-    say('    node packages/cli/dist/cli/main.js enrich examples/companies.csv --out companies-enriched.csv');
+    say(`    node packages/cli/dist/cli/main.js enrich examples/companies.csv --out ${ENRICHED_CSV}`);
     say('(Without the two variables the tool starts its own sandbox in-process.)');
     say('Ctrl-C stops the sandbox.');
     return;
@@ -112,8 +151,15 @@ async function main() {
   const { runtimePaths, ensureRuntime } = await import('../e2e/lib/runtime.mjs');
   let ticker;
   if (!fs.existsSync(runtimePaths().stamp)) {
-    say('  First run: downloading Node 24 and installing n8n (about 2.6 GB in ~/.cache/company-data-e2e).');
-    say('  This takes several minutes; later starts take about 20 seconds.');
+    const missing = BUILD_TOOLS.filter((tool) => !onPath(tool));
+    if (missing.length) {
+      throw new Error(
+        `the first start compiles n8n's sqlite3 and needs ${BUILD_TOOLS.join(', ')}; not found on PATH: ${missing.join(', ')}` +
+          ' (Debian/Ubuntu: sudo apt-get install python3 make g++)',
+      );
+    }
+    say(`  First run: downloading Node 24 and installing n8n (about 2.8 GB in ${path.dirname(runtimePaths().dir)}),`);
+    say("  then compiling n8n's sqlite3 with g++. About 5 minutes; later starts take about 20 seconds.");
     const t0 = Date.now();
     ticker = setInterval(() => say(`  ... still installing (${Math.round((Date.now() - t0) / 1000)} s)`), 20_000);
   }
@@ -201,6 +247,15 @@ async function main() {
   say(`  4. "AI agent: company research": ${wfUrl('ai-agent-company-research.json')}`);
   say('     Open the chat, write e.g. "Who is 14453248?". An offline stand-in plays the model and calls the');
   say('     Company Data tool; with a real OpenAI credential the agent answers any question.');
+  const needAccount = examplesNeedingOwnAccount(created);
+  if (needAccount.length) {
+    say('');
+    say('Needs your own account (imported, but cannot run as they are):');
+    for (const { name, file, types } of needAccount) {
+      say(`  - "${name}": ${wfUrl(file)}`);
+      for (const type of types) for (const line of OWN_ACCOUNT_STEPS[type] ?? [`needs a ${type} credential of your own: create one in n8n and select it in the workflow's nodes.`]) say(`     ${line}`);
+    }
+  }
   say('');
   say('Everything is synthetic and starts fresh each time. Ctrl-C stops n8n and the sandbox.');
   await n8n.exited.then((r) => {

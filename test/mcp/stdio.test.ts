@@ -116,6 +116,15 @@ describe('read tools', () => {
     expect(text).toMatch(/code: not_found, status: 404, request id: \S+/);
   });
 
+  it('a 429 waits for Retry-After, as the client does, and then answers', async () => {
+    const res = await fetch(`${sb.url}/sandbox/faults`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'rate_limited', count: 1, retry_after: 1 }) });
+    expect(res.status).toBe(201);
+    const started = Date.now();
+    const s = structured(await call('risk_credit_score', { registry_code: '13545698' }));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(s.items[0]).toMatchObject({ rated: expect.any(Boolean) });
+  });
+
   it('an unknown tool is a protocol error', async () => {
     await expect(mcp.client.callTool({ name: 'companies_steal', arguments: {} })).rejects.toThrow(/Unknown tool companies_steal/);
   });

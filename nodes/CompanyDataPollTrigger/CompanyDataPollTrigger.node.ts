@@ -26,10 +26,8 @@ import {
  * (polling: true + poll()) and for webhooks. Cursors and seen ids live in static data, which n8n saves
  * after each poll.
  */
-// Rule of @n8n/node-cli 0.17.0 that is wrong for triggers: n8n would derive a "Company Data Poll
-// Trigger Tool" from usableAsTool, an AI tool that cannot work (a trigger has no execute step to call),
-// and the type allows only true. n8n exempts trigger nodes from this rule in later versions (n8n-io/n8n#35769).
-// eslint-disable-next-line @n8n/community-nodes/node-usable-as-tool
+// No usableAsTool: n8n would derive a "Company Data Poll Trigger Tool" from it, an AI tool that cannot
+// work (a trigger has no execute step to call).
 export class CompanyDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Company Data Poll Trigger',

@@ -1,4 +1,5 @@
 import {
+  NodeApiError,
   NodeConnectionTypes,
   NodeOperationError,
   type IDataObject,
@@ -11,7 +12,6 @@ import {
   type IWebhookResponseData,
 } from 'n8n-workflow';
 import {
-  CompanyDataError,
   clientFor,
   type CompanyDataCredential,
   CREDENTIAL_TYPE,
@@ -35,9 +35,10 @@ import {
 
 type RawRequest = ReturnType<IWebhookFunctions['getRequestObject']> & { rawBody?: Buffer; readRawBody?: () => Promise<void> };
 
-/** The API error as an n8n error: message plus the hint of what to do. */
-function setupError(ctx: IHookFunctions, error: unknown): NodeOperationError {
-  if (error instanceof WebhookSetupError || error instanceof CompanyDataError) return new NodeOperationError(ctx.getNode(), error.message, { description: error.hint });
+/** An activation error as an n8n error: the webhook port's errors already are; a refused setup says what to do. */
+function setupError(ctx: IHookFunctions, error: unknown): NodeApiError | NodeOperationError {
+  if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+  if (error instanceof WebhookSetupError) return new NodeOperationError(ctx.getNode(), error.message, { description: error.hint });
   return new NodeOperationError(ctx.getNode(), error as Error);
 }
 
@@ -49,16 +50,13 @@ async function hookContext(ctx: IHookFunctions) {
   const creds = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
   const url = ctx.getNodeWebhookUrl('default');
   if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n gave no production webhook address for this node');
-  const api = webhookApi(await clientFor(ctx));
+  const api = webhookApi(await clientFor(ctx), ctx.getNode());
   const state = ctx.getWorkflowStaticData('node') as HookState;
   return { creds, url, api, state };
 }
 
-// Rule of @n8n/node-cli 0.17.0 that is wrong for triggers: n8n would derive a "Company Data Trigger
-// Tool" from usableAsTool, an AI tool that cannot work (deliveries come from the service, not from an
-// agent), and the type allows only true. n8n exempts trigger nodes from this rule in later versions
-// (n8n-io/n8n#35769).
-// eslint-disable-next-line @n8n/community-nodes/node-usable-as-tool
+// No usableAsTool: n8n would derive a "Company Data Trigger Tool" from it, an AI tool that cannot work
+// (deliveries come from the service, not from an agent).
 export class CompanyDataTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Company Data Trigger',

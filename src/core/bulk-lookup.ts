@@ -193,6 +193,11 @@ export async function lookupInBatches(send: LookupSender, queries: readonly Send
     if (!fatal && !result.stopped && opts.shouldStop?.()) result.stopped = true;
     return !!fatal || result.stopped;
   };
+  /** Ends the run: no request starts after it, those in flight finish, then lookupInBatches rejects with the first error. */
+  const abort = (error: unknown) => {
+    thrown ??= { error };
+    advanced.notify();
+  };
   const runOne = async (index: number) => {
     const batch = queries.slice(index * batchSize, (index + 1) * batchSize);
     if (fatal) return settle({ index, queries: batch, error: fatal, sent: false });
@@ -202,8 +207,9 @@ export async function lookupInBatches(send: LookupSender, queries: readonly Send
     } catch (e) {
       // Queued when a 401 arrived: fails alike. Queued when stopped: settled as not sent, for a later run.
       if (e instanceof NotSentError) return settle({ index, queries: batch, error: fatal ?? e, sent: false });
-      // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch.
-      if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) throw e;
+      // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch:
+      // it ends the run, and lookupInBatches rejects with it.
+      if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) return abort(e);
       if (e.status !== undefined) result.requests++;
       if (e instanceof AuthenticationError || e instanceof PlanRequiredError) fatal ??= e;
       return settle({ index, queries: batch, error: e, sent: e.status !== undefined });
@@ -222,12 +228,8 @@ export async function lookupInBatches(send: LookupSender, queries: readonly Send
       while (nextToStart < batches && nextToStart - nextToSettle >= maxInFlight && !thrown) await advanced.wait();
       if (thrown || nextToStart >= batches || (!fatal && stopping())) return;
       const index = nextToStart++;
-      try {
-        await runOne(index);
-      } catch (e) {
-        thrown ??= { error: e };
-        advanced.notify();
-      }
+      // What runOne throws is a bug or a callback's error (onAnswered, onQuerySettled): it ends the run too.
+      await runOne(index).catch(abort);
     }
   };
   await Promise.all(Array.from({ length: Math.min(maxInFlight, batches) }, worker));

@@ -20,6 +20,7 @@ import {
 import { RateLimiter, type RateLimiterOptions } from './limiter';
 import { decideRetry, defaultRetryOptions, type Failure, type RetryOptions, type RetryState } from './retry';
 import { TransportError, type Clock, type Transport, type TransportResponse } from './transport';
+import { parseJson } from './json';
 import {
   collectAll,
   cursorPages,
@@ -375,6 +376,10 @@ export class CoreClient extends WithNamespaces {
         failure = { kind: 'http', status: res.status, retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : undefined };
         if (res.status === 503) failure.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.now());
       } catch (e) {
+        // Shared with the company-data tool, so no n8n error types here: a transport that fails other than
+        // with TransportError has a bug, which keeps its own type and stack. The n8n side converts every error
+        // at its entry points (src/n8n/errors.ts toNodeError: this one becomes a NodeOperationError).
+        // eslint-disable-next-line @n8n/community-nodes/require-node-api-error
         if (!(e instanceof TransportError)) throw e;
         error = this.connectionError(e);
         failure = { kind: 'transport', transportKind: e.kind };
@@ -401,12 +406,9 @@ export class CoreClient extends WithNamespaces {
 
   private parse(op: AnyOperation, res: TransportResponse): ApiResult<unknown> {
     const headerRequestId = res.headers['x-request-id'];
-    let json: unknown;
-    try {
-      json = JSON.parse(res.body);
-    } catch {
-      throw new SchemaError(`The answer to ${operationId(op)} is not JSON (HTTP ${res.status})`, { status: res.status, requestId: headerRequestId });
-    }
+    const parsed = parseJson(res.body);
+    if (!parsed) throw new SchemaError(`The answer to ${operationId(op)} is not JSON (HTTP ${res.status})`, { status: res.status, requestId: headerRequestId });
+    const json = parsed.value;
     if (isObject(json) && json.success === false) {
       throw errorFromResponse(res.status >= 400 ? res.status : 500, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
     }

@@ -35,7 +35,7 @@ function details(e: CompanyDataError): string {
  * Client errors → n8n errors. A rule broken before sending is the user's field (NodeOperationError
  * naming it); anything the service answered is a NodeApiError with its code and request id.
  */
-export function toNodeError(node: INode, error: unknown, op: AnyOperation | undefined, itemIndex: number): NodeApiError | NodeOperationError {
+export function toNodeError(node: INode, error: unknown, op: AnyOperation | undefined, itemIndex?: number): NodeApiError | NodeOperationError {
   if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
   if (!(error instanceof CompanyDataError)) {
     return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { parseJson } from '../core/json';
 import { webhookEventSchema, type WebhookEvent } from '../core/schemas/events';
 import { computeSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './sign';
 
@@ -71,11 +72,28 @@ function headerValues(headers: WebhookHeaders, name: string): string[] {
   return values.map((v) => v.trim());
 }
 
-function single(headers: WebhookHeaders, name: string): string {
+/** Why a delivery is refused: what SignatureVerificationError carries, as a value. */
+export interface SignatureFailure {
+  reason: SignatureFailureReason;
+  message: string;
+}
+
+function single(headers: WebhookHeaders, name: string): string | SignatureFailure {
   const values = headerValues(headers, name);
-  if (values.length === 0 || (values.length === 1 && values[0] === '')) throw new SignatureVerificationError('missing_header', `${name} header is missing`);
-  if (values.length > 1) throw new SignatureVerificationError('duplicate_header', `${name} header was sent more than once`);
+  if (values.length === 0 || (values.length === 1 && values[0] === '')) return { reason: 'missing_header', message: `${name} header is missing` };
+  if (values.length > 1) return { reason: 'duplicate_header', message: `${name} header was sent more than once` };
   return values[0]!;
+}
+
+function readWebhookHeaders(headers: WebhookHeaders): { timestamp: string; signatureHex: string } | SignatureFailure {
+  const timestamp = single(headers, TIMESTAMP_HEADER);
+  if (typeof timestamp !== 'string') return timestamp;
+  const signature = single(headers, SIGNATURE_HEADER);
+  if (typeof signature !== 'string') return signature;
+  if (!/^\d{1,15}$/.test(timestamp)) return { reason: 'malformed_header', message: `${TIMESTAMP_HEADER} must be Unix seconds, digits only` };
+  const m = /^v1=([0-9a-f]{64})$/.exec(signature);
+  if (!m) return { reason: 'malformed_header', message: `${SIGNATURE_HEADER} must be v1= followed by 64 lowercase hex characters` };
+  return { timestamp, signatureHex: m[1]! };
 }
 
 /**
@@ -83,12 +101,9 @@ function single(headers: WebhookHeaders, name: string): string {
  * can refuse a delivery with bad headers before reading its body. Throws SignatureVerificationError.
  */
 export function checkWebhookHeaders(headers: WebhookHeaders): { timestamp: string; signatureHex: string } {
-  const timestamp = single(headers, TIMESTAMP_HEADER);
-  const signature = single(headers, SIGNATURE_HEADER);
-  if (!/^\d{1,15}$/.test(timestamp)) throw new SignatureVerificationError('malformed_header', `${TIMESTAMP_HEADER} must be Unix seconds, digits only`);
-  const m = /^v1=([0-9a-f]{64})$/.exec(signature);
-  if (!m) throw new SignatureVerificationError('malformed_header', `${SIGNATURE_HEADER} must be v1= followed by 64 lowercase hex characters`);
-  return { timestamp, signatureHex: m[1]! };
+  const read = readWebhookHeaders(headers);
+  if ('reason' in read) throw new SignatureVerificationError(read.reason, read.message);
+  return read;
 }
 
 export interface VerifyWebhookInput {
@@ -106,43 +121,58 @@ export interface VerifyWebhookInput {
   onSchemaMismatch?: (issues: ReadonlyArray<{ path: string; message: string }>) => void;
 }
 
+/** What checkWebhook finds: the event, or why the delivery is refused. */
+export type WebhookCheck = { ok: true; event: WebhookEvent } | ({ ok: false } & SignatureFailure);
+
 /**
- * Verifies a delivery and returns its event. Order: raw body, headers, signature, then time window,
- * so timing reasons are only reported for authentic requests.
+ * Verifies a delivery and returns its event; throws SignatureVerificationError when it is refused.
+ * See checkWebhook for the order of the checks.
+ */
+export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
+  const checked = checkWebhook(input);
+  if (!checked.ok) throw new SignatureVerificationError(checked.reason, checked.message);
+  return checked.event;
+}
+
+/**
+ * verifyWebhook with the refusal as a value, for a receiver that answers every refusal alike (the n8n
+ * trigger answers 401). Order: raw body, headers, signature, then time window, so timing reasons are
+ * only reported for authentic requests. A missing secret or a negative tolerance is the caller's bug
+ * and throws (TypeError, RangeError).
  * Decision: a correctly signed event whose type or shape is unknown is still returned (the service
  * may add types); its `type` may then be a value not in WebhookEvent, so keep a default branch.
  */
-export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
+export function checkWebhook(input: VerifyWebhookInput): WebhookCheck {
   const secrets = [...(input.secrets ?? []), ...(input.secret !== undefined ? [input.secret] : [])].filter((s) => typeof s === 'string' && s !== '');
   if (secrets.length === 0) throw new TypeError('verifyWebhook needs the signing secret (secret or secrets)');
   const tolerance = input.toleranceSeconds ?? 300;
   if (!(tolerance >= 0)) throw new RangeError('toleranceSeconds must be 0 or more');
+  const refuse = (reason: SignatureFailureReason, message: string): WebhookCheck => ({ ok: false, reason, message });
 
   const raw = input.rawBody;
   if (typeof raw !== 'string' && !(raw instanceof Uint8Array)) {
-    throw new SignatureVerificationError('body_not_raw', 'rawBody must be the body as received (string or Buffer), not a parsed object');
+    return refuse('body_not_raw', 'rawBody must be the body as received (string or Buffer), not a parsed object');
   }
   const body = typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 
-  const { timestamp, signatureHex } = checkWebhookHeaders(input.headers);
+  const read = readWebhookHeaders(input.headers);
+  if ('reason' in read) return { ok: false, ...read };
+  const { timestamp, signatureHex } = read;
   const given = Buffer.from(signatureHex, 'hex');
   const ok = secrets.some((s) => timingSafeEqual(Buffer.from(computeSignature(s, timestamp, body), 'hex'), given));
-  if (!ok) throw new SignatureVerificationError('bad_signature', 'the signature does not match the body and timestamp');
+  if (!ok) return refuse('bad_signature', 'the signature does not match the body and timestamp');
 
   const nowMs = input.now instanceof Date ? input.now.getTime() : (input.now ?? Date.now());
   const age = Math.floor(nowMs / 1000) - Number(timestamp);
-  if (age > tolerance) throw new SignatureVerificationError('timestamp_too_old', `the timestamp is ${age} seconds old; at most ${tolerance} allowed`);
-  if (-age > tolerance) throw new SignatureVerificationError('timestamp_too_new', `the timestamp is ${-age} seconds in the future; at most ${tolerance} allowed`);
+  if (age > tolerance) return refuse('timestamp_too_old', `the timestamp is ${age} seconds old; at most ${tolerance} allowed`);
+  if (-age > tolerance) return refuse('timestamp_too_new', `the timestamp is ${-age} seconds in the future; at most ${tolerance} allowed`);
 
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch {
-    throw new SignatureVerificationError('invalid_json', 'the body is not JSON');
-  }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new SignatureVerificationError('invalid_json', 'the body is not a JSON object');
-  const parsed = webhookEventSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  input.onSchemaMismatch?.(parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
-  return json as WebhookEvent;
+  const parsed = parseJson(typeof body === 'string' ? body : body.toString('utf8'));
+  if (!parsed) return refuse('invalid_json', 'the body is not JSON');
+  const json = parsed.value;
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return refuse('invalid_json', 'the body is not a JSON object');
+  const event = webhookEventSchema.safeParse(json);
+  if (event.success) return { ok: true, event: event.data };
+  input.onSchemaMismatch?.(event.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
+  return { ok: true, event: json as WebhookEvent };
 }

@@ -1,10 +1,16 @@
+import type { INode } from 'n8n-workflow';
 import type { CoreClient } from '../../core/client';
 import type { PollApi, CursorRead } from './poll';
 import type { WebhookApi, WebhookConfigLike } from './lifecycle';
 import { NotFoundError } from '../../core/errors';
+import { toNodeError } from '../errors';
 
-/** The trigger's two ports over the core client (webhook registration, cursor reads). */
-export function webhookApi(client: CoreClient): WebhookApi {
+/**
+ * The trigger's webhook port over the core client. Errors leave it as n8n errors of `node`, with the
+ * n8n hints (an invalid key points to the credential), as the action nodes' errors do.
+ */
+export function webhookApi(client: CoreClient, node: INode): WebhookApi {
+  const ops = client.ops.webhook;
   return {
     async get(): Promise<WebhookConfigLike> {
       try {
@@ -13,12 +19,16 @@ export function webhookApi(client: CoreClient): WebhookApi {
       } catch (error) {
         // A service without the decided GET /webhook, or an account that never set one.
         if (error instanceof NotFoundError) return { url: null, enabled: false };
-        throw error;
+        throw toNodeError(node, error, ops.get);
       }
     },
     async set(url, enabled) {
-      const { data } = await client.webhook.set({ url, enabled });
-      return { url: data.url ?? null, enabled: data.enabled === true, signing_secret: data.signing_secret };
+      try {
+        const { data } = await client.webhook.set({ url, enabled });
+        return { url: data.url ?? null, enabled: data.enabled === true, signing_secret: data.signing_secret };
+      } catch (error) {
+        throw toNodeError(node, error, ops.set);
+      }
     },
   };
 }
@@ -31,6 +41,7 @@ function cursorRead(data: unknown, meta: Record<string, unknown>, after: string 
   return { items, cursor: next, hasMore };
 }
 
+/** The poll trigger's cursor reads; the poll trigger converts their errors where it catches them. */
 export function pollApi(client: CoreClient): PollApi {
   return {
     async events(after, limit) {

@@ -1,4 +1,4 @@
-import { SignatureVerificationError, verifyWebhook, type WebhookHeaders } from '../../webhooks';
+import { checkWebhook, type WebhookHeaders } from '../../webhooks';
 import { eventToItems, type TriggerItem, type TriggerOptions } from './items';
 
 export type DeliveryOutcome =
@@ -24,16 +24,12 @@ export async function handleDelivery(rawBody: unknown, headers: WebhookHeaders, 
   if (ctx.secrets.length === 0) {
     return { kind: 'rejected', status: 401, reason: 'no_secret', message: 'No signing secret is known for this webhook, so no delivery can be verified' };
   }
-  let event: { id?: unknown; type?: unknown };
-  try {
-    if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
-      throw new SignatureVerificationError('body_not_raw', 'the raw request body is not available');
-    }
-    event = verifyWebhook({ rawBody, headers, secrets: ctx.secrets, now: ctx.now });
-  } catch (error) {
-    if (error instanceof SignatureVerificationError) return { kind: 'rejected', status: 401, reason: error.reason, message: error.message };
-    throw error;
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+    return { kind: 'rejected', status: 401, reason: 'body_not_raw', message: 'the raw request body is not available' };
   }
+  const checked = checkWebhook({ rawBody, headers, secrets: ctx.secrets, now: ctx.now });
+  if (!checked.ok) return { kind: 'rejected', status: 401, reason: checked.reason, message: checked.message };
+  const event: { id?: unknown; type?: unknown } = checked.event;
   if (typeof event.id !== 'string' || event.id === '') {
     return { kind: 'rejected', status: 401, reason: 'invalid_json', message: 'the signed event has no id' };
   }

@@ -19,8 +19,9 @@ failed=0
 failed_stages=()
 build_ok=1
 
-# Ctrl-C ends the whole run, also when the stage's program catches SIGINT and exits by itself.
-trap 'echo; echo "== interrupted"; exit 130' INT TERM
+# Ctrl-C (sent to the whole process group) ends the whole run, also when the stage's program catches SIGINT
+# and exits by itself, which bash would otherwise take as a failed stage and go on. SIGTERM keeps its default.
+trap 'echo; echo "== interrupted"; exit 130' INT
 
 summary() {
   if [ "${#failed_stages[@]}" -gt 0 ]; then

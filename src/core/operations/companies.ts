@@ -13,6 +13,7 @@ export const search = defineOperation({
   label: 'Search',
   action: 'Search companies',
   description: 'Find companies by name or registry code prefix, or list companies matching filters (newest first)',
+  hint: 'Use to find one company from words of its name, or to list companies by status, legal form, activity, county or registration date. For many known codes, VAT numbers or exact names at once, the bulk lookup is cheaper in calls',
   method: 'GET',
   path: '/companies',
   params: {
@@ -63,6 +64,7 @@ export const lookup = defineOperation({
   label: 'Lookup',
   action: 'Look up companies in bulk',
   description: 'Resolve up to 100 registry codes, VAT numbers or names at once. Billed per query.',
+  hint: 'Use for a list of companies given by code, VAT number or exact name (a column of a sheet, a list in the question); a single company by code is a free profile read',
   method: 'POST',
   path: '/companies/lookup',
   params: {
@@ -114,6 +116,7 @@ export const get = defineOperation({
   label: 'Get Profile',
   action: 'Get a company profile',
   description: 'Get the registry profile of a company, optionally with embedded sections',
+  hint: 'The first read for any question about one company: status, legal form, address, activities, VAT number, contacts. include adds sections (credit_score, tax_debt, beneficial_owners, ...) in the same call',
   method: 'GET',
   path: '/companies/{registry_code}',
   params: { registry_code: p.registryCode, include: p.include, history: p.history, lang: p.lang },

@@ -74,5 +74,6 @@ export const openapi = defineOperation({
   response: z.looseObject({ openapi: z.string(), info: z.looseObject({ version: z.string() }) }),
   rawResponse: true,
   noAuth: true,
+  notATool: 'Offered to assistants as a resource to read (company-data://openapi.json), not as an action.',
   source: 'shown',
 });

@@ -23,6 +23,7 @@ export const set = defineOperation({
   // a lost answer would return success without it, so the caller must see that the outcome is unknown.
   answers: { success: { 200: 'Updated; the signing secret is not shown again', 201: 'Created; data.secret holds the signing secret, shown this once' } },
   retry: 'unprocessed-only',
+  notATool: 'Its answer carries the signing secret, and it moves every event of the account elsewhere: an account setting for a person, not for an assistant.',
   source: 'shown',
 });
 

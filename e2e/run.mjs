@@ -9,11 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ensureRuntime } from './lib/runtime.mjs';
 import { api, rest, callWebhook, createCredential, createWorkflow, getExecution, listExecutions, loadOptionsResults, nodeTypeNames, publishWorkflow, resourceLocatorResults, runManual, sleep, startN8n } from './lib/n8n.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 import { startChatReceiver } from './lib/chat.mjs';
-import { offeredTools, profileLookupScript, startLlmStandIn, toolResults } from './lib/llm.mjs';
+import { mcpItems, mcpLookupScript, offeredTools, profileLookupScript, startLlmStandIn, toolResults } from './lib/llm.mjs';
+import { startMcpServer } from './lib/mcp-server.mjs';
+import { adaptMcpWorkflow, MCP_NODE_TYPE, mcpToolName, readMcpWorkflow } from './lib/mcp-workflow.mjs';
 import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from './lib/examples.mjs';
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
@@ -239,6 +243,110 @@ async function main() {
     assertEqual(full.status, 'success', 'agent execution status');
     assert(full.data.resultData.runData['Company profile'], `the "Company profile" tool node should have run (ran: ${Object.keys(full.data.resultData.runData)})`);
     log(`        tools offered: ${tools.map((t) => t.name).join(', ')}; answer: ${JSON.stringify(output)}`);
+  });
+
+  // The agent again, its tools this time from our MCP server (`company-data mcp --http`, serving the run's
+  // sandbox) through n8n's own MCP Client Tool, answering from a second stand-in model.
+  let mcp;
+  let mcpToolNames;
+  let mcpResultItem;
+  await check('mcp: `company-data mcp --http` refuses requests without the token or with a wrong one (401) and from a foreign Origin (403)', async () => {
+    mcp = await startMcpServer({ repoDir, baseUrl: sandbox.url, apiKey });
+    cleanups.push(() => mcp.close());
+    log(`        ${mcp.url} (child pid ${mcp.pid})`);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } };
+    const post = async (headers) => {
+      const res = await fetch(mcp.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    assertEqual(await post({}), 401, 'initialize without Authorization');
+    assertEqual(await post({ authorization: `Bearer ${mcp.token.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'))}` }), 401, 'initialize with a wrong token');
+    assertEqual(await post({ authorization: `Bearer ${mcp.token}`, origin: 'https://attacker.example' }), 403, 'initialize from a foreign Origin, with the token');
+    // With the token the same server answers, through the MCP SDK's own client: the refusals were the guards.
+    const client = new McpClient({ name: 'company-data-e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }));
+    try {
+      const tools = [];
+      for (let cursor; ; ) {
+        const page = await client.listTools(cursor ? { cursor } : {});
+        tools.push(...page.tools);
+        if (!(cursor = page.nextCursor)) break;
+      }
+      mcpToolNames = tools.map((t) => t.name);
+    } finally {
+      await client.close();
+    }
+    assert(mcpToolNames.includes('companies_get'), `tools/list should hold companies_get: ${mcpToolNames.join(', ')}`);
+    log(`        ${mcpToolNames.length} tools listed with the token`);
+  });
+
+  await check('mcp: a chat message makes the AI agent call companies_get through n8n\'s MCP Client Tool and answer with the company name; no secret in n8n\'s data', async () => {
+    assert(mcp && mcpToolNames, 'the MCP server did not start (previous check)');
+    const profile = await sandbox.call('GET', `/companies/${agentCode}`);
+    const name = profile?.name;
+    assert(name, `sandbox has no name for ${agentCode}`);
+    const mcpLlmKey = `sk-standin-${randomBytes(16).toString('hex')}`;
+    const mcpLlm = await startLlmStandIn({ apiKey: mcpLlmKey, reply: mcpLookupScript(agentCode) });
+    cleanups.push(() => mcpLlm.close());
+    const llmCred = await createCredential(n8n, { name: 'OpenAI (MCP stand-in)', type: 'openAiApi', data: { apiKey: mcpLlmKey, url: mcpLlm.url, organizationId: '', header: false } });
+    // The credential the MCP Client Tool asks for with Authentication "Bearer Auth".
+    const bearer = await createCredential(n8n, { name: 'Company Data MCP token', type: 'httpBearerAuth', data: { token: mcp.token } });
+    assert(llmCred?.id && bearer?.id, 'credentials were not created');
+    const json = adaptMcpWorkflow(readMcpWorkflow(), { mcpUrl: mcp.url, bearerCredential: bearer, llmCredential: llmCred, publicChat: true });
+    const names = new Set(await nodeTypeNames(n8n));
+    assertEqual(json.nodes.map((nd) => nd.type).filter((ty) => !names.has(ty)), [], 'node types of the MCP workflow n8n does not know');
+    const created = await createWorkflow(n8n, json);
+    await publishWorkflow(n8n, created.id);
+
+    const usageBefore = await sandbox.call('GET', '/usage');
+    const trigger = json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+    const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
+      body: { action: 'sendMessage', sessionId: `e2e-mcp-${Date.now()}`, chatInput: `Who is ${agentCode}?` },
+      timeoutMs: 60_000,
+    });
+    const usageAfter = await sandbox.call('GET', '/usage');
+    fs.writeFileSync(path.join(work, 'mcp-llm-requests.json'), JSON.stringify(mcpLlm.requests, null, 1));
+    assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
+    assertEqual(mcpLlm.requests.length, 2, 'requests to the stand-in LLM');
+    const [first, second] = mcpLlm.requests;
+
+    const mcpNode = json.nodes.find((nd) => nd.type === MCP_NODE_TYPE);
+    const getTool = mcpToolName(mcpNode.name, 'companies_get');
+    const offered = offeredTools(first).map((t) => t.name);
+    assertEqual([...offered].sort(), mcpToolNames.map((t) => mcpToolName(mcpNode.name, t)).sort(), 'tools offered to the model (every tool of the MCP server, named by n8n)');
+    const getSchema = offeredTools(first).find((t) => t.name === getTool)?.parameters;
+    assert(getSchema?.properties?.registry_code, `${getTool} should take registry_code: ${JSON.stringify(getSchema)}`);
+    const call = second.messages.find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0];
+    assertEqual([call?.function?.name, JSON.parse(call?.function?.arguments ?? 'null')], [getTool, { registry_code: agentCode }], 'the tool call in the conversation');
+    const result = toolResults(second).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+    const item = mcpItems(result)?.[0];
+    assertEqual([item?.registry_code, item?.name], [agentCode, name], `the company in the MCP tool result sent back to the model (${result.slice(0, 300)})`);
+    mcpResultItem = item;
+    // The sandbox counts a request before answering it: the MCP server's one for companies_get plus the second /usage read.
+    assertEqual(usageAfter.requests - usageBefore.requests, 2, 'sandbox requests between the two /usage reads (the MCP server\'s and the read itself)');
+    const output = answer.json?.output;
+    assert(typeof output === 'string' && output.includes(name), `chat answer should quote ${name}: ${answer.text.slice(0, 300)}`);
+
+    const [ex] = await listExecutions(n8n, { workflowId: created.id });
+    const full = await getExecution(n8n, ex.id);
+    assertEqual(full.status, 'success', `MCP agent execution status${full.data?.resultData?.error ? ` (${full.data.resultData.error.message})` : ''}`);
+    assert(full.data.resultData.runData[mcpNode.name], `the "${mcpNode.name}" node should have run (ran: ${Object.keys(full.data.resultData.runData)})`);
+    // The token lives in the encrypted credential only: not in the execution, the stored workflow, what the
+    // model saw, or n8n's log. Nor does the API key the MCP server holds.
+    const stored = await api(n8n, 'GET', `/workflows/${created.id}`);
+    const n8nLog = fs.readFileSync(path.join(userFolder, 'n8n.log'), 'utf8');
+    const places = { 'execution data': JSON.stringify(full), 'stored workflow': JSON.stringify(stored), 'model requests': JSON.stringify(mcpLlm.requests), 'n8n log': n8nLog };
+    const leaks = Object.entries(places).flatMap(([where, text]) => [['MCP token', mcp.token], ['API key', apiKey]].filter(([, secret]) => text.includes(secret)).map(([what]) => `${what} in ${where}`));
+    assertEqual(leaks, [], 'secrets found');
+    log(`        ${offered.length} MCP tools offered; called ${call.function.name}; answer: ${JSON.stringify(output)}`);
+  });
+
+  await check('mcp: labels in the tool result n8n got are in the server\'s language (English unless --lang or a call says otherwise)', async () => {
+    assert(mcpResultItem, 'no MCP tool result (previous check)');
+    // The service's own default is Estonian; the server was started without --lang, so it must ask for English.
+    const en = await sandbox.call('GET', `/companies/${agentCode}?lang=en`);
+    assertEqual([mcpResultItem.legal_form, mcpResultItem.status_label], [en.legal_form?.label, en.status?.label], 'legal form and status labels');
   });
 
   // Alert to chat: the trigger registers the webhook at publish; each event reaches the chat once.

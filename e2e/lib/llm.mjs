@@ -133,3 +133,57 @@ function companyNameIn(content) {
   const item = first?.json ?? first;
   return typeof item?.name === 'string' ? item.name : undefined;
 }
+
+/**
+ * The script of the MCP agent check: first answer, a call of the MCP tool `toolName` (default companies_get)
+ * with the registry code; once the tool result is in the messages, a final text quoting the company name it
+ * holds. MCP tools arrive as separate function tools, many taking a registry_code, so the tool is chosen by
+ * name. n8n 2.41.1 prefixes each with its MCP Client node's name ("Company Data MCP" → "Company_Data_MCP_companies_get"),
+ * so a name ending in "_<toolName>" counts too; of several, the shortest, since other tools may end the same way
+ * ("x_companies_get") while the prefix is the same for all tools of one node.
+ */
+export function mcpLookupScript(registryCode, toolName = 'companies_get') {
+  return (body) => {
+    const results = toolResults(body);
+    if (results.length === 0) {
+      const tool = findMcpTool(offeredTools(body), toolName);
+      if (!tool) return { text: `No MCP tool ${toolName} was offered (tools: ${offeredTools(body).map((t) => t.name).join(', ') || 'none'}).` };
+      return { toolCalls: [{ name: tool.name, arguments: { registry_code: registryCode } }] };
+    }
+    const content = textOf(results.at(-1).content);
+    const name = mcpItems(content)?.[0]?.name;
+    return { text: typeof name === 'string' ? `Registry code ${registryCode} belongs to ${name}.` : `The MCP tool result named no company: ${content.slice(0, 200)}` };
+  };
+}
+
+/** The offered function tool for MCP tool `toolName`: exact name, else the shortest ending in "_<toolName>". */
+export function findMcpTool(tools, toolName) {
+  return tools.filter((t) => t.name === toolName || t.name.endsWith(`_${toolName}`)).sort((a, b) => a.name.length - b.name.length)[0];
+}
+
+/**
+ * The `items` of an MCP tool result as it reaches the model: the structured content ({ items, ... }) as JSON,
+ * or the content blocks ([{ type: 'text', text: '<JSON>' }]) as JSON, or the text itself; undefined when none
+ * holds items.
+ */
+export function mcpItems(value) {
+  if (typeof value === 'string') {
+    try {
+      return mcpItems(JSON.parse(value));
+    } catch {
+      return undefined;
+    }
+  }
+  if (Array.isArray(value)) {
+    for (const block of value) {
+      const items = block?.type === 'text' ? mcpItems(block.text) : undefined;
+      if (items) return items;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    if (Array.isArray(value.items)) return value.items;
+    return mcpItems(value.structuredContent) ?? mcpItems(value.content);
+  }
+  return undefined;
+}

@@ -79,8 +79,11 @@ describe('read tools', () => {
     const s = structured(await call('companies_get', { registry_code: '13545698' }));
     expect(s.count).toBe(1);
     expect(s.items[0]).toMatchObject({ registry_code: '13545698', name: expected.data.name, status: expected.data.status.code });
-    // Compact: flat plain values, English labels by default.
-    for (const v of Object.values(s.items[0]!)) expect(v === null || typeof v !== 'object').toBe(true);
+    // Compact: flat plain values, none empty; English labels by default (the service's default is Estonian).
+    for (const v of Object.values(s.items[0]!)) expect(v !== null && typeof v !== 'object').toBe(true);
+    expect(s.items[0]).toMatchObject({ legal_form: 'Private limited company', status_label: 'Registered' });
+    const et = structured(await call('companies_get', { registry_code: '13545698', lang: 'et' }));
+    expect(et.items[0]).toMatchObject({ legal_form: 'Osaühing', status_label: 'Registrisse kantud' });
     expect(s.request_id).toMatch(/\S/);
   });
 

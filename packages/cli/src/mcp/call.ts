@@ -50,7 +50,7 @@ function rowsOf(op: AnyOperation, data: unknown, full: boolean): { rows: Row[]; 
     if (typeof data.total === 'number') total = data.total;
   } else rows = Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
   if (full) return { rows: rows.map(asRow), total };
-  if (simplifies(op)) return { rows: rows.flatMap((r) => simplified(op, r)), total };
+  if (simplifies(op)) return { rows: rows.flatMap((r) => simplified(op, r)).map((r) => asRow(compact(r))), total };
   return { rows: rows.map((r) => asRow(compact(r))), total };
 }
 
@@ -159,6 +159,8 @@ function maxBilled(v: unknown): number {
 export async function runTool(ctx: CallContext, tool: CompanyDataTool, args: Row): Promise<Structured> {
   const { full, ...input } = args;
   if (full !== undefined && typeof full !== 'boolean') throw new ValidationError({ field: 'full', rule: 'must be true or false' });
+  // The server's language (--lang, English by default) unless the call sets one: the service's own default is Estonian.
+  if ('lang' in tool.op.params && input.lang === undefined) input.lang = ctx.defaultLang;
   const whole = full === true;
   switch (tool.kind) {
     case 'lookup':

@@ -74,6 +74,22 @@ describe('company picker (GET /companies)', () => {
     expect(byName.results[0]!.value).toBe(code);
     expect(new URL(byName.requests[0]!.url).searchParams.get('q')).toBe(fx().queries.exact_name!.q);
   });
+  test('a name ranks exact and whole-word names first: "Kullamäe" lists Kullamäe Ehitus OÜ before a larger Kullamäetagu Invest', async () => {
+    // A company whose name only starts with the word, larger than any other, so size alone would put it first.
+    const registered = await api('POST', '/sandbox/companies', { companies: [{ name: 'Kullamäetagu Invest OÜ', employees: 90_000, registered_on: '2001-05-05' }] });
+    expect(registered.status).toBe(201);
+    const { results } = await search(pickerMethods.company, 'Kullamäe');
+    const names = results.map((r) => String(r.name).replace(/ \(\d{8}\)$/, ''));
+    const whole = (name: string) => /(^|[^\p{L}])kullamäe([^\p{L}]|$)/iu.test(name);
+    const firstPrefixOnly = names.findIndex((n) => !whole(n));
+    expect(names.indexOf('Kullamäetagu Invest OÜ')).toBeGreaterThan(0);
+    expect(whole(names[0]!)).toBe(true);
+    // Every whole-word match comes before the first name that only starts with the word.
+    expect(names.slice(firstPrefixOnly).some(whole), names.join(' | ')).toBe(false);
+    const ehitus = results.findIndex((r) => r.value === fx().companies.tax_debt!.registry_code);
+    expect(ehitus).toBeGreaterThanOrEqual(0);
+    expect(ehitus).toBeLessThan(firstPrefixOnly);
+  });
   test('a name with more matches than one page continues, and stops at the 200 cap', async () => {
     let token: string | undefined;
     let pages = 0;
@@ -218,30 +234,31 @@ describe('fields by version', () => {
     expect(listModes).toEqual(['list', 'id']);
   });
 
-  test('nodes are versioned [1, 2] with 2 for new nodes, and list their methods', () => {
-    for (const node of [new CompanyDataCompanies(), new CompanyDataTrigger(), new CompanyDataPollTrigger()]) {
-      expect(node.description.version).toEqual([1, 2]);
-      expect(node.description.defaultVersion).toBe(2);
+  test('nodes are versioned (Companies [1, 2, 3], the triggers [1, 2]) with the newest for new nodes, and list their methods', () => {
+    for (const [node, newest] of [[new CompanyDataCompanies(), 3], [new CompanyDataTrigger(), 2], [new CompanyDataPollTrigger(), 2]] as const) {
+      expect(node.description.version).toEqual(newest === 3 ? [1, 2, 3] : [1, 2]);
+      expect(node.description.defaultVersion).toBe(newest);
       expect(Object.keys(node.methods!.listSearch!)).toEqual(expect.arrayContaining(Object.values(pickerMethods)));
       expect(Object.keys(node.methods!.loadOptions!)).toEqual(['getMonitoringLists', 'getSavedSearches']);
     }
   });
 
-  test('the triggers: lists and saved searches load from the account in version 2, filters stay visible with every event', () => {
+  test('the triggers: lists and saved searches load from the account in version 2, filters shown while Monitoring Change is chosen', () => {
     const webhook = new CompanyDataTrigger().description.properties;
-    const v2 = (name: string) => webhook.find((p) => p.name === name && visible({}, p, 2))!;
+    const v2 = (name: string) => webhook.find((p) => p.name === name && visible({ events: ['monitoring.change', 'search.matches'] }, p, 2))!;
     const filters = v2('filters').options as INodeProperties[];
     expect(filters.find((o) => o.name === 'listIds')).toMatchObject({ type: 'multiOptions', typeOptions: { loadOptionsMethod: 'getMonitoringLists' } });
     expect(filters.find((o) => o.name === 'kinds')).toMatchObject({ type: 'multiOptions', options: expect.arrayContaining([{ name: 'Status Changed', value: 'status_changed', description: 'Status' }]) });
     expect(v2('searchIds')).toMatchObject({ type: 'multiOptions', typeOptions: { loadOptionsMethod: 'getSavedSearches' } });
-    for (const events of [['monitoring.change'], ['monitoring.change', 'search.matches'], undefined]) {
-      expect(shown(webhook, 2, events ? { events } : {})).toContain('filters:collection');
+    for (const events of [['monitoring.change'], ['monitoring.change', 'search.matches'], ['monitoring.change', 'search.matches', 'webhook.test']]) {
+      expect(shown(webhook, 2, { events })).toContain('filters:collection');
     }
+    expect(shown(webhook, 2, { events: ['search.matches'] })).not.toContain('filters:collection');
     // Version 1 keeps its comma-separated fields.
     const v1Filters = webhook.find((p) => p.name === 'filters' && visible({ events: ['monitoring.change'] }, p, 1))!;
     expect((v1Filters.options as INodeProperties[]).find((o) => o.name === 'listIds')!.type).toBe('string');
     const poll = new CompanyDataPollTrigger().description.properties;
-    expect(shown(poll, 2, {})).toContain('searchIds:multiOptions');
+    expect(shown(poll, 2, { events: ['search.matches'] })).toContain('searchIds:multiOptions');
     expect(shown(poll, 1, { events: ['search.matches'] })).toContain('searchIds:string');
   });
 

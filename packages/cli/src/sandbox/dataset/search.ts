@@ -2,10 +2,12 @@ import { legalForms } from './labels';
 import type { Company } from './model';
 
 /**
- * Search indexes built once at generation time: word-prefix postings ordered by static rank, so a
- * query walks candidates best-first and stops as soon as it has enough (200 for search, the lookup
- * limit for lookup). Matching rule (decided, docs/sandbox.md): every word of the query must be the
+ * Search indexes built once at generation time: word-prefix and whole-word postings ordered by static
+ * rank, so a query walks candidates best-first and stops as soon as it has enough (200 for search, the
+ * lookup limit for lookup). Matching rule (decided, docs/sandbox.md): every word of the query must be the
  * start of a word of the name; case and diacritics are ignored (õ = o); legal form words are optional.
+ * Order, as a public search box ranks: exact names, then names holding every query word as a whole word
+ * ("Kullamäe" finds Kullamäe Ehitus before Kullamäetagu Invest), then the other prefix matches.
  */
 
 export function fold(text: string): string {
@@ -32,16 +34,26 @@ export function coreWords(text: string): string[] {
 
 const MAX_PREFIX = 10;
 
-/** Word prefix → ids, in the order ids were added (callers add best-ranked first). */
+/**
+ * Word prefix → ids, in the order ids were added (callers add best-ranked first). With `wholeWords`,
+ * whole word → ids instead: the postings of names that hold the word itself.
+ */
 export class PrefixIndex {
   private building = new Map<string, number[]>();
   private map = new Map<string, Int32Array>();
 
+  constructor(private readonly wholeWords = false) {}
+
+  private keysOf(token: string): string[] {
+    if (this.wholeWords) return [token];
+    const keys: string[] = [];
+    for (let k = 1; k <= Math.min(token.length, MAX_PREFIX); k++) keys.push(token.slice(0, k));
+    return keys;
+  }
+
   add(id: number, tokens: readonly string[]): void {
     for (const t of tokens) {
-      const n = Math.min(t.length, MAX_PREFIX);
-      for (let k = 1; k <= n; k++) {
-        const p = t.slice(0, k);
+      for (const p of this.keysOf(t)) {
         let list = this.building.get(p);
         if (!list) this.building.set(p, (list = []));
         // Ids arrive one at a time, so a repeated prefix of the same id is always the last entry.
@@ -56,7 +68,7 @@ export class PrefixIndex {
   }
 
   postings(word: string): Int32Array {
-    return this.map.get(word.slice(0, MAX_PREFIX)) ?? EMPTY;
+    return this.map.get(this.wholeWords ? word : word.slice(0, MAX_PREFIX)) ?? EMPTY;
   }
 
   /** Postings of the most selective query word. */
@@ -78,6 +90,11 @@ export function allPrefixed(qWords: readonly string[], nameWords: readonly strin
     if (!ok) return false;
   }
   return true;
+}
+
+/** Every query word is itself a word of the name. */
+export function allWhole(qWords: readonly string[], nameWords: readonly string[]): boolean {
+  return qWords.every((q) => nameWords.includes(q));
 }
 
 export interface CompanyFilter {
@@ -116,6 +133,7 @@ export class CompanySearch {
   private names: string[][];
   private prevWords: Map<number, string[][]> = new Map();
   private current = new PrefixIndex();
+  private currentWhole = new PrefixIndex(true);
   private previous = new PrefixIndex();
   private exact = new Map<string, number[]>();
   private codes: { code: string; i: number }[] = [];
@@ -138,6 +156,7 @@ export class CompanySearch {
       const c = companies[i]!;
       const core = this.names[i]!;
       this.current.add(i, core);
+      this.currentWhole.add(i, core);
       const key = core.join(' ');
       const list = this.exact.get(key);
       if (list) list.push(i);
@@ -149,6 +168,7 @@ export class CompanySearch {
       }
     }
     this.current.freeze();
+    this.currentWhole.freeze();
     this.previous.freeze();
     this.order();
   }
@@ -213,7 +233,7 @@ export class CompanySearch {
     while (k < moved.length) yield moved[k++]!;
   }
 
-  /** Ranked name search: exact names, then current-name matches, then previous-name matches. */
+  /** Ranked name search: exact names, then whole-word current-name matches, then the other current-name matches, then previous-name matches. */
   byName(q: string, max: number, filter?: CompanyFilter): SearchHit[] {
     const qWords = coreWords(q);
     if (!qWords.length || max <= 0) return [];
@@ -226,6 +246,13 @@ export class CompanySearch {
     exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull) || this.before(a, b));
     for (const i of exact) {
       if (out.length >= max) return out;
+      out.push({ i, previous: null });
+      taken.add(i);
+    }
+    for (const i of this.candidates(this.currentWhole, qWords)) {
+      if (out.length >= max) return out;
+      if (taken.has(i) || !allWhole(qWords, this.names[i]!)) continue;
+      if (filter && !passes(this.companies[i]!, filter)) continue;
       out.push({ i, previous: null });
       taken.add(i);
     }

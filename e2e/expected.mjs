@@ -1,5 +1,6 @@
-// What the enrichment example must write for each row of examples/companies.csv (sandbox seed 1,
-// Language: English). Names, codes and VAT numbers are the fixtures of docs/sandbox.md.
+// What the enrichment example must write for each row of examples/companies.csv (sandbox seed 1; the
+// Lookup at version 3 with its Language option unset, so English, and the best match in flat
+// company_data_match_* columns). Names, codes and VAT numbers are the fixtures of docs/sandbox.md.
 const company = (registry_code, name, legal_form, status, vat_number = '') => ({ enrich_status: 'matched', registry_code, name, legal_form, status, vat_number, reason: '' });
 const none = (enrich_status, reason = '') => ({ enrich_status, registry_code: '', name: '', legal_form: '', status: '', vat_number: '', reason });
 

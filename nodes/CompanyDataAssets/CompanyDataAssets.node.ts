@@ -8,9 +8,10 @@ export class CompanyDataAssets implements INodeType {
     name: 'companyDataAssets',
     icon: { light: 'file:companyDataAssets.svg', dark: 'file:companyDataAssets.dark.svg' },
     group: ['transform'],
-    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
-    version: [1, 2],
-    defaultVersion: 2,
+    // Version 3 (English unless the Language option says otherwise) is what new nodes get;
+    // versions 2 (pickers, Simplify) and 1 keep saved workflows running as before.
+    version: [1, 2, 3],
+    defaultVersion: 3,
     subtitle: nodeSubtitle(nodeSpecs.assets),
     description: 'Real estate, domains, permits, state payments, official notices and consumer disputes of Estonian companies',
     defaults: { name: 'Company Data: Assets & Activity' },

@@ -8,9 +8,10 @@ export class CompanyDataCompanies implements INodeType {
     name: 'companyDataCompanies',
     icon: { light: 'file:companyDataCompanies.svg', dark: 'file:companyDataCompanies.dark.svg' },
     group: ['transform'],
-    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
-    version: [1, 2],
-    defaultVersion: 2,
+    // Version 3 (English unless the Language option says otherwise, Lookup's match as flat columns) is what new nodes get;
+    // versions 2 (pickers, Simplify) and 1 keep saved workflows running as before.
+    version: [1, 2, 3],
+    defaultVersion: 3,
     subtitle: nodeSubtitle(nodeSpecs.companies),
     description: 'Search Estonian companies, look them up in bulk by registry code, VAT number or name, and read registry profiles',
     defaults: { name: 'Company Data: Companies' },

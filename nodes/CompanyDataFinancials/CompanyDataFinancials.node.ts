@@ -8,9 +8,10 @@ export class CompanyDataFinancials implements INodeType {
     name: 'companyDataFinancials',
     icon: { light: 'file:companyDataFinancials.svg', dark: 'file:companyDataFinancials.dark.svg' },
     group: ['transform'],
-    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
-    version: [1, 2],
-    defaultVersion: 2,
+    // Version 3 (English unless the Language option says otherwise) is what new nodes get;
+    // versions 2 (pickers, Simplify) and 1 keep saved workflows running as before.
+    version: [1, 2, 3],
+    defaultVersion: 3,
     subtitle: nodeSubtitle(nodeSpecs.financials),
     description: 'Annual report figures, ratios, statements and quarterly taxes of Estonian companies',
     defaults: { name: 'Company Data: Financials' },

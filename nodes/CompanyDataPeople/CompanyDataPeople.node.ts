@@ -8,9 +8,10 @@ export class CompanyDataPeople implements INodeType {
     name: 'companyDataPeople',
     icon: { light: 'file:companyDataPeople.svg', dark: 'file:companyDataPeople.dark.svg' },
     group: ['transform'],
-    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
-    version: [1, 2],
-    defaultVersion: 2,
+    // Version 3 (English unless the Language option says otherwise) is what new nodes get;
+    // versions 2 (pickers, Simplify) and 1 keep saved workflows running as before.
+    version: [1, 2, 3],
+    defaultVersion: 3,
     subtitle: nodeSubtitle(nodeSpecs.people),
     description: 'Representatives, shareholders, beneficial owners and holdings of Estonian companies, and roles of people',
     defaults: { name: 'Company Data: People & Ownership' },

@@ -8,9 +8,10 @@ export class CompanyDataReference implements INodeType {
     name: 'companyDataReference',
     icon: { light: 'file:companyDataReference.svg', dark: 'file:companyDataReference.dark.svg' },
     group: ['transform'],
-    // Version 2 (pickers, Simplify) is what new nodes get; version 1 keeps saved workflows running as before.
-    version: [1, 2],
-    defaultVersion: 2,
+    // Version 3 (English unless the Language option says otherwise) is what new nodes get;
+    // versions 2 (pickers, Simplify) and 1 keep saved workflows running as before.
+    version: [1, 2, 3],
+    defaultVersion: 3,
     subtitle: nodeSubtitle(nodeSpecs.reference),
     description: 'Classifier codes, EMTAK activity codes, API usage and the OpenAPI description',
     defaults: { name: 'Company Data: Reference' },

@@ -61,9 +61,11 @@ async function resultOf(ctx: IExecuteFunctions, client: CoreClient, op: AnyOpera
 export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promise<INodeExecutionData[][]> {
   const items = ctx.getInputData();
   const op = chosenOperation(ctx, spec);
-  const client = await clientFor(ctx);
-  if (op.bulk) return [await executeLookup(ctx, client, op, items)];
   const version = ctx.getNode().typeVersion;
+  // The README's promise, kept from version 3: English unless the Language option says otherwise.
+  // Older versions send no lang when it is unset, so saved workflows keep the service's Estonian labels.
+  const client = await clientFor(ctx, version >= 3 ? { lang: 'en' } : {});
+  if (op.bulk) return [await executeLookup(ctx, client, op, items)];
   if (version >= 2 && addsFromItems(op) && ctx.getNodeParameter('companiesFrom', 0, 'items') === 'items') return [await executeAddFromItems(ctx, client, op, items)];
 
   const out: INodeExecutionData[] = [];

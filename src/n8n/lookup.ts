@@ -25,7 +25,24 @@ export function fieldValue(json: IDataObject, name: string): unknown {
   return v;
 }
 
-function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string): IDataObject {
+/** The flat company's fields, each a column of its own with Simplify: company_data_match_name, … */
+const MATCH_FIELDS = Object.keys(flatCompany({} as CompanySummary));
+
+/** The best match as company_data_match_<field> columns; every one present (null) without a match, so sheet columns line up. */
+function matchColumns(match: CompanySummary | undefined): IDataObject {
+  const flat = match ? flatCompany(match) : undefined;
+  return Object.fromEntries(MATCH_FIELDS.map((k) => [`${OUT}match_${k}`, flat?.[k] ?? null]));
+}
+
+/** Every match in one cell: "Name (registry code); …". */
+const matchList = (matches: CompanySummary[]) => (matches.length ? matches.map((m) => `${m.name} (${m.registry_code})`).join('; ') : null);
+
+/**
+ * The fields the lookup adds to an item. `flat` (version 3's Simplify): the best match as columns of
+ * their own and the matches as one text, so a table row stays one line; otherwise (version 1 and 2,
+ * Simplify off) the best match as the object company_data_match and the matches as a list of them.
+ */
+function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string, flat: boolean): IDataObject {
   const matches = (r.result?.matches ?? []) as CompanySummary[];
   const out: IDataObject = {
     [`${OUT}status`]: r.status,
@@ -34,11 +51,11 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string): IDa
     [`${OUT}reason`]: r.reason ?? r.detail ?? (r.error ? r.error.message : null),
     [`${OUT}vat_holders`]: r.result?.vat_holders ?? null,
     [`${OUT}match_count`]: matches.length,
-    [`${OUT}match`]: matches[0] ? flatCompany(matches[0]) : null,
+    ...(flat ? matchColumns(matches[0]) : { [`${OUT}match`]: matches[0] ? flatCompany(matches[0]) : null }),
     [`${OUT}enriched_at`]: lookedUpAt,
   };
   // More than one match only when asked for (VAT groups, ambiguous names): the first stays in _match.
-  if (limit > 1) out[`${OUT}matches`] = matches.map(flatCompany);
+  if (limit > 1) out[`${OUT}matches`] = flat ? matchList(matches) : matches.map(flatCompany);
   return out;
 }
 
@@ -61,6 +78,8 @@ export function alreadyLookedUp(json: IDataObject, query: string, maxAgeMs: numb
 
 interface RunOptions {
   limit: number;
+  /** Best match as flat columns (version 3's Simplify). */
+  flat: boolean;
   lang?: Lang;
   skipLookedUp: boolean;
   /** Answers older than this are looked up again; undefined: never. */
@@ -89,6 +108,7 @@ function runOptions(ctx: IExecuteFunctions, op: AnyOperation): RunOptions {
   }
   return {
     limit,
+    flat: ctx.getNode().typeVersion >= 3 && ctx.getNodeParameter('simplify', 0, true) !== false,
     lang: (options.lang as Lang | undefined) || undefined,
     skipLookedUp,
     maxAgeMs: days > 0 ? days * 86_400_000 : undefined,
@@ -152,7 +172,7 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
   results.forEach((r, j) => {
     const i = positions[j]!;
     if (missing.has(i)) r.reason = `the item has no field "${missing.get(i)}"`;
-    const json: IDataObject = { ...items[i]!.json, ...resultFields(r, run.limit, lookedUpAt) };
+    const json: IDataObject = { ...items[i]!.json, ...resultFields(r, run.limit, lookedUpAt, run.flat) };
     // The error text of an earlier failed run would otherwise stick to an item that now has its answer.
     if (items[i]!.json[`${OUT}status`] === 'error') delete json.error;
     if (r.status === 'error' && r.error) {

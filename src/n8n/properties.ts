@@ -288,7 +288,24 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, ve
       displayOptions: at(),
     },
     ...lookUpAgainProperties(version, at),
+    ...(version >= 3 ? [lookupSimplifyProperty(at)] : []),
   ];
+}
+
+/**
+ * Version 3's Simplify for the Lookup: the best match as columns of their own, so each row of n8n's
+ * table and of a sheet stays one line. Version 2 nests it in company_data_match (unchanged there).
+ */
+function lookupSimplifyProperty(at: At): INodeProperties {
+  return {
+    displayName: 'Simplify',
+    name: 'simplify',
+    type: 'boolean',
+    default: true,
+    description:
+      'Whether to add the best match as flat columns (company_data_match_name, company_data_match_status, …), one line per item, instead of a nested company_data_match object',
+    displayOptions: at(),
+  };
 }
 
 /** In the bulk lookup's Options: a spending cap per execution. */
@@ -304,8 +321,15 @@ const maxBilledQueriesOption: INodeProperties = {
 
 /** All fields of a node for both versions, generated from the operation table. */
 export function nodeProperties(spec: NodeSpec): INodeProperties[] {
-  return mergeVersions(propertiesFor(spec, 1), propertiesFor(spec, 2));
+  const versions = Array.from({ length: spec.newestVersion }, (_, i) => (i + 1) as NodeVersion);
+  return mergeVersions(...versions.map((v) => propertiesFor(spec, v)));
 }
+
+/**
+ * What an unset Language option means: from version 3 the node asks for English (src/n8n/execute.ts);
+ * before, it sent no lang and the service answered in its default, Estonian.
+ */
+export const languageWhenUnset = (version: NodeVersion): string => (version >= 3 ? 'Without this option: English.' : "Without this option: Estonian, the service's default.");
 
 /** The node's fields as one version shows them. */
 export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProperties[] {
@@ -344,7 +368,8 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
     for (const f of fieldsOf(op)) {
       const ps = (op.params as Record<string, ParamSpec>)[f.param]!;
       const required = f.place === 'top' && !f.optional;
-      const plain = () => propertyFor(f.param, ps.label, ps.description, f.kind, required, { options: ps.options, example: ps.example });
+      const description = f.param === 'lang' ? `${ps.description} ${languageWhenUnset(version)}` : ps.description;
+      const plain = () => propertyFor(f.param, ps.label, description, f.kind, required, { options: ps.options, example: ps.example });
       const base = { displayName: ps.label, name: f.prop, description: ps.description, required };
       const prop =
         version < 2 || !f.picker

@@ -7,6 +7,8 @@ import { mergeVersions, type NodeVersion } from '../versions';
 import { splitList, triggerEventTypes, type TriggerEventType, type TriggerOptions } from './items';
 
 const title = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+/** "vat_deregistered" → "VAT Deregistered". */
+const kindName = (kind: string) => humanize(kind).replace(/\bVat\b/g, 'VAT');
 
 const eventOptions: Record<TriggerEventType, { name: string; description: string }> = {
   'monitoring.change': { name: 'Monitoring Change', description: 'A watched company changed' },
@@ -50,14 +52,18 @@ const categoriesFilter: INodeProperties = {
   description: 'Only changes in these categories. Empty: all.',
 };
 
+/** The service's "tone" of a change, in plain words: is it good or bad news for the company? */
 const tonesFilter: INodeProperties = {
-  displayName: 'Tones',
+  displayName: 'Good or Bad News',
   name: 'tones',
   type: 'multiOptions',
   options: tones.map((value) => ({ name: title(value), value })),
   default: [],
-  description: 'Only changes that are bad, good or neutral for the company. Empty: all.',
+  description: 'Only changes that are bad, good or neutral news for the company, as the service judges them. Empty: all.',
 };
+
+/** Shown only while Events holds one of these (an expression in Events shows it too). */
+const whileEvents = (...events: TriggerEventType[]) => ({ show: { events } });
 
 /** Version 1: kinds and lists typed as comma-separated ids, shown only while Monitoring Change is chosen. */
 const filtersV1: INodeProperties = {
@@ -70,12 +76,12 @@ const filtersV1: INodeProperties = {
   options: [
     categoriesFilter,
     {
-      displayName: 'Kinds',
+      displayName: 'Types of Change',
       name: 'kinds',
       type: 'string',
       default: '',
       placeholder: 'tax_debt, status_changed',
-      description: 'Only these kinds of change, separated by commas. Empty: all.',
+      description: 'Only these types of change, as their codes separated by commas, e.g. tax_debt, status_changed. Empty: all.',
     },
     {
       displayName: 'List IDs',
@@ -90,9 +96,10 @@ const filtersV1: INodeProperties = {
 };
 
 /**
- * Version 2: kinds with their labels, lists loaded from the account. Always shown: n8n drops a value
- * equal to its default from the saved parameters, so a field shown "while Events holds Monitoring
- * Change" disappeared once Events was back to its default (all events), taking the filters with it.
+ * Version 2: types of change with their labels, lists loaded from the account. Shown only while Events
+ * holds Monitoring Change, as in version 1: n8n checks displayOptions against the parameters with their
+ * defaults filled in, so Events left at its default (all events) still shows and keeps the filters
+ * (test/trigger/display.test.ts).
  */
 const filtersV2: INodeProperties = {
   displayName: 'Change Filters',
@@ -100,16 +107,17 @@ const filtersV2: INodeProperties = {
   type: 'collection',
   placeholder: 'Add Filter',
   default: {},
+  displayOptions: whileEvents('monitoring.change'),
   description: 'Narrow down Monitoring Change events. Other events are not affected.',
   options: [
     categoriesFilter,
     {
-      displayName: 'Kinds',
+      displayName: 'Types of Change',
       name: 'kinds',
       type: 'multiOptions',
-      options: changeKinds.map((c) => ({ name: humanize(c.kind), value: c.kind, description: c.label })),
+      options: changeKinds.map((c) => ({ name: kindName(c.kind), value: c.kind, description: c.label })),
       default: [],
-      description: 'Only these kinds of change. Empty: all.',
+      description: 'Only these types of change. Empty: all.',
     },
     {
       displayName: 'Monitoring Lists',
@@ -131,6 +139,7 @@ function savedSearchesProperty(description: string): INodeProperties {
     type: 'multiOptions',
     typeOptions: { loadOptionsMethod: loadOptionsMethods.savedSearch },
     default: [],
+    displayOptions: whileEvents('search.matches'),
     description: `${description} Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
   };
 }
@@ -140,6 +149,8 @@ const onePerCompanyOption: INodeProperties = {
   name: 'onePerCompany',
   type: 'boolean',
   default: false,
+  // Inside the Options collection: '/events' is the node's Events field.
+  displayOptions: { show: { '/events': ['search.matches'] } },
   description: 'Whether to output one item per newly matching company instead of one item per saved-search event',
 };
 

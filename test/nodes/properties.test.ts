@@ -4,6 +4,7 @@ import type { ParamSpec } from '../../src/core/params';
 import { camel, fieldsOf, nodeOperations, nodeProperties, pagingOf } from '../../src/n8n/properties';
 import { nodeSpecs, type NodeKey } from '../../src/n8n/nodes';
 import { operationGroups } from '../../src/core/operations';
+import { pollTriggerProperties, webhookTriggerProperties } from '../../src/n8n/trigger/properties';
 
 const keys = Object.keys(nodeSpecs) as NodeKey[];
 const shownFor = (p: INodeProperties, op: string) => ((p.displayOptions?.show?.operation as string[] | undefined) ?? []).includes(op);
@@ -131,5 +132,40 @@ describe('texts and choices a user meets', () => {
         for (const o of p.options ?? []) if ('value' in o && typeof o.value === 'string') expect(o.name, `${key}.${p.name}`).not.toMatch(/_/);
       }
     }
+  });
+});
+
+describe('labels in plain words and Title Case, as n8n writes them', () => {
+  const SMALL = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', 'in', 'of', 'on', 'or', 'per', 'the', 'to']);
+  /** Every field label and option name the editor shows, with where it is. */
+  function labels(props: INodeProperties[], path: string): Array<[string, string]> {
+    return props.flatMap((p) => {
+      if (p.type === 'notice') return [];
+      const here = `${path} › ${p.name}`;
+      const own: Array<[string, string]> = [[here, p.displayName]];
+      for (const o of (p.options ?? []) as Array<Record<string, unknown>>) {
+        if ('type' in o) own.push(...labels([o as unknown as INodeProperties], here));
+        else if (Array.isArray(o.values)) own.push(...labels(o.values as INodeProperties[], here));
+        else own.push([`${here} = ${String(o.value)}`, String(o.name)]);
+      }
+      return own;
+    });
+  }
+  const all = [
+    ...keys.flatMap((k) => labels(nodeProperties(nodeSpecs[k]), k)),
+    ...labels(webhookTriggerProperties, 'trigger'),
+    ...labels(pollTriggerProperties, 'poll trigger'),
+  ];
+
+  test('every word of a label starts with a capital, small joining words aside', () => {
+    const wrong = all.filter(([, label]) =>
+      label.split(/[ -]/).some((w, i) => /^[a-zõäöü]/.test(w) && !(i > 0 && SMALL.has(w))),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  test('no service jargon in labels: Tones, Kinds, Vat', () => {
+    const jargon = all.filter(([, label]) => /\b(Tones?|Kinds?|Vat)\b/.test(label));
+    expect(jargon).toEqual([]);
   });
 });

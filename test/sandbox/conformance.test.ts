@@ -92,6 +92,23 @@ describe('authentication and errors', () => {
       expect([p, r.status, r.body.error.code]).toEqual([p, 404, 'not_found']);
     }
   });
+  it('405 with Allow for a known path and a wrong method, also where a {parameter} path would take the literal', async () => {
+    const list = (await call('/monitoring/lists', { method: 'POST', body: { name: '405' } })).body.data.id as string;
+    const cases: [string, string, string][] = [
+      ['GET', '/companies/lookup', 'POST'],
+      ['DELETE', '/companies/by-vat/EE102224658', 'GET'],
+      ['POST', `/companies/${code('active')}`, 'GET'],
+      ['GET', `/monitoring/lists/${list}/companies/${code('active')}`, 'DELETE, PATCH'],
+      ['PUT', `/monitoring/lists/${list}`, 'DELETE, GET, PATCH'],
+      ['GET', '/webhook/test', 'POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const r = await call(path, { method, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+      expect([method, path, r.status, r.headers.get('allow'), r.body.error.code]).toEqual([method, path, 405, allow, 'method_not_allowed']);
+    }
+    // The literal path wins only for its own method: a registry code still reads the profile.
+    expect((await call(`/companies/${code('active')}`)).status).toBe(200);
+  });
   it('400 on a registry code with a bad check digit or form, naming registry_code', async () => {
     const c = code('active');
     const bad = c.slice(0, 7) + ((Number(c[7]) + 1) % 10);

@@ -4,6 +4,9 @@
  * answer is checked with ajv against what the document promises for its status. Asserted: no 5xx,
  * every status documented for its operation, every body valid for its status, and a request that the
  * schemas allow is refused (400) only by a rule the document describes for the parameter it names.
+ * Then: every string parameter is accepted exactly when the document allows it (patterns, lengths, and
+ * the few rules a pattern cannot hold, stated in words), and every OpenAPI link names a real target and
+ * its parameters, points into the source's response schema, and followed from a real answer gets an answer.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +15,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { registryCodeCheckDigit, vatChecksumOk } from '../../src/core/validation';
 
 type Json = Record<string, unknown>;
 interface Param {
@@ -26,9 +30,14 @@ interface Operation {
   operationId: string;
   parameters: Param[];
   requestBody?: { content: { 'application/json': { schema: Json } } };
-  responses: Record<string, { description: string; content?: { 'application/json': { schema: Json } } }>;
+  responses: Record<string, { description: string; content?: { 'application/json': { schema: Json } }; links?: Record<string, Link> }>;
   security?: unknown[];
   'x-plan'?: string;
+}
+interface Link {
+  operationId: string;
+  parameters: Record<string, string>;
+  description: string;
 }
 interface Case {
   method: string;
@@ -71,11 +80,13 @@ beforeAll(async () => {
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   doc = (await (await fetch(`${sb.url}/openapi.json`)).json()) as typeof doc;
 
-  const fixtures = (await api('GET', '/sandbox/fixtures')) as { companies: Record<string, { registry_code: string; vat_number: string | null }>; persons: Record<string, { id: number }> };
+  const fixtures = (await api('GET', '/sandbox/fixtures')) as { companies: Record<string, { registry_code: string; vat_number: string | null }>; persons: Record<string, { id: number; name: string }> };
   const companies = Object.values(fixtures.companies);
   addKnown('registry_code', ...companies.map((c) => c.registry_code));
   addKnown('vat_number', ...companies.map((c) => c.vat_number).filter(Boolean));
   addKnown('id', ...Object.values(fixtures.persons).map((p) => String(p.id)));
+  // People search needs a name that exists for its answer to carry an id.
+  addKnown('q', ...Object.values(fixtures.persons).map((p) => p.name));
   const list = await api('POST', '/monitoring/lists', { name: 'Contract' });
   await api('POST', `/monitoring/lists/${list.id as string}/companies`, { add: companies.slice(0, 5).map((c) => ({ registry_code: c.registry_code })) });
   addKnown('list_id', list.id);
@@ -145,10 +156,10 @@ function validBySchema(s: Json): fc.Arbitrary<unknown> {
 
 const queryText = (v: unknown) => (Array.isArray(v) ? v.join(',') : String(v));
 
-/** A request the operation's schemas allow. */
-function validRequest(c: Case): fc.Arbitrary<Sent> {
+/** A request the operation's schemas allow; `minimal`: without the optional query parameters. */
+function validRequest(c: Case, { minimal = false } = {}): fc.Arbitrary<Sent> {
   const pathParams = c.op.parameters.filter((p) => p.in === 'path');
-  const query = c.op.parameters.filter((p) => p.in === 'query');
+  const query = c.op.parameters.filter((p) => p.in === 'query' && (p.required || !minimal));
   const body = c.op.requestBody?.content['application/json'].schema;
   return fc
     .record({
@@ -233,6 +244,71 @@ async function check(c: Case, sent: Sent, violations: Violation[]): Promise<numb
   return res.status;
 }
 
+
+/** A list with companies and a saved search to work on: the generated requests may have deleted the ones made in setup. */
+async function freshObjects(): Promise<void> {
+  const list = await api('POST', '/monitoring/lists', { name: 'Fresh' });
+  await api('POST', `/monitoring/lists/${list.id as string}/companies`, { add: (known.get('registry_code') as string[]).slice(0, 5).map((registry_code) => ({ registry_code })) });
+  known.set('list_id', [list.id]);
+  known.set('search_id', [(await api('POST', '/searches', { name: 'Fresh', filters: { county: ['Harju maakond'] } })).id]);
+}
+
+const operationsOf = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+
+async function send(sent: Sent): Promise<{ status: number; body: Json }> {
+  const headers: Record<string, string> = { 'x-api-key': sent.key ?? API_KEY, ...(sent.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const res = await fetch(sb.url + sent.url, { method: sent.method, headers, ...(sent.body !== undefined ? { body: sent.body } : {}) });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** A request the schemas allow (real ids from `known`, no optional query) whose answer `accept`s (default: no 4xx), or undefined. */
+async function answeredRequest(c: Case, seed: number, accept: (answer: { status: number; body: Json }) => boolean = (a) => a.status < 400): Promise<{ sent: Sent; answer: { status: number; body: Json } } | undefined> {
+  for (const sent of fc.sample(validRequest(c, { minimal: true }), { numRuns: 40, seed })) {
+    const answer = await send(sent);
+    if (accept(answer)) return { sent, answer };
+  }
+  return undefined;
+}
+
+/** JSON pointer (RFC 6901) into a value. */
+function resolvePointer(value: unknown, pointer: string): unknown {
+  return pointer.split('/').slice(1).reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), value);
+}
+
+/** The schema a JSON pointer reaches inside a response schema (properties by name, array items by index), or undefined. */
+function schemaAt(schema: Json, pointer: string): Json | undefined {
+  let s: Json | undefined = deref(schema) as Json;
+  for (const key of pointer.split('/').slice(1)) {
+    if (!s) return undefined;
+    const options: Json[] = Array.isArray(s.anyOf) ? (s.anyOf as Json[]) : [s];
+    const next: Json | undefined = options.map((o) => (/^\d+$/.test(key) && o.type === 'array' ? (o.items as Json) : (o.properties as Record<string, Json> | undefined)?.[key])).find(Boolean);
+    s = next;
+  }
+  return s;
+}
+
+/**
+ * Rules the document states in words because a pattern cannot hold them ("refused with 400"): for these
+ * parameters a value the schema allows must also keep this rule to be accepted.
+ */
+const wordedRules: Record<string, (value: string, url: string) => boolean> = {
+  registry_code: (v) => registryCodeCheckDigit(v.slice(0, 7)) === Number(v[7]),
+  vat_number: (v) => vatChecksumOk(v.replace(/\D/g, '')),
+  after: (v, url) => !url.startsWith('/searches/') || v.startsWith(`evt_${url.split('/')[2]}_`),
+  url: (v) => URL.canParse(v),
+};
+
+/** Texts at the edges of the rules the fuzzer met: blanks, padding, a scheme alone, lengths, near-ids. */
+const edgeTexts = [
+  '', ' ', '\t', '0', 'a', '  a ', ' ab ', 'a b', 'abc', ' '.repeat(3) + 'x'.repeat(199), 'x'.repeat(200), 'x'.repeat(201), 'EE', '102224658 ', 'ee 102224658', 'EE  102224658',
+  'evt_1', 'evt_x', 'evt_srch_abc_20261120_1', 'lst_', 'lst_a-b', 'srch_x1', 'dlv_1', 'roles', 'Roles',
+  'http://', 'https://', 'https://a', 'https://a.', 'https://1.2.3', 'http://example.com/hook', 'https://u:p@example.com/', 'https://example.com:65536/', 'https://example.com/a b',
+  'HTTPS://EXAMPLE.COM/X?Y=1#Z', 'http://127.0.0.1:1/x', 'http://[::1]/x', 'https://[::1]/x', 'https://example.com/{a}', 'https://example.com/%zz',
+];
+
+/** Variants of a real value that keep its worded rule: padding, case, and the value as it is. */
+const variants = (v: string) => [v, ` ${v} `, v.toLowerCase(), v.toUpperCase(), `${v} `, v.slice(0, -1), `${v}0`];
+
 describe('the sandbox answers as its OpenAPI says', () => {
   it('the document states the rules: closed bodies, dates as format date, examples that exist', async () => {
     const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
@@ -277,4 +353,139 @@ describe('the sandbox answers as its OpenAPI says', () => {
     expect(statuses.get(200)).toBeGreaterThan(100);
     for (const s of [201, 202, 400, 401, 403, 404]) expect(statuses.get(s), `status ${s}`).toBeGreaterThan(0);
   }, 180_000);
+  it('every string parameter is accepted exactly when the document allows it', async () => {
+    await freshObjects();
+    const cases = operationsOf().filter((c) => c.method !== 'DELETE');
+    let accepted = 0;
+    let refused = 0;
+    const problems: string[] = [];
+    for (const [i, c] of cases.entries()) {
+      const bodySchema = c.op.requestBody?.content['application/json'].schema;
+      const fields = [
+        ...c.op.parameters.filter((p) => p.schema.type === 'string').map((p) => ({ name: p.name, where: p.in, schema: p.schema })),
+        ...Object.entries((bodySchema?.properties ?? {}) as Record<string, Json>).filter(([, s]) => s.type === 'string').map(([name, schema]) => ({ name, where: 'body' as const, schema })),
+      ];
+      if (!fields.length) continue;
+      // Any answer but 400 shows the other parameters pass (a retry of a delivered delivery is a 409).
+      const base = await answeredRequest(c, SEED + 1000 + i, (a) => a.status < 500 && a.status !== 400);
+      expect(base, `a request ${c.method} ${c.path} passes validation`).toBeDefined();
+      for (const f of fields) {
+        const validate = ajv.compile(f.schema);
+        const real = (known.get(f.name) ?? []).map(String);
+        const fromPattern = typeof f.schema.pattern === 'string' ? fc.sample(fc.stringMatching(new RegExp(f.schema.pattern as string)), { numRuns: 12, seed: SEED + i }) : [];
+        const candidates = [...new Set([...edgeTexts, ...real.slice(0, 3).flatMap(variants), ...fromPattern])];
+        for (const value of candidates) {
+          if (f.where === 'path' && (value === '' || value.trim() !== value)) continue; // an empty or padded path segment is another path
+          let sent: Sent = { ...base!.sent, kind: 'valid', why: `${f.name}=${JSON.stringify(value)}` };
+          if (f.where === 'path') {
+            const pathValues = c.path.split('/').map((seg, k) => (seg === `{${f.name}}` ? encodeURIComponent(value) : base!.sent.url.split('?')[0]!.split('/')[k]));
+            sent = { ...sent, url: pathValues.join('/') + (base!.sent.url.includes('?') ? `?${base!.sent.url.split('?')[1]}` : '') };
+          } else if (f.where === 'query') {
+            const u = new URL(sb.url + base!.sent.url);
+            u.searchParams.set(f.name, value);
+            sent = { ...sent, url: u.pathname + u.search };
+          } else sent = { ...sent, body: JSON.stringify({ ...(JSON.parse(base!.sent.body ?? '{}') as Json), [f.name]: value }) };
+          const allowed = validate(value) && (wordedRules[f.name]?.(value, c.path.replace(/\{search_id\}/, String(known.get('search_id')?.[0]))) ?? true);
+          const answer = await send(sent);
+          const refusedHere = answer.status === 400 && (answer.body.error as Json | undefined)?.param === f.name;
+          if (allowed && refusedHere) problems.push(`${c.method} ${c.path} ${f.name}=${JSON.stringify(value)}: the document allows it, the server refuses: ${JSON.stringify(answer.body.error)}`);
+          if (!allowed && answer.status !== 400) problems.push(`${c.method} ${c.path} ${f.name}=${JSON.stringify(value)}: the document refuses it, the server answers ${answer.status}`);
+          if (allowed) accepted++;
+          else refused++;
+        }
+      }
+    }
+    // The webhook address back to the local receiver for the link checks.
+    await api('PUT', '/webhook', { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`, enabled: true });
+    expect(problems, problems.join('\n')).toEqual([]);
+    if (process.env.CONTRACT_COUNTS) console.log({ accepted, refused });
+    expect(accepted).toBeGreaterThan(200);
+    expect(refused).toBeGreaterThan(200);
+  }, 240_000);
+
+  it('links: each names an operation and its parameters, points into the response schema, and reaches every operation taking an id', () => {
+    const ops = new Map(operationsOf().map((c) => [c.op.operationId, c]));
+    const problems: string[] = [];
+    const reached = new Set<string>();
+    let count = 0;
+    for (const c of ops.values()) {
+      for (const [status, r] of Object.entries(c.op.responses)) {
+        for (const [name, link] of Object.entries(r.links ?? {})) {
+          count++;
+          const target = ops.get(link.operationId);
+          if (!target) {
+            problems.push(`${c.op.operationId} ${status} ${name}: no operation ${link.operationId}`);
+            continue;
+          }
+          reached.add(link.operationId);
+          const targetPath = target.op.parameters.filter((p) => p.in === 'path').map((p) => p.name).sort();
+          if (JSON.stringify(Object.keys(link.parameters).sort()) !== JSON.stringify(targetPath)) problems.push(`${c.op.operationId} → ${link.operationId}: sets ${Object.keys(link.parameters).join(', ')}, the target's path takes ${targetPath.join(', ')}`);
+          for (const [param, expr] of Object.entries(link.parameters)) {
+            const fromRequest = /^\$request\.path\.(\w+)$/.exec(expr)?.[1];
+            const pointer = /^\$response\.body#(\/.*)$/.exec(expr)?.[1];
+            if (fromRequest && !c.op.parameters.some((p) => p.in === 'path' && p.name === fromRequest)) problems.push(`${c.op.operationId} → ${link.operationId}: ${param} from a path parameter ${fromRequest} the source does not have`);
+            if (!fromRequest && !pointer) problems.push(`${c.op.operationId} → ${link.operationId}: ${param}: ${expr} is neither $request.path nor $response.body`);
+            if (pointer) {
+              const at = schemaAt(r.content!['application/json'].schema, pointer);
+              const targetSchema = target.op.parameters.find((p) => p.name === param)?.schema;
+              const types = (s: Json | undefined) => new Set([s?.type, ...((s?.anyOf as Json[] | undefined) ?? []).map((o) => o.type)].filter(Boolean));
+              if (!at) problems.push(`${c.op.operationId} ${status} → ${link.operationId}: ${pointer} is not in the response schema`);
+              else if (![...types(targetSchema)].some((t) => types(at).has(t))) problems.push(`${c.op.operationId} → ${link.operationId}: ${pointer} is ${[...types(at)].join('|')}, ${param} takes ${[...types(targetSchema)].join('|')}`);
+            }
+          }
+        }
+      }
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+    expect(count).toBeGreaterThan(50);
+    // Every operation with an id in its path is reached, but the classifier list (its name is a word, not an id an answer gives).
+    const unreached = [...ops.values()].filter((c) => c.op.parameters.some((p) => p.in === 'path') && !reached.has(c.op.operationId)).map((c) => c.op.operationId);
+    expect(unreached).toEqual(['reference.classifiers']);
+  });
+
+  it('links followed from real answers of their source get an answer: 2xx, or a conflict the target documents', async () => {
+    const follows = operationsOf().flatMap((c) =>
+      Object.entries(c.op.responses).flatMap(([status, r]) => Object.entries(r.links ?? {}).map(([name, link]) => ({ source: c, status: Number(status), name, link }))),
+    );
+    const ops = new Map(operationsOf().map((c) => [c.op.operationId, c]));
+    // Deleting and removing last: the reads and writes before them use the same lists and searches.
+    const destructive = (id: string) => ops.get(id)!.method === 'DELETE';
+    follows.sort((a, b) => Number(destructive(a.link.operationId)) - Number(destructive(b.link.operationId)));
+    const problems: string[] = [];
+    const answered = new Map<number, number>();
+    await freshObjects();
+    for (const [i, f] of follows.entries()) {
+      const fromAnswer = Object.entries(f.link.parameters).filter(([, expr]) => expr.startsWith('$response.body#'));
+      const values = (body: Json) => Object.fromEntries(fromAnswer.map(([p, expr]) => [p, resolvePointer(body, expr.slice('$response.body#'.length))]));
+      await freshObjects();
+      // A source answer with this link's status whose pointers reach values (a party may be a company: person_id null).
+      const from = await answeredRequest(f.source, SEED + 2000 + i, (a) => a.status === f.status && Object.values(values(a.body)).every((v) => v !== null && v !== undefined));
+      if (!from) {
+        problems.push(`${f.source.op.operationId} ${f.status} → ${f.name}: no answer of the source with values for the link`);
+        continue;
+      }
+      const target = ops.get(f.link.operationId)!;
+      const sourcePath = Object.fromEntries(f.source.path.split('/').map((seg, k) => [seg.replace(/[{}]/g, ''), decodeURIComponent(from.sent.url.split('?')[0]!.split('/')[k]!)]));
+      const resolved = values(from.answer.body);
+      const url = target.path.replace(/\{(\w+)\}/g, (_, p: string) => {
+        const expr = f.link.parameters[p]!;
+        return encodeURIComponent(String(expr.startsWith('$request.path.') ? sourcePath[expr.slice('$request.path.'.length)] : resolved[p]));
+      });
+      // The link sets the path; the target's optional query is left out, and a generated body that breaks a
+      // body rule (a made-up registry code's check digit) is replaced by the next one.
+      let answer = { status: 0, body: {} as Json };
+      for (const targetRequest of fc.sample(validRequest(target), { numRuns: 10, seed: SEED + 3000 + i })) {
+        answer = await send({ ...targetRequest, url });
+        const param = (answer.body.error as Json | undefined)?.param as string | undefined;
+        if (!(answer.status === 400 && param && !(param in f.link.parameters))) break;
+      }
+      answered.set(answer.status, (answered.get(answer.status) ?? 0) + 1);
+      const documentedConflict = answer.status === 409 && target.op.responses['409'] !== undefined;
+      if (answer.status >= 400 && !documentedConflict) problems.push(`${f.source.op.operationId} → ${f.link.operationId} (${url}): ${answer.status} ${JSON.stringify(answer.body.error)}`);
+    }
+    if (process.env.CONTRACT_COUNTS) console.log({ follows: follows.length, answered: Object.fromEntries(answered) });
+    expect(problems, problems.join('\n')).toEqual([]);
+    expect(follows.length).toBeGreaterThan(50);
+    expect([...answered.entries()].filter(([s]) => s < 300).reduce((n, [, k]) => n + k, 0)).toBeGreaterThan(follows.length * 0.9);
+  }, 240_000);
 });

@@ -94,9 +94,9 @@ function onPath(command) {
 /** The imported examples with nodes that need a credential type the demo does not create. */
 function examplesNeedingOwnAccount(created) {
   return Object.entries(created)
-    .map(([file, wf]) => {
+    .map(([file]) => {
       const types = new Set(readExample(file).nodes.flatMap((node) => Object.keys(node.credentials ?? {})));
-      return { file, name: wf.name, types: [...types].filter((t) => !PROVIDED_CREDENTIALS.has(t)) };
+      return { file, types: [...types].filter((t) => !PROVIDED_CREDENTIALS.has(t)) };
     })
     .filter((e) => e.types.length > 0);
 }
@@ -226,6 +226,8 @@ async function main() {
 
   const editor = n8n.baseUrl;
   const wfUrl = (file) => (created[file] ? `${editor}/workflow/${created[file].id}` : '(not imported)');
+  // The workflow's name as imported (from examples/<file>), so the hints match what the editor lists.
+  const wfTitle = (file) => (created[file] ? `"${created[file].name}"` : file);
   say('');
   say('Ready.');
   say(`  n8n editor   ${editor}`);
@@ -233,26 +235,26 @@ async function main() {
   say(`  sandbox      ${sandbox.url}  (API key ${DEMO_KEY})`);
   say('');
   say('Try:');
-  say(`  1. "Enrich companies (CSV file)": ${wfUrl('enrich-csv.json')}`);
+  say(`  1. ${wfTitle('enrich-csv.json')}: ${wfUrl('enrich-csv.json')}`);
   say('     Click "Execute workflow". It looks up the 30 rows of examples/companies.csv and writes');
   say(`     ${path.join(filesDir, 'companies-enriched.csv')}`);
-  say(`  2. "Alert to chat" (published): ${wfUrl('alert-to-chat.json')}`);
+  say(`  2. ${wfTitle('alert-to-chat.json')} (published): ${wfUrl('alert-to-chat.json')}`);
   say('     Make a change to a watched company; the chat message shows up here:');
   say(`     curl -X POST ${sandbox.url}/sandbox/changes -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' \\`);
   say(`       -d '{"registry_code":"${WATCHED[0]}","category":"registry","kind":"name_changed"}'`);
-  say(`  3. "Saved-search digest": ${wfUrl('saved-search-digest.json')}`);
+  say(`  3. ${wfTitle('saved-search-digest.json')}: ${wfUrl('saved-search-digest.json')}`);
   say('     Register companies in Tartu and run the morning search, then click "Execute workflow":');
   say(`     curl -X POST ${sandbox.url}/sandbox/companies -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"count":3,"template":{"county":"Tartu maakond"}}'`);
   say(`     curl -X POST ${sandbox.url}/sandbox/runs -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"kind":"searches"}'`);
-  say(`  4. "AI agent: company research": ${wfUrl('ai-agent-company-research.json')}`);
+  say(`  4. ${wfTitle('ai-agent-company-research.json')}: ${wfUrl('ai-agent-company-research.json')}`);
   say('     Open the chat, write e.g. "Who is 14453248?". An offline stand-in plays the model and calls the');
   say('     Company Data tool; with a real OpenAI credential the agent answers any question.');
   const needAccount = examplesNeedingOwnAccount(created);
   if (needAccount.length) {
     say('');
     say('Needs your own account (imported, but cannot run as they are):');
-    for (const { name, file, types } of needAccount) {
-      say(`  - "${name}": ${wfUrl(file)}`);
+    for (const { file, types } of needAccount) {
+      say(`  - ${wfTitle(file)}: ${wfUrl(file)}`);
       for (const type of types) for (const line of OWN_ACCOUNT_STEPS[type] ?? [`needs a ${type} credential of your own: create one in n8n and select it in the workflow's nodes.`]) say(`     ${line}`);
     }
   }

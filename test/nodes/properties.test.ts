@@ -143,7 +143,7 @@ describe('labels in plain words and Title Case, as n8n writes them', () => {
       if (p.type === 'notice') return [];
       const here = `${path} › ${p.name}`;
       const own: Array<[string, string]> = [[here, p.displayName]];
-      for (const o of (p.options ?? []) as Array<Record<string, unknown>>) {
+      for (const o of (p.options ?? []) as unknown as Array<Record<string, unknown>>) {
         if ('type' in o) own.push(...labels([o as unknown as INodeProperties], here));
         else if (Array.isArray(o.values)) own.push(...labels(o.values as INodeProperties[], here));
         else own.push([`${here} = ${String(o.value)}`, String(o.name)]);

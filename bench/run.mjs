@@ -95,7 +95,9 @@ await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '-
 await bench('webhook', 'webhook.bench.mjs', ['--events', size(20_000, 5000), '--deliveries', '1000']);
 // 8. Client overhead against raw undici.
 await bench('client', 'client.bench.mjs', []);
-// 9. The alert path on n8n's distributed engine (real n8n in queue mode; about 18 minutes in all): the full
+// 9. What an MCP tool call adds to the client call (stdio and Streamable HTTP), and the MCP server's memory.
+await bench('mcp-overhead', 'mcp-overhead.bench.mjs', ['--calls', size(300, 60)]);
+// 10. The alert path on n8n's distributed engine (real n8n in queue mode; about 18 minutes in all): the full
 // burst with n8n's default expression engine and the one setting docs/performance.md recommends
 // (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true) at 1 and 2 workers; the same with nginx routing by event id;
 // and a smaller burst on n8n's defaults untouched, whose isolate per delivery sets the answer times
@@ -192,6 +194,13 @@ for (const name of ['alert-path-lazy', 'alert-path-event-id', 'alert-path-vm']) 
 const c = results.client;
 if (c) add(`Client vs raw undici per request (median of round ratios; +${(c.addedMs * 1000).toFixed(0)} µs)`, c.medianRatio, '<= 1.2x', c.medianRatio <= 1.2);
 else missing('client', 'Client overhead');
+const m = results['mcp-overhead'];
+if (m) {
+  for (const [way, label, most] of [['stdio', 'stdio', 5], ['http', 'Streamable HTTP', 10]]) {
+    add(`MCP companies_get over ${label} vs the direct client, ${m.calls} calls: ms added at p50 (p50 ${fmt(m[`${way}_p50Ms`])} vs ${fmt(m.direct_p50Ms)} ms, ${fmt(m[`${way}_p50Ratio`])}x; p95 ${fmt(m[`${way}_p95Ms`])} vs ${fmt(m.direct_p95Ms)} ms)`, m[`${way}_addedP50Ms`], `< ${most}`, m[`${way}_addedP50Ms`] < most);
+    add(`  peak RSS of the ${label} server process, MiB`, m[`${way}ServerPeakRssMb`], '< 200', m[`${way}ServerPeakRssMb`] < 200, 0);
+  }
+} else missing('mcp-overhead', 'MCP tool call overhead');
 
 const cpu = (() => {
   try {

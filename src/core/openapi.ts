@@ -11,8 +11,37 @@ import { errorBodySchema, metaSchema } from './schemas/common';
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   delete out.$schema;
-  return out;
+  return portablePatterns(out) as Record<string, unknown>;
 };
+
+/**
+ * `\d` as `[0-9]` in every pattern: the same in ECMA-262 (the dialect JSON Schema names, and the server's),
+ * but Python's re, which Schemathesis and Hypothesis generate with, reads `\d` as any Unicode digit and
+ * would send "٣" as a value the document allows.
+ */
+export function portableRegex(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      i++;
+      out += next === 'd' ? (inClass ? '0-9' : '[0-9]') : c + next;
+      continue;
+    }
+    if (c === '[' && !inClass) inClass = true;
+    else if (c === ']' && inClass) inClass = false;
+    out += c;
+  }
+  return out;
+}
+
+function portablePatterns(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(portablePatterns);
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'pattern' && typeof v === 'string' ? portableRegex(v) : portablePatterns(v)]));
+}
 
 const isOptional = (schema: z.ZodType) => schema.safeParse(undefined).success;
 

@@ -134,7 +134,7 @@ export const p = {
     in: 'query',
     schema: langSchema.optional(),
     label: 'Language',
-    description: 'Language of labels and classifier values. Names and free text stay as registered.',
+    description: 'Language of labels and code descriptions. Names and free text stay as registered.',
     options: [
       { value: 'et', label: 'Estonian' },
       { value: 'en', label: 'English' },

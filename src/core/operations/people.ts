@@ -62,7 +62,7 @@ export const getPerson = defineOperation({
       in: 'path',
       schema: z.number().int('must be a whole number').positive('must be a positive number'),
       label: 'Person ID',
-      description: 'Person ID from a people search or from party.person_id',
+      description: 'Person ID from a people search or from a company\'s people lists',
       picker: 'person',
     }),
     history: p.history,

@@ -14,7 +14,7 @@ export const classifierTypes = [
 export const classifiers = defineOperation({
   ...base,
   name: 'classifiers',
-  label: 'Get Classifier',
+  label: 'Get Code List',
   action: 'Get classifier codes',
   description: 'Codes and labels of a classifier, e.g. roles or legal forms',
   path: '/classifiers/{type}',
@@ -22,7 +22,7 @@ export const classifiers = defineOperation({
     type: param({
       in: 'path',
       schema: z.string().regex(/^[a-z_]+$/, 'must be a classifier name such as roles or legal_forms'),
-      label: 'Classifier',
+      label: 'Code List',
       description: 'Which classifier to read',
       options: classifierTypes.map((t) => ({ value: t, label: t.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()) })),
     }),

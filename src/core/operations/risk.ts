@@ -38,6 +38,6 @@ export const taxDebt = object('taxDebt', 'Get Tax Debt', 'Get the tax debt of a 
 export const taxDeclarations = object('taxDeclarations', 'Get Tax Declarations', 'Get missing and late tax declarations', 'Tax declarations that are missing or were filed late', 'tax-declarations', taxDeclarationsSchema);
 export const courtCases = pagedList('courtCases', 'Get Court Cases', 'Get court cases of a company', 'Court decisions naming the company, newest first', 'court-cases', courtCaseSchema);
 export const paymentOrders = pagedList('paymentOrders', 'Get Payment Orders', 'Get payment orders against a company', 'Expedited payment order procedures against the company', 'payment-orders', paymentOrderSchema);
-export const enforcements = pagedList('enforcements', 'Get Enforcements', 'Get enforcement proceedings of a company', 'Bailiff proceedings against the company', 'enforcements', enforcementSchema);
+export const enforcements = pagedList('enforcements', 'Get Enforcement Proceedings', 'Get enforcement proceedings of a company', 'Bailiff proceedings against the company', 'enforcements', enforcementSchema);
 /** Parameters and response of rulings are not shown: decided like the other risk lists (docs/assumptions.md). */
 export const rulings = pagedList('rulings', 'Get Rulings', 'Get registry rulings of a company', "Rulings of the court's registration department on the company's entries", 'rulings', rulingSchema, 'decided');

@@ -109,6 +109,14 @@ describe('read tools', () => {
     expect(text).toMatch(/What to do:/);
   });
 
+  it('a registry code sent as a number is read as its digits (models and the Inspector send numbers)', async () => {
+    const s = structured(await call('companies_get', { registry_code: 13545698 }));
+    expect(s.items[0]!.registry_code).toBe('13545698');
+    const l = structured(await call('companies_lookup', { queries: [13922184] }));
+    expect(l.items[0]).toMatchObject({ query: '13922184', status: 'matched' });
+    expect(errorText(await call('companies_get', { registry_code: 1.5 }))).toMatch(/registry_code must be text/);
+  });
+
   it('an unknown argument and a missing one are tool errors naming them', async () => {
     expect(errorText(await call('companies_get', { registry_code: '13545698', registrycode: '1' }))).toMatch(/registrycode is not a parameter/);
     expect(errorText(await call('companies_get', {}))).toMatch(/registry_code is required/);

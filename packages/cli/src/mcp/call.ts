@@ -159,6 +159,14 @@ function maxBilled(v: unknown): number {
 export async function runTool(ctx: CallContext, tool: CompanyDataTool, args: Row): Promise<Structured> {
   const { full, ...input } = args;
   if (full !== undefined && typeof full !== 'boolean') throw new ValidationError({ field: 'full', rule: 'must be true or false' });
+  // Models and tools such as the MCP Inspector send 13545698 for "13545698": a whole number given for a text
+  // parameter is its digits (registry codes, VAT digits and ids have no leading zero to lose). Anything else
+  // is left to the operation's rules and their messages.
+  for (const name of tool.textParams) {
+    const v = input[name];
+    if (Number.isSafeInteger(v) && (v as number) >= 0) input[name] = String(v);
+    else if (Array.isArray(v)) input[name] = v.map((x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? String(x) : x));
+  }
   // The server's language (--lang, English by default) unless the call sets one: the service's own default is Estonian.
   if ('lang' in tool.op.params && input.lang === undefined) input.lang = ctx.defaultLang;
   const whole = full === true;

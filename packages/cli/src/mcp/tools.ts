@@ -20,6 +20,8 @@ export interface CompanyDataTool {
   op: AnyOperation;
   kind: ToolKind;
   definition: Tool;
+  /** Parameters that take text (or a list of texts): a whole number given for them is read as its digits. */
+  textParams: ReadonlySet<string>;
 }
 
 /** Rows per page when the assistant does not say: enough to answer, few enough to read. */
@@ -163,11 +165,16 @@ function definitionOf(op: AnyOperation, kind: ToolKind): Tool {
   };
 }
 
+const takesText = (s: Record<string, unknown>): boolean => s.type === 'string' || (s.type === 'array' && !!s.items && takesText(s.items as Record<string, unknown>));
+
 export const tools: readonly CompanyDataTool[] = operations
   .filter((op) => !op.notATool)
   .map((op) => {
     const kind = kindOf(op);
-    return { name: toolName(op), op, kind, definition: definitionOf(op, kind) };
+    const definition = definitionOf(op, kind);
+    const props = definition.inputSchema.properties as Record<string, Record<string, unknown>>;
+    const textParams = new Set(Object.keys(op.params).filter((name) => takesText(props[name]!)));
+    return { name: toolName(op), op, kind, definition, textParams };
   });
 
 export const toolByName: ReadonlyMap<string, CompanyDataTool> = new Map(tools.map((t) => [t.name, t]));

@@ -61,3 +61,11 @@ fi
 disables="$(cd "$stage" && grep -rnE 'eslint-disable' --include='*.ts' nodes credentials src | sed -E 's/:[[:space:]]*\/\/[[:space:]]*/: /' || true)"
 echo "n8n lint (@n8n/node-cli $version, strict): 0 errors, 0 warnings; inline disables: $(grep -c . <<<"$disables" || true)"
 [ -z "$disables" ] || sed 's/^/  /' <<<"$disables"
+# n8n's own verdict on n8n Cloud eligibility (strict mode, default ESLint config), read from its status text.
+cloud="$(NO_COLOR=1 npx n8n-node cloud-support 2>&1 | sed -E 's/\x1b\[[0-9;]*m//g')"
+if ! grep -q 'eligible for n8n Cloud verification' <<<"$cloud"; then
+  printf '%s\n' "$cloud"
+  echo "n8n cloud-support: NOT eligible, see above" >&2
+  exit 1
+fi
+echo "n8n cloud-support: eligible for n8n Cloud verification (strict mode, default ESLint config)"

@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { packPackage, unpackTarball } from '../e2e/lib/pack.mjs';
 import { ensureScanner, scanLeg } from '../e2e/lib/scanner.mjs';
 
@@ -81,6 +83,19 @@ try {
   check('npm i -g of the tool tarball', fs.existsSync(bin), `${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const help = execFileSync(bin, ['--help'], { env, encoding: 'utf8' });
   check('company-data --help', /enrich/.test(help) && /events-to-sheet/.test(help) && /sandbox/.test(help));
+  check('company-data --help lists mcp', /\bmcp\b/.test(help));
+  // The MCP server from the installed tarball (its SDK bundled), as a desktop assistant starts it: stdio,
+  // no settings (the offline sandbox), with the official SDK client of this repo.
+  const mcp = new McpClient({ name: 'check-packages', version: '1' });
+  await mcp.connect(new StdioClientTransport({ command: bin, args: ['mcp'], env, stderr: 'ignore' }));
+  try {
+    const { tools } = await mcp.listTools();
+    const got = await mcp.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } });
+    const row = got.structuredContent?.items?.[0];
+    check('company-data mcp from the tarball: tools/list and companies_get on the embedded sandbox', tools.length > 40 && row?.registry_code === '13545698' && typeof row?.name === 'string', `${tools.length} tools; ${row?.name}`);
+  } finally {
+    await mcp.close();
+  }
   const sheet = path.join(work, 'companies.csv');
   fs.copyFileSync(path.join(repo, 'examples', 'companies.csv'), sheet);
   const run = spawnSync(bin, ['enrich', sheet, '--out', path.join(work, 'enriched.csv'), '--state-dir', path.join(work, 'state')], { env, encoding: 'utf8', cwd: work });

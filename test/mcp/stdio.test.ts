@@ -4,11 +4,13 @@
  * billed bulk lookup with its cap and reuse, errors as tool errors, resources, prompts, the offline
  * mode, and the API key in no output.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../packages/cli/src/index';
 import { tools } from '../../packages/cli/src/mcp/tools';
 import { operations } from '../../src/core/operations';
-import { API_KEY, connectStdio, errorText, startMcpSandbox, structured, type Sb, type StdioMcp } from './support';
+import { cliBundle } from '../drills/support/cli';
+import { API_KEY, cliEnv, connectStdio, errorText, startMcpSandbox, structured, type Sb, type StdioMcp } from './support';
 
 let sb: Sb;
 let mcp: StdioMcp;
@@ -200,6 +202,25 @@ describe('resources and prompts', () => {
     expect(text).not.toMatch(/First find its registry code/);
     const byName = await mcp.client.getPrompt({ name: 'company_due_diligence', arguments: { registry_code: 'Lõunaranna Tarkvara' } });
     expect((byName.messages[0]!.content as { text: string }).text).toMatch(/First find its registry code with companies_search/);
+  });
+});
+
+describe('stdin closed', () => {
+  it('answers the calls it was sent before the assistant closed its stdin, then exits', async () => {
+    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--base-url', sb.url], { env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'companies_lookup', arguments: { queries: ['13175528'] } } },
+    ];
+    child.stdin!.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code).toBe(0);
+    const answers = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: { structuredContent?: { items: { status: string }[] } } });
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1]!.result!.structuredContent!.items[0]!.status).toBe('matched');
   });
 });
 

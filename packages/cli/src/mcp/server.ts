@@ -42,12 +42,24 @@ const LOOKUP_MEMORY = 10_000;
 
 export interface McpContext extends McpContextOptions {
   lookupCache(limit: number, lang: string): LookupCache;
+  /** Resolves once no tool call is running (at once when none is): a server told to stop first answers what it took. */
+  idle(): Promise<void>;
+  track<T>(work: Promise<T>): Promise<T>;
 }
 
 export function mcpContext(opts: McpContextOptions): McpContext {
   const answers = new Map<string, LookupResult>();
+  const running = new Set<Promise<unknown>>();
   return {
     ...opts,
+    track: (work) => {
+      running.add(work);
+      void work.finally(() => running.delete(work)).catch(() => undefined);
+      return work;
+    },
+    idle: async () => {
+      while (running.size) await Promise.allSettled([...running]);
+    },
     lookupCache: (limit, lang) => ({
       get: (key) => answers.get(`${limit}|${lang}|${key}`),
       set: (key, result) => {
@@ -90,7 +102,7 @@ export function createMcpServer(ctx: McpContext): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${req.params.name}: list the tools to see their names`);
     const started = Date.now();
     try {
-      const structured = await runTool({ client: ctx.client, defaultLang: ctx.lang, lookupCache: ctx.lookupCache, signal: extra.signal }, tool, req.params.arguments ?? {});
+      const structured = await ctx.track(runTool({ client: ctx.client, defaultLang: ctx.lang, lookupCache: ctx.lookupCache, signal: extra.signal }, tool, req.params.arguments ?? {}));
       ctx.log?.(`${tool.name}: ok, ${structured.count} rows, ${Date.now() - started} ms`);
       return toolResult(structured);
     } catch (err) {

@@ -63,8 +63,9 @@ export function mcpCommand(): Command {
       const transport = new StdioServerTransport();
       await server.connect(transport);
       close = () => server.close();
-      // The assistant ends the server by closing its stdin.
-      process.stdin.once('end', () => void stop());
+      // The assistant ends the server by closing its stdin; calls it already sent are answered first.
+      // (A pause first: the calls in the last chunk of input start on the ticks after 'end' is emitted.)
+      process.stdin.once('end', () => void new Promise((r) => setTimeout(r, 100)).then(ctx.idle).then(stop));
     }
     let stopping = false;
     const stop = async () => {

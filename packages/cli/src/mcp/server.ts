@@ -19,10 +19,11 @@ import {
 import type { LookupCache } from '../../../../src/core/bulk-lookup';
 import type { CoreClient } from '../../../../src/core/client';
 import { CompanyDataError, redact } from '../../../../src/core/errors';
+import { operationGroups } from '../../../../src/core/operations';
 import type { LookupResult } from '../../../../src/core/schemas/company';
 import { errorResult, runTool, toolResult } from './call';
 import { getPrompt, promptList, readResource, resourceList, resourceTemplates } from './resources';
-import { toolByName, tools } from './tools';
+import { toolByName, toolName, tools } from './tools';
 
 export interface McpContextOptions {
   client: CoreClient;
@@ -76,7 +77,7 @@ function instructions(ctx: McpContext): string {
     ctx.offline
       ? 'OFFLINE SANDBOX: no API key is configured, so every answer comes from a built-in sandbox with synthetic companies, not real ones. Say so when you answer.'
       : 'Answers come from the live service.',
-    'Find a company with companies_search (by name) or companies_lookup (many codes, VAT numbers or names at once, billed per query); most other tools take its 8-digit registry_code.',
+    `Find a company with ${toolName(operationGroups.companies.search)} (by name) or ${toolName(operationGroups.companies.lookup)} (many codes, VAT numbers or names at once, billed per query); most other tools take its 8-digit registry_code.`,
     'Answers are compact by default; pass full=true for the whole object. Lists come a page at a time: follow how_to_get_more when you need more.',
     `Labels are in ${ctx.lang === 'et' ? 'Estonian' : ctx.lang === 'ru' ? 'Russian' : 'English'} unless a call sets lang.`,
   ].join(' ');

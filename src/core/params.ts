@@ -27,7 +27,7 @@ export interface ParamSpec<S extends z.ZodType = z.ZodType> {
   optional?: boolean;
   /** Example value (docs, OpenAPI, placeholders). */
   example?: unknown;
-  /** The kind of object this parameter names: n8n offers a searchable picker for it (src/n8n/pickers.ts). */
+  /** The kind of object this parameter names: n8n offers a searchable picker for it (src/n8n/descriptions/pickers.ts). */
   picker?: PickerKey;
   /** The kind of object an identifier without a picker names (OpenAPI links fill it from answers: src/core/openapi-links.ts). */
   idOf?: Exclude<IdKind, PickerKey>;

@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { AnyOperation } from '../core/operation';
 import type { ParamSpec } from '../core/params';
 import { CompanyDataError, PlanRequiredError, ValidationError } from '../core/errors';
-import { humanize } from './properties';
+import { humanize } from './descriptions/fields';
 import { WebhookSetupError } from './trigger/lifecycle';
 
 /** The field name as the user sees it in the node: "Registry Code", "Companies 2 → Registry Code". */

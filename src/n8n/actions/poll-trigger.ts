@@ -1,10 +1,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { clientFor } from '../client';
+import { clientFor } from '../transport/client';
 import { toNodeError } from '../errors';
 import { pollApi } from '../trigger/api';
 import { pollOnce, pollSources, type PollState } from '../trigger/poll';
-import { readTriggerOptions } from '../trigger/properties';
+import { readTriggerOptions } from '../descriptions/trigger-properties';
 
 /**
  * The Company Data Poll Trigger's poll(): read new events and saved-search matches since the cursors

@@ -7,13 +7,13 @@ import type {
   IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { clientFor, type CompanyDataCredential } from '../client';
+import { clientFor, type CompanyDataCredential } from '../transport/client';
 import { toNodeError } from '../errors';
 import { CREDENTIAL_TYPE } from '../transport';
 import { webhookApi } from '../trigger/api';
 import { handleDelivery } from '../trigger/delivery';
 import { checkExists, create, knownSecrets, remove, type HookState } from '../trigger/lifecycle';
-import { readTriggerOptions } from '../trigger/properties';
+import { readTriggerOptions } from '../descriptions/trigger-properties';
 import { hasProcessedData, memoryCheck, newIdsInProcessedData, triggerKey } from '../trigger/seen';
 
 /**

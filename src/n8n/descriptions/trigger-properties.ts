@@ -2,10 +2,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import { changeKinds } from '../../core/event-summary';
 import { monitoringCategories, tones } from '../../core/schemas/events';
 import { languageNames, summaryLangs } from '../../core/vocabulary';
-import { humanize } from '../properties';
-import { loadOptionsMethods } from '../pickers';
-import { mergeVersions, type NodeVersion } from '../versions';
-import { splitList, triggerEventTypes, type TriggerEventType, type TriggerOptions } from './items';
+import { humanize } from './fields';
+import { loadOptionsMethods } from './pickers';
+import { mergeVersions, type NodeVersion } from './versions';
+import { splitList, triggerEventTypes, type TriggerEventType, type TriggerOptions } from '../trigger/items';
 
 const title = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 /** "vat_deregistered" → "VAT Deregistered". */

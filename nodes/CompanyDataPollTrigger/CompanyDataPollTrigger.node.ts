@@ -1,25 +1,5 @@
-import {
-  NodeConnectionTypes,
-  NodeOperationError,
-  type IDataObject,
-  type INodeExecutionData,
-  type INodeType,
-  type INodeTypeDescription,
-  type IPollFunctions,
-} from 'n8n-workflow';
-import {
-  CompanyDataError,
-  clientFor,
-  CREDENTIAL_TYPE,
-  pollApi,
-  pollOnce,
-  pollSources,
-  type PollState,
-  pollTriggerProperties,
-  readTriggerOptions,
-  nodeMethods,
-  triggerSubtitle,
-} from '../../src/n8n';
+import { NodeConnectionTypes, type INodeExecutionData, type INodeType, type INodeTypeDescription, type IPollFunctions } from 'n8n-workflow';
+import { CREDENTIAL_TYPE, nodeMethods, pollTrigger, pollTriggerProperties, triggerSubtitle } from '../../src/n8n';
 
 /**
  * The polling variant, for n8n without a public HTTPS address. n8n needs a separate node for polling
@@ -50,24 +30,6 @@ export class CompanyDataPollTrigger implements INodeType {
   methods = nodeMethods;
 
   async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-    const options = readTriggerOptions((name, fallback) => this.getNodeParameter(name, fallback));
-    const extra = this.getNodeParameter('options', {}) as IDataObject;
-    if (options.events.includes('search.matches') && options.searchIds.length === 0 && options.events.length === 1) {
-      throw new NodeOperationError(this.getNode(), 'Saved Searches: choose at least one saved search whose matches to read');
-    }
-    const client = await clientFor(this);
-    const state = this.getWorkflowStaticData('node') as PollState;
-    try {
-      const items = await pollOnce(pollSources(pollApi(client), { options }), state, {
-        options,
-        startFrom: extra.startFrom === 'oldest' ? 'oldest' : 'now',
-        manual: this.getMode() === 'manual',
-      });
-      return items.length ? [this.helpers.returnJsonArray(items as IDataObject[])] : null;
-    } catch (error) {
-      if (error instanceof CompanyDataError) throw new NodeOperationError(this.getNode(), error.message, { description: error.hint });
-      // Anything else is unexpected (a bug or n8n's own failure): still an n8n error, with its message kept.
-      throw new NodeOperationError(this.getNode(), error as Error);
-    }
+    return await pollTrigger(this);
   }
 }

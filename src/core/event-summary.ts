@@ -5,7 +5,9 @@
  * Kinds and details shapes follow docs/sandbox-events.md; an unknown kind still gets a plain sentence.
  */
 
-export type SummaryLang = 'en' | 'et';
+import { companyStatusWord, type SummaryLang } from './vocabulary';
+
+export type { SummaryLang };
 
 type ValueFormat = 'money' | 'percent' | 'status' | 'text' | 'names' | 'rating' | 'ended';
 interface KindText {
@@ -49,11 +51,6 @@ const kindTexts: Record<string, KindText> = {
 
 /** Every change kind with its English label, for option lists (the trigger's Kinds filter). */
 export const changeKinds: ReadonlyArray<{ kind: string; label: string }> = Object.entries(kindTexts).map(([kind, t]) => ({ kind, label: t.en }));
-
-const statusLabels: Record<SummaryLang, Record<string, string>> = {
-  en: { R: 'registered', L: 'in liquidation', N: 'bankrupt', D: 'deleted' },
-  et: { R: 'registrisse kantud', L: 'likvideerimisel', N: 'pankrotis', D: 'kustutatud' },
-};
 
 const words = {
   en: { rose: 'rose', fell: 'fell', changed: 'changed', ended: 'ended', none: 'none', list: 'list', lists: 'lists', ref: 'ref', more: 'more' },
@@ -101,7 +98,7 @@ function formatValue(v: unknown, format: ValueFormat, lang: SummaryLang, details
     if (format === 'percent') return `${formatNumber(v, lang)} %`;
     return formatNumber(v, lang);
   }
-  if (typeof v === 'string') return format === 'status' ? (statusLabels[lang][v] ?? v) : v;
+  if (typeof v === 'string') return format === 'status' ? (companyStatusWord(v, lang) ?? v) : v;
   if (Array.isArray(v)) return v.map((x) => (isRec(x) ? describeRecord(x, lang) : String(x))).join(', ');
   if (isRec(v)) return describeRecord(v, lang);
   return String(v);

@@ -1,4 +1,8 @@
 import { z } from 'zod/v4';
+import { companyStatusOptions, languageNames, langs, langSchema } from './vocabulary';
+
+/** Re-exported: importers of the parameter rules find the language rule here too (defined in vocabulary.ts). */
+export { langSchema };
 import { isValidDate, normaliseVatNumber, personalCodeProblem, registryCodeProblem, vatNumberProblem } from './validation';
 
 export type ParamIn = 'path' | 'query' | 'body';
@@ -23,7 +27,7 @@ export interface ParamSpec<S extends z.ZodType = z.ZodType> {
   optional?: boolean;
   /** Example value (docs, OpenAPI, placeholders). */
   example?: unknown;
-  /** The kind of object this parameter names: n8n offers a searchable picker for it (src/n8n/pickers.ts). */
+  /** The kind of object this parameter names: n8n offers a searchable picker for it (src/n8n/descriptions/pickers.ts). */
   picker?: PickerKey;
   /** The kind of object an identifier without a picker names (OpenAPI links fill it from answers: src/core/openapi-links.ts). */
   idOf?: Exclude<IdKind, PickerKey>;
@@ -89,7 +93,6 @@ export const webhookUrlSchema = z
 export const dateSchema = z.string().refine(isValidDate, { message: 'must be a real date written YYYY-MM-DD' }).meta({ format: 'date' });
 export const pageSchema = z.number().int('must be a whole number').min(1, 'must be 1 or more');
 export const limitSchema = z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100');
-export const langSchema = z.enum(['et', 'en', 'ru'], { message: 'must be et, en or ru' });
 
 export const includeSections = [
   'representatives', 'shareholders', 'beneficial_owners', 'other_parties', 'holdings', 'financials',
@@ -135,11 +138,7 @@ export const p = {
     schema: langSchema.optional(),
     label: 'Language',
     description: 'Language of labels and code descriptions. Names and free text stay as registered.',
-    options: [
-      { value: 'et', label: 'Estonian' },
-      { value: 'en', label: 'English' },
-      { value: 'ru', label: 'Russian' },
-    ],
+    options: langs.map((value) => ({ value, label: languageNames[value] })),
     optional: true,
   }),
   page: param({
@@ -180,12 +179,7 @@ export const p = {
   }),
 } as const;
 
-export const statusOptions: readonly ParamOption[] = [
-  { value: 'R', label: 'Registered' },
-  { value: 'L', label: 'In Liquidation' },
-  { value: 'N', label: 'Bankrupt' },
-  { value: 'D', label: 'Deleted' },
-];
+export const statusOptions: readonly ParamOption[] = companyStatusOptions;
 
 /**
  * Choices known by parameter name wherever the parameter appears, also inside an object such as

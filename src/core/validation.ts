@@ -3,6 +3,7 @@
  * Facts: ../shared/reference/estonian-registry.md (check digits, forms).
  * Each validator returns null when valid, or a short rule text a non-programmer understands.
  */
+import { QUERY_TOO_SHORT } from './vocabulary';
 
 const REGISTRY_FIRST_DIGITS = new Set(['1', '7', '8', '9']);
 
@@ -113,7 +114,7 @@ export interface LookupQueryClass {
   /** Registry code or normalised VAT number (EE + 9 digits); the trimmed text for names. */
   normalised: string;
   /** Set when the service would not search this query (a name without any word of 3+ characters). */
-  skipped?: 'query_too_short';
+  skipped?: typeof QUERY_TOO_SHORT;
 }
 
 /**
@@ -130,7 +131,7 @@ export function classifyLookupQuery(query: string): LookupQueryClass {
   const vat = normaliseVatNumber(trimmed);
   if (vat) return { type: 'vat_number', normalised: vat };
   const words = trimmed.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  if (!words.some((w) => [...w].length >= 3)) return { type: 'name', normalised: trimmed, skipped: 'query_too_short' };
+  if (!words.some((w) => [...w].length >= 3)) return { type: 'name', normalised: trimmed, skipped: QUERY_TOO_SHORT };
   return { type: 'name', normalised: trimmed };
 }
 

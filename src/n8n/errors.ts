@@ -3,7 +3,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { AnyOperation } from '../core/operation';
 import type { ParamSpec } from '../core/params';
 import { CompanyDataError, PlanRequiredError, ValidationError } from '../core/errors';
-import { humanize } from './properties';
+import { humanize } from './descriptions/fields';
+import { WebhookSetupError } from './trigger/lifecycle';
 
 /** The field name as the user sees it in the node: "Registry Code", "Companies 2 → Registry Code". */
 export function fieldLabel(op: AnyOperation | undefined, path: string): string {
@@ -32,13 +33,17 @@ function details(e: CompanyDataError): string {
 }
 
 /**
- * Client errors → n8n errors. A rule broken before sending is the user's field (NodeOperationError
+ * Client errors → n8n errors, the one mapping for every node and both triggers. A rule broken before sending is the user's field (NodeOperationError
  * naming it); anything the service answered is a NodeApiError with its code and request id.
  */
 export function toNodeError(node: INode, error: unknown, op: AnyOperation | undefined, itemIndex?: number): NodeApiError | NodeOperationError {
   if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
   if (!(error instanceof CompanyDataError)) {
     return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+  }
+  if (error instanceof WebhookSetupError) {
+    // The user's setup, not the service's answer: what to change is the whole description.
+    return new NodeOperationError(node, error.message, { itemIndex, description: error.hint });
   }
   if (error instanceof ValidationError && error.field in credentialFields && !(op && error.field in op.params)) {
     const field = credentialFields[error.field]!;

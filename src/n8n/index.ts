@@ -3,16 +3,12 @@
  * dist/shared/index.js, and every node bundle loads that file instead of carrying its own copy.
  * Node files import from here only (the build refuses any other path into src/).
  */
-export { executeNode } from './execute';
-export { nodeProperties, nodeSubtitle } from './properties';
-export { nodeMethods } from './pickers';
-export { nodeSpecs, type NodeKey, type NodeSpec } from './nodes';
-export { CompanyDataError } from '../core/errors';
-export { clientFor, type CompanyDataCredential } from './client';
+export { executeNode } from './actions/router';
+export { nodeProperties, nodeSubtitle } from './descriptions/properties';
+export { nodeMethods } from './methods';
+export { nodeSpecs, type NodeKey, type NodeSpec } from './descriptions/nodes';
+export { clientFor, type CompanyDataCredential } from './transport/client';
 export { CREDENTIAL_TYPE } from './transport';
-export { pollApi, webhookApi } from './trigger/api';
-export { handleDelivery } from './trigger/delivery';
-export { checkExists, create, knownSecrets, remove, WebhookSetupError, type HookState } from './trigger/lifecycle';
-export { pollOnce, pollSources, type PollState } from './trigger/poll';
-export { pollTriggerProperties, readTriggerOptions, triggerSubtitle, webhookTriggerProperties } from './trigger/properties';
-export { hasProcessedData, memoryCheck, newIdsInProcessedData, triggerKey } from './trigger/seen';
+export { dropSeenDeliveries, receiveDelivery, webhookLifecycle } from './actions/webhook-trigger';
+export { pollTrigger } from './actions/poll-trigger';
+export { pollTriggerProperties, triggerSubtitle, webhookTriggerProperties } from './descriptions/trigger-properties';

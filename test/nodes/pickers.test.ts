@@ -7,11 +7,12 @@ import { CompanyDataMonitoring } from '../../nodes/CompanyDataMonitoring/Company
 import { CompanyDataPeople } from '../../nodes/CompanyDataPeople/CompanyDataPeople.node';
 import { CompanyDataPollTrigger } from '../../nodes/CompanyDataPollTrigger/CompanyDataPollTrigger.node';
 import { CompanyDataTrigger } from '../../nodes/CompanyDataTrigger/CompanyDataTrigger.node';
-import { nodeSpecs } from '../../src/n8n/nodes';
-import { listSearch, loadOptions, pickerMethods, PICKER_PAGE_SIZE } from '../../src/n8n/pickers';
-import { nodeSubtitle, propertiesFor } from '../../src/n8n/properties';
+import { nodeSpecs } from '../../src/n8n/descriptions/nodes';
+import { pickerMethods, PICKER_PAGE_SIZE } from '../../src/n8n/descriptions/pickers';
+import { listSearch, loadOptions } from '../../src/n8n/methods';
+import { nodeSubtitle, propertiesFor } from '../../src/n8n/descriptions/properties';
 import { defaultTriggerOptions, eventToItems } from '../../src/n8n/trigger/items';
-import { readTriggerOptions } from '../../src/n8n/trigger/properties';
+import { readTriggerOptions } from '../../src/n8n/descriptions/trigger-properties';
 import { json, startTestServer, type TestServer } from '../support/http-server';
 import { executeContext, jsonOf, loadOptionsContext } from '../support/n8n-context';
 import { waitFor } from '../support/wait-for';

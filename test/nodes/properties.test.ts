@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { describe, expect, test } from 'vitest';
 import type { ParamSpec } from '../../src/core/params';
-import { camel, fieldsOf, nodeOperations, nodeProperties, pagingOf } from '../../src/n8n/properties';
-import { nodeSpecs, type NodeKey } from '../../src/n8n/nodes';
+import { camel, fieldsOf, pagingOf } from '../../src/n8n/descriptions/fields';
+import { nodeOperations, nodeProperties } from '../../src/n8n/descriptions/properties';
+import { nodeSpecs, type NodeKey } from '../../src/n8n/descriptions/nodes';
 import { operationGroups } from '../../src/core/operations';
-import { pollTriggerProperties, webhookTriggerProperties } from '../../src/n8n/trigger/properties';
+import { pollTriggerProperties, webhookTriggerProperties } from '../../src/n8n/descriptions/trigger-properties';
 
 const keys = Object.keys(nodeSpecs) as NodeKey[];
 const shownFor = (p: INodeProperties, op: string) => ((p.displayOptions?.show?.operation as string[] | undefined) ?? []).includes(op);

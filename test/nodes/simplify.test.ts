@@ -5,8 +5,8 @@ import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDa
 import { CompanyDataFinancials } from '../../nodes/CompanyDataFinancials/CompanyDataFinancials.node';
 import { CompanyDataPeople } from '../../nodes/CompanyDataPeople/CompanyDataPeople.node';
 import { CompanyDataRisk } from '../../nodes/CompanyDataRisk/CompanyDataRisk.node';
-import { nodeSpecs } from '../../src/n8n/nodes';
-import { propertiesFor } from '../../src/n8n/properties';
+import { nodeSpecs } from '../../src/n8n/descriptions/nodes';
+import { propertiesFor } from '../../src/n8n/descriptions/properties';
 import { executeContext, jsonOf } from '../support/n8n-context';
 
 let sb: Sandbox;

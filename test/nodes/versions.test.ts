@@ -11,9 +11,9 @@ import { CompanyDataAssets } from '../../nodes/CompanyDataAssets/CompanyDataAsse
 import { CompanyDataSavedSearches } from '../../nodes/CompanyDataSavedSearches/CompanyDataSavedSearches.node';
 import { CompanyDataReference } from '../../nodes/CompanyDataReference/CompanyDataReference.node';
 import { operationGroups } from '../../src/core/operations';
-import { nodeSpecs, type NodeKey } from '../../src/n8n/nodes';
-import { nodeOperations, propertiesFor } from '../../src/n8n/properties';
-import type { NodeVersion } from '../../src/n8n/versions';
+import { nodeSpecs, type NodeKey } from '../../src/n8n/descriptions/nodes';
+import { nodeOperations, propertiesFor } from '../../src/n8n/descriptions/properties';
+import type { NodeVersion } from '../../src/n8n/descriptions/versions';
 import { executeContext, jsonOf } from '../support/n8n-context';
 import { listedCodes } from '../support/sandbox-codes';
 

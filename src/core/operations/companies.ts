@@ -3,6 +3,7 @@ import { defineOperation } from '../operation';
 import { countyOptions, dateSchema, limitSchema, p, param, statusOptions, trimmedText, vatNumberSchema } from '../params';
 import { companyProfileSchema, companySummarySchema, lookupResultSchema } from '../schemas/company';
 import { obj } from '../schemas/common';
+import { companyStatusCodeMessage, companyStatusCodeSchema } from '../vocabulary';
 
 const list = (label: string, description: string, item: z.ZodType = z.string().min(1, 'must not be empty')) =>
   param({ in: 'query', schema: z.array(item).optional(), label, description, optional: true });
@@ -25,7 +26,7 @@ export const search = defineOperation({
     }),
     status: param({
       in: 'query',
-      schema: z.array(z.enum(['R', 'L', 'N', 'D'], { message: 'must be R, L, N or D' })).optional(),
+      schema: z.array(companyStatusCodeSchema(companyStatusCodeMessage)).optional(),
       label: 'Status',
       description: 'Only companies with these statuses',
       options: statusOptions,

@@ -4,6 +4,7 @@ import { p, param, trimmedText } from '../params';
 import { obj } from '../schemas/common';
 import { searchMatchesEventSchema } from '../schemas/events';
 import { savedSearchSchema } from '../schemas/monitoring';
+import { companyStatusCodeSchema } from '../vocabulary';
 
 const base = { group: 'searches', plan: 'api' } as const;
 const searchId = param({
@@ -23,7 +24,7 @@ export const savedSearchFiltersSchema = z.strictObject({
   county: z.array(z.string().min(1)).optional(),
   registered_within_days: z.number().int('must be a whole number').min(1, 'must be 1 or more').max(3650, 'must be at most 3650').optional(),
   legal_form: z.array(z.string().min(1)).optional(),
-  status: z.array(z.enum(['R', 'L', 'N', 'D'])).optional(),
+  status: z.array(companyStatusCodeSchema()).optional(),
 });
 
 export const create = defineOperation({

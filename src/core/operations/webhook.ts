@@ -3,6 +3,7 @@ import { defineOperation } from '../operation';
 import { p, param, webhookUrlSchema } from '../params';
 import { obj } from '../schemas/common';
 import { deliverySchema, webhookConfigSchema } from '../schemas/monitoring';
+import { deliveryStatusSchema } from '../vocabulary';
 
 const base = { group: 'webhook', plan: 'api' } as const;
 
@@ -65,7 +66,7 @@ export const deliveries = defineOperation({
   method: 'GET',
   path: '/webhook/deliveries',
   params: {
-    status: param({ in: 'query', schema: z.enum(['pending', 'delivered', 'retry_scheduled', 'failed']).optional(), label: 'Status', description: 'Only deliveries in this state', optional: true }),
+    status: param({ in: 'query', schema: deliveryStatusSchema.optional(), label: 'Status', description: 'Only deliveries in this state', optional: true }),
     page: p.page,
     limit: p.limit,
   },

@@ -9,8 +9,7 @@ export const obj = z.looseObject;
 export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').meta({ format: 'date' });
 export const money = z.number();
 export const codeLabel = obj({ code: z.string(), label: z.string() });
-export const langSchema = z.enum(['et', 'en', 'ru']);
-export type Lang = z.infer<typeof langSchema>;
+export { langSchema, type Lang } from '../vocabulary';
 
 export const paginationSchema = obj({
   page: z.number().int(),

@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { codeLabel, isoDate, obj } from './common';
 
-export const companyStatusCodes = ['R', 'L', 'N', 'D'] as const;
+export { companyStatusCodes } from '../vocabulary';
 export const companyStatusSchema = obj({ code: z.string(), label: z.string() });
 
 export const legalFormSchema = obj({ name: z.string(), label: z.string() });

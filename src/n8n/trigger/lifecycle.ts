@@ -3,6 +3,7 @@
  * tested against the sandbox. The account has ONE webhook address and the signing secret is shown once,
  * at creation; these rules decide when activation may change the address and which secret verifies.
  */
+import { CompanyDataError } from '../../core/errors';
 
 export interface WebhookConfigLike {
   url: string | null;
@@ -32,10 +33,13 @@ export interface LifecycleOptions {
   takeOver: boolean;
 }
 
-export class WebhookSetupError extends Error {
-  constructor(message: string, readonly hint: string) {
-    super(message);
-    this.name = 'WebhookSetupError';
+/**
+ * Activation refused until the user changes something (an option or the credential). One of the
+ * client's error family, so src/n8n/errors.ts maps it with the rest; nothing was sent, so no status.
+ */
+export class WebhookSetupError extends CompanyDataError {
+  constructor(message: string, hint: string) {
+    super(message, { code: 'webhook_setup', hint });
   }
 }
 

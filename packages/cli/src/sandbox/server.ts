@@ -11,7 +11,7 @@ import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import { ApiError } from './http/errors';
 import type { KeyInfo, KeyStore } from './http/keys';
 import type { LatencyModel } from './latency';
-import { RateLimiter } from './http/rate-limit';
+import { KeyQuota } from './http/key-quota';
 import { Router } from './http/router';
 import { period } from './handlers/companies';
 import { routedHandlers, type OpHandlers, type OpResult, type RoutedHandler } from './handlers/types';
@@ -49,13 +49,13 @@ export class SandboxServer {
   private router = new Router<Entry>();
   private handlers = new Map<string, RoutedHandler>();
   private prefixes: { prefix: string; accepts: (path: string) => boolean; handler: RawHandler }[] = [];
-  private limiter: RateLimiter | null;
+  private quota: KeyQuota | null;
   private sockets = new Set<Socket>();
   readonly http: Server;
 
   constructor(private readonly o: ServerOptions) {
     // Real time for the rate limit: a sped-up sandbox clock must not lift it.
-    this.limiter = o.rateLimit === false ? null : new RateLimiter(o.rateLimit, o.rateLimitNow ?? (() => performance.now()));
+    this.quota = o.rateLimit === false ? null : new KeyQuota(o.rateLimit, o.rateLimitNow ?? (() => performance.now()));
     for (const op of operations) this.router.add(op.method, op.path, { kind: 'op', op }, op);
     this.http = createServer((req, res) => void this.serve(req, res));
     this.http.on('connection', (s: Socket) => {
@@ -134,7 +134,7 @@ export class SandboxServer {
       const key = needsKey ? this.authenticate(req) : null;
       if (key) {
         this.o.state.usage(key.id, period(this.o.now())).requests++;
-        const wait = this.limiter?.take(key.id);
+        const wait = this.quota?.take(key.id);
         if (wait) throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, { 'Retry-After': String(wait) });
       }
       const body = parseJson(bodyText);

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../files/atomic-file';
 import { join } from 'node:path';
 
 export interface KeyUsage {
@@ -46,8 +47,7 @@ export class SandboxState {
     const f = this.file();
     if (!f) return;
     mkdirSync(this.dataDir!, { recursive: true });
-    writeFileSync(`${f}.tmp`, JSON.stringify(this.data));
-    renameSync(`${f}.tmp`, f);
+    writeFileAtomic(f, JSON.stringify(this.data));
   }
 
   private file(): string | null {

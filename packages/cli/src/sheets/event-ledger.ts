@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from './atomic-file';
+import { writeFileAtomic } from '../files/atomic-file';
 
 /**
  * Ledgers larger than this are rewritten on start (and while running) to their live entries. About

@@ -1,12 +1,16 @@
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
 import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
 import { columnLetters, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
+import { parseRetryAfter } from '../../../../src/core/errors';
+import { backoffDelay } from '../../../../src/core/retry';
+import type { Clock } from '../../../../src/core/transport';
+import { systemClock } from '../transport/clock';
 
-export interface SheetsClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-const realClock: SheetsClock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+/** The client's clock (src/core/transport.ts), so one fake clock drives the client and the sheet in tests. */
+export type SheetsClock = Clock;
+
+/** Google's cap on one back-off wait. */
+const MAX_BACKOFF_MS = 64_000;
 
 export interface GoogleSheetTableOptions {
   spreadsheetId: string;
@@ -19,7 +23,10 @@ export interface GoogleSheetTableOptions {
   writesPerMinute?: number;
   /** Attempts after a 429 or 5xx before giving up. Default 6. */
   maxRetries?: number;
-  /** First back-off step; doubles per attempt, plus up to 1 s of jitter, capped at 64 s (Google's advice). */
+  /**
+   * First back-off step; doubles per attempt, capped at 64 s (Google's advice). Each wait is the
+   * client's jittered step (src/core/retry.ts backoffDelay): between half and all of it.
+   */
   backoffBaseMs?: number;
   clock?: SheetsClock;
   random?: () => number;
@@ -48,15 +55,12 @@ function errorStatus(err: unknown): number | undefined {
   return typeof s === 'number' ? s : undefined;
 }
 
-function retryAfterMs(err: unknown): number | undefined {
+/** Google's Retry-After, read as the client reads the service's (seconds or an HTTP date). */
+function retryAfterMs(err: unknown, nowMs: number): number | undefined {
   const h = (err as HttpishError)?.response?.headers as { get?: (k: string) => string | null } | Record<string, string> | undefined;
   if (!h) return undefined;
   const raw = typeof (h as { get?: unknown }).get === 'function' ? (h as { get(k: string): string | null }).get('retry-after') : (h as Record<string, string>)['retry-after'];
-  if (!raw) return undefined;
-  const secs = Number(raw);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const at = Date.parse(raw);
-  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+  return parseRetryAfter(raw ?? undefined, nowMs);
 }
 
 /**
@@ -82,7 +86,7 @@ export class GoogleSheetTable implements Table {
   constructor(private readonly options: GoogleSheetTableOptions) {
     const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
     this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.title = options.sheet;
     this.label = `spreadsheet ${options.spreadsheetId}${options.sheet ? ` sheet "${options.sheet}"` : ''}`;
@@ -103,8 +107,8 @@ export class GoogleSheetTable implements Table {
         const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
         if (!retriable || attempt >= max) throw sheetsError(err, status);
         this.calls.retries++;
-        const backoff = Math.min(base * 2 ** attempt + this.random() * Math.min(base, 1000), 64_000);
-        await this.clock.sleep(Math.max(retryAfterMs(err) ?? 0, backoff));
+        const backoff = backoffDelay(attempt + 1, { baseDelayMs: base, maxDelayMs: MAX_BACKOFF_MS, random: this.random });
+        await this.clock.sleep(Math.max(retryAfterMs(err, this.clock.now()) ?? 0, backoff));
       }
     }
   }

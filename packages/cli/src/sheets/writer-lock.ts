@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkWritableTarget, pidAlive, removeStaleTemps, resolveTarget } from './atomic-file';
+import { checkWritableTarget, pidAlive, removeStaleTemps, resolveTarget } from '../files/atomic-file';
 
 /**
  * Where locks live: one folder per machine, never the state folder. Two writers given different

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { writeStreamAtomic } from './atomic-file';
+import { writeStreamAtomic } from '../files/atomic-file';
 import { contentKind, notAFile } from './file-kind';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 import { MAX_COLUMNS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';

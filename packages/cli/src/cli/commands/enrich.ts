@@ -4,6 +4,7 @@ import { enrichTable, summaryFields, defaultFields, type EnrichMode, type Enrich
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
 import { addApiOptions, addGoogleOptions, apiTarget, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+import { langs, type Lang } from '../../../../../src/core/vocabulary';
 
 interface EnrichFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -16,7 +17,7 @@ interface EnrichFlags extends ApiFlags, GoogleFlags {
   dryRun?: boolean;
   maxQueries?: number;
   force?: boolean;
-  lang?: 'et' | 'en' | 'ru';
+  lang?: Lang;
   stateDir?: string;
   csvFormulas: CsvFormulas;
   maxAge: number;
@@ -98,7 +99,7 @@ export function enrichCommand(): Command {
     .option('--dry-run', 'show the cost (rows, unique queries, requests, billed queries) and change nothing')
     .addOption(new Option('--max-queries <n>', 'pay for at most this many queries in this run').argParser(positiveInt('max-queries')))
     .option('--force', 'overwrite cells a person typed')
-    .addOption(new Option('--lang <lang>', 'language of labels').choices(['et', 'en', 'ru']))
+    .addOption(new Option('--lang <lang>', 'language of labels').choices(langs))
     .addOption(new Option('--state-dir <dir>', 'where resume state and paid answers are kept').env('COMPANY_DATA_STATE_DIR'))
     .addOption(new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never').argParser(days).default(DEFAULT_MAX_AGE_DAYS))
     .addOption(csvFormulasOption());

@@ -3,6 +3,7 @@ import { pollEventsToSheet, startWebhookReceiver } from '../../sheets/event-sour
 import { EventSheetWriter } from '../../sheets/events-to-rows';
 import type { CsvFormulas } from '../../sheets/csv-table';
 import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags, type OpenedClient } from '../config';
+import { summaryLangs, type SummaryLang } from '../../../../../src/core/vocabulary';
 
 interface EventsFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -16,7 +17,7 @@ interface EventsFlags extends ApiFlags, GoogleFlags {
   interval: number;
   ledger?: string;
   stateDir?: string;
-  lang: 'et' | 'en';
+  lang: SummaryLang;
   timeout: number;
   csvFormulas: CsvFormulas;
 }
@@ -52,7 +53,7 @@ export function eventsToSheetCommand(): Command {
     .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
     .option('--once', 'poll until caught up, then stop (for cron)')
     .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
-    .addOption(new Option('--lang <lang>', 'language of the summary column').choices(['et', 'en']).default('en'))
+    .addOption(new Option('--lang <lang>', 'language of the summary column').choices(summaryLangs).default('en'))
     .option('--ledger <file>', 'ledger file that records stored events (default in the state folder)')
     .addOption(new Option('--timeout <seconds>', 'with --once: stop after this many seconds in all, even if the service does not answer').argParser(int('timeout', 1)).default(600))
     .addOption(csvFormulasOption())

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { langSchema } from '../../../../../src/core/params';
+import { langSchema } from '../../../../../src/core/vocabulary';
 import { addApiOptions, apiTarget, openClient, type ApiFlags } from '../config';
 import { version } from '../../../package.json';
 
@@ -16,7 +16,8 @@ const port = (v: string) => {
   return n;
 };
 const lang = (v: string) => {
-  if (!langSchema.safeParse(v).success) throw new InvalidArgumentError('lang must be et, en or ru');
+  const read = langSchema.safeParse(v);
+  if (!read.success) throw new InvalidArgumentError(`lang ${read.error.issues[0]!.message}`);
   return v;
 };
 

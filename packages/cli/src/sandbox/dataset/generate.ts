@@ -1,3 +1,4 @@
+import { companyStatusCodes } from '../../../../../src/core/vocabulary';
 import { personalCodeCheckDigit, withRegistryCheckDigit, withVatCheckDigit } from '../../../../../src/core/validation';
 import { companyFixtureSpecs, personFixtureSpecs, type CompanyFixtureSpec } from '../fixtures';
 import { emtak2008, emtak2025 } from './emtak';
@@ -161,7 +162,7 @@ class Generator {
   company(rng: Rng, spec?: CompanyFixtureSpec): Company {
     const formI = spec ? formIndex.get(spec.form)! : rng.weighted(formWeights);
     const form = legalForms[formI]!;
-    const status: StatusCode = spec ? spec.status ?? 'R' : (['R', 'L', 'N', 'D'] as const)[rng.weighted([84, 2.5, 1.5, 12])]!;
+    const status: StatusCode = spec ? spec.status ?? 'R' : companyStatusCodes[rng.weighted([84, 2.5, 1.5, 12])]! /* weights in R, L, N, D order */;
     const reg = spec ? dayOf(spec.registered) : START + Math.floor((TODAY - 1 - START) * Math.sqrt(rng.next()));
     const del = status === 'D' ? Math.min(TODAY - 1, reg + rng.int(200, Math.max(201, TODAY - reg))) : null;
     const name = spec?.name ?? this.companyName(rng, form.abbr);

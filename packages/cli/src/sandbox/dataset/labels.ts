@@ -1,4 +1,5 @@
 import type { Lang } from '../../../../../src/core/schemas/common';
+import { companyStatusCodes, companyStatuses } from '../../../../../src/core/vocabulary';
 
 /** A classifier value with its label in each language (names stay as registered; labels follow lang). */
 export interface Entry {
@@ -41,12 +42,7 @@ export const legalForms: readonly LegalForm[] = [
   lf('AV', 'Avalik-õiguslik juriidiline isik', 'Public legal person', 'Юридическое лицо публичного права', '7', 0.3, false),
 ];
 
-export const statuses: readonly Entry[] = [
-  e('R', 'Registrisse kantud', 'Registered', 'Зарегистрирован'),
-  e('L', 'Likvideerimisel', 'In liquidation', 'В ликвидации'),
-  e('N', 'Pankrotis', 'Bankrupt', 'Банкрот'),
-  e('D', 'Kustutatud', 'Deleted', 'Удалён'),
-];
+export const statuses: readonly Entry[] = companyStatusCodes.map((code) => ({ code, ...companyStatuses[code] }));
 
 export type Relation = 'representative' | 'shareholder' | 'beneficial_owner' | 'other';
 

@@ -1,6 +1,8 @@
 /** In-memory shapes of the generated dataset. Dates are day numbers (see prng.ts dayOf/isoOf). */
 
-export type StatusCode = 'R' | 'L' | 'N' | 'D';
+import type { CompanyStatusCode } from '../../../../../src/core/vocabulary';
+
+export type StatusCode = CompanyStatusCode;
 
 export interface VatReg {
   vat: string;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFileAtomic } from '../../files/atomic-file';
 import { dirname, join } from 'node:path';
 
 export type Plan = 'api' | 'basic';
@@ -34,8 +35,7 @@ export function readKeyFile(dataDir: string): StoredKey[] {
 export function writeKeyFile(dataDir: string, keys: StoredKey[]): void {
   const f = keyFile(dataDir);
   mkdirSync(dirname(f), { recursive: true });
-  writeFileSync(`${f}.tmp`, `${JSON.stringify({ keys }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(`${f}.tmp`, f);
+  writeFileAtomic(f, `${JSON.stringify({ keys }, null, 2)}\n`, 0o600);
 }
 
 /** Creates a key, stores its hash in the data dir and returns the key (the only time it exists in clear). */

@@ -4,7 +4,9 @@
  * matches are built from them, and changes are written back through applyChange so GET answers agree.
  */
 
-export type StatusCode = 'R' | 'L' | 'N' | 'D';
+import type { CompanyStatusCode } from '../../../../../src/core/vocabulary';
+
+export type StatusCode = CompanyStatusCode;
 
 export interface CompanyFacts {
   registry_code: string;

@@ -10,7 +10,8 @@ import type { SandboxEvent } from './store';
 export const RETRY_DELAYS_S = [60, 300, 900, 3600, 10_800, 21_600, 43_200] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 
-export type DeliveryStatus = 'pending' | 'retry_scheduled' | 'delivered' | 'failed';
+export type { DeliveryStatus } from '../../../../../src/core/vocabulary';
+import type { DeliveryStatus } from '../../../../../src/core/vocabulary';
 
 export interface Attempt {
   attempt: number;

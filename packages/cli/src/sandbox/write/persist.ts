@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../files/atomic-file';
 
 /**
- * The data dir: state.json (lists, searches, webhooks, counters; replaced atomically by write + rename)
+ * The data dir: state.json (lists, searches, webhooks, counters; replaced atomically by writeFileAtomic, src/files/atomic-file.ts)
  * and append-only JSON-lines logs (events.jsonl, deliveries.jsonl, changes.jsonl) where each line is one
  * record and, for deliveries, the last line of an id wins. A torn last line (crash mid-write) is skipped.
  */
@@ -25,10 +26,7 @@ export class DataDir {
   }
 
   writeJsonAtomic(name: string, value: unknown): void {
-    const target = this.file(name);
-    const tmp = `${target}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(value));
-    fs.renameSync(tmp, target);
+    writeFileAtomic(this.file(name), JSON.stringify(value));
   }
 
   append(name: string, record: unknown): void {
@@ -57,9 +55,6 @@ export class DataDir {
 
   /** Rewrites a log with only the given records (compaction at start-up). */
   rewriteLines(name: string, records: unknown[]): void {
-    const target = this.file(name);
-    const tmp = `${target}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-    fs.renameSync(tmp, target);
+    writeFileAtomic(this.file(name), (write) => records.forEach((r) => write(`${JSON.stringify(r)}\n`)));
   }
 }

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { AnyOperation } from '../core/operation';
-import type { Kind } from './schema-kind';
-import { pickedValue } from './pickers';
-import { camel, fieldsOf } from './properties';
+import type { AnyOperation } from '../../core/operation';
+import type { Kind } from '../descriptions/schema-kind';
+import { pickedValue } from './picked-value';
+import { camel, fieldsOf } from '../descriptions/fields';
 
 const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
 

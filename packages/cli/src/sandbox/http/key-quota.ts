@@ -1,5 +1,9 @@
-/** Token bucket per key: `rate` requests per second, bursts up to `rate`. */
-export class RateLimiter {
+/**
+ * The sandbox's per-key request quota, which answers 429 like the service: a token bucket per API key,
+ * `rate` requests per second, bursts up to `rate`. (The client's own pacing is RateLimiter in
+ * src/core/limiter.ts; this is the server side, so it has its own name.)
+ */
+export class KeyQuota {
   private buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(

@@ -1,7 +1,7 @@
-import { CoreClient } from '../core/client';
-import type { Lang } from '../core/schemas/common';
-import { toNodeError } from './errors';
-import { CREDENTIAL_TYPE, n8nClock, n8nTransport, type N8nRequestContext } from './transport';
+import { CoreClient } from '../../core/client';
+import type { Lang } from '../../core/schemas/common';
+import { toNodeError } from '../errors';
+import { CREDENTIAL_TYPE, n8nClock, n8nTransport, type N8nRequestContext } from './index';
 
 /** What the credential stores (credentials/CompanyDataApi.credentials.ts). */
 export interface CompanyDataCredential {

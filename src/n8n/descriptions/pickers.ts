@@ -1,20 +1,22 @@
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult, INodeProperties, INodePropertyMode, INodePropertyOptions } from 'n8n-workflow';
-import type { CoreClient } from '../core/client';
-import { ValidationError } from '../core/errors';
-import type { AnyOperation } from '../core/operation';
-import { operationGroups } from '../core/operations';
-import type { PickerKey } from '../core/params';
-import { clientFor } from './client';
-import { toNodeError } from './errors';
+import type { INodeListSearchItems, INodeProperties, INodePropertyMode } from 'n8n-workflow';
+import type { AnyOperation } from '../../core/operation';
+import { operationGroups } from '../../core/operations';
+import type { PickerKey } from '../../core/params';
+
+/**
+ * The pickers as descriptions: which object a parameter picks, its list and how an id or a link is
+ * recognised, and the n8n fields built from that. The searches run in ../methods; a picked link is
+ * read in ../actions/picked-value.ts.
+ */
 
 /** Rows per page of a picker's list: n8n asks for the next page when the user scrolls to the end. */
 export const PICKER_PAGE_SIZE = 50;
 
-type Row = Record<string, unknown>;
-const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
+export type Row = Record<string, unknown>;
+export const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
 const label = (v: unknown) => (v && typeof v === 'object' ? text((v as Row).label ?? (v as Row).name ?? (v as Row).code) : text(v));
 
-interface Mode {
+export interface Mode {
   /** Anchored regex the editor checks and the node applies again when it runs. */
   regex: string;
   /** Shown under the field when the value does not fit, to a non-programmer. */
@@ -22,15 +24,12 @@ interface Mode {
   placeholder: string;
 }
 
-/** Where the user's text goes when the service has no search for the object: a name or id contains it. */
-const contains = (filter: string | undefined, ...values: unknown[]) => !filter || values.some((v) => text(v).toLowerCase().includes(filter.trim().toLowerCase()));
-
 /**
  * One kind of object a user picks: how the list is searched and how an id or a public page link is
  * recognised. A parameter names its picker in the operation table (ParamSpec.picker); nothing else
  * decides which field gets which picker.
  */
-interface Picker {
+export interface Picker {
   /** Name of the listSearch method n8n calls. */
   method: string;
   noun: string;
@@ -46,7 +45,7 @@ interface Picker {
   entry(row: Row): INodeListSearchItems | undefined;
 }
 
-const pickers: Record<PickerKey, Picker> = {
+export const pickers: Record<PickerKey, Picker> = {
   company: {
     method: 'searchCompanies',
     noun: 'Company',
@@ -158,81 +157,16 @@ export function resourceLocatorProperty(key: PickerKey, base: { displayName: str
   return { ...base, type: 'resourceLocator', default: { mode: 'list', value: '' }, modes };
 }
 
-interface LocatorValue {
-  __rl: true;
-  mode?: string;
-  value?: unknown;
-}
-const isLocator = (v: unknown): v is LocatorValue => typeof v === 'object' && v !== null && (v as { __rl?: unknown }).__rl === true;
-
-/**
- * The id a resourceLocator value names. A link is read here rather than through n8n's extractValue, so
- * the same rule holds wherever the node runs (and as an AI tool, where an agent fills the value).
- * A wrong id is left for the operation's own rule, which also checks the registry code's check digit.
- */
-export function pickedValue(key: PickerKey, param: string, raw: unknown): unknown {
-  if (!isLocator(raw)) return raw;
-  const value = typeof raw.value === 'string' ? raw.value.trim() : raw.value;
-  const url = pickers[key].url;
-  if (raw.mode !== 'url' || !url || typeof value !== 'string' || value === '') return value;
-  const m = new RegExp(url.extract).exec(value);
-  if (!m) throw new ValidationError({ field: param, rule: url.message.replace(/^Paste/, 'must be') });
-  return m[1];
-}
-
-async function searchPage(client: CoreClient, p: Picker, filter: string | undefined, token: string | undefined): Promise<INodeListSearchResult> {
-  const input = p.input(filter);
-  if (!input) return { results: [] };
-  if (!p.paged) {
-    const res = await client.call(p.op, input as never);
-    const rows = (Array.isArray(res.data) ? res.data : []) as Row[];
-    const results = rows.filter((r) => contains(filter, r.name, r.id)).map(p.entry).filter((e): e is INodeListSearchItems => e !== undefined);
-    return { results };
-  }
-  const page = token && /^\d+$/.test(token) ? Number(token) : 1;
-  const first = await client.pages(p.op, { ...input, page, limit: PICKER_PAGE_SIZE } as never).next();
-  if (first.done) return { results: [] };
-  const results = (first.value.items as Row[]).map(p.entry).filter((e): e is INodeListSearchItems => e !== undefined);
-  return { results, ...(first.value.hasMore ? { paginationToken: String(page + 1) } : {}) };
-}
-
-function listSearchMethod(key: PickerKey) {
-  const p = pickers[key];
-  return async function (this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
-    const client = await clientFor(this);
-    try {
-      return await searchPage(client, p, filter, paginationToken);
-    } catch (error) {
-      throw toNodeError(this.getNode(), error, p.op, 0);
-    }
-  };
-}
-
-/** Every picker's list search, by method name: node files put these under methods.listSearch. */
-export const listSearch = Object.fromEntries(pickerKeys.map((k) => [pickers[k].method, listSearchMethod(k)])) as Record<
-  string,
-  (this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) => Promise<INodeListSearchResult>
->;
-
 /** Method names, for tests and the e2e: which listSearch method serves which picker. */
 export const pickerMethods: Readonly<Record<PickerKey, string>> = Object.fromEntries(pickerKeys.map((k) => [k, pickers[k].method])) as Record<PickerKey, string>;
 
 /** Pickers whose whole list the account holds: the triggers offer them as multi-select option lists. */
-type AccountList = 'monitoringList' | 'savedSearch';
-const accountLists: readonly AccountList[] = ['monitoringList', 'savedSearch'];
-const loadMethodName = (k: AccountList) => `get${pickers[k].method.replace(/^search/, '')}`;
+export type AccountList = 'monitoringList' | 'savedSearch';
+export const accountLists: readonly AccountList[] = ['monitoringList', 'savedSearch'];
+export const loadMethodName = (k: AccountList) => `get${pickers[k].method.replace(/^search/, '')}`;
 
 /** loadOptions method names: getMonitoringLists, getSavedSearches. */
 export const loadOptionsMethods: Readonly<Record<AccountList, string>> = Object.fromEntries(accountLists.map((k) => [k, loadMethodName(k)])) as Record<AccountList, string>;
-
-/** The whole list the picker's search gives with no filter, as options. */
-function loadOptionsMethod(key: AccountList) {
-  const search = listSearchMethod(key);
-  return async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-    const { results } = await search.call(this);
-    return results.map(({ name, value, description }) => ({ name, value, ...(description ? { description } : {}) }));
-  };
-}
 
 const isAccountList = (k: PickerKey): k is AccountList => (accountLists as readonly string[]).includes(k);
 
@@ -252,8 +186,3 @@ export function optionListProperty(key: PickerKey, base: { displayName: string; 
   };
 }
 
-/** Every option loader, by method name: node files put these under methods.loadOptions. */
-export const loadOptions = Object.fromEntries(accountLists.map((k) => [loadMethodName(k), loadOptionsMethod(k)])) as Record<string, (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>>;
-
-/** What node files put under `methods`. */
-export const nodeMethods = { listSearch, loadOptions };

@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { CoreClient } from '../core/client';
-import type { AnyOperation } from '../core/operation';
-import type { BulkLookupCounters, BulkLookupItem } from '../core/bulk-lookup';
-import { ValidationError } from '../core/errors';
-import { FINAL_LOOKUP_STATUSES, sameQuery, type LookupStatus } from '../core/lookup';
-import type { CompanySummary } from '../core/schemas/company';
-import { flatCompany } from '../core/simplify';
-import type { Lang } from '../core/schemas/common';
-import { toNodeError } from './errors';
-import { n8nClock } from './transport';
+import type { CoreClient } from '../../core/client';
+import type { AnyOperation } from '../../core/operation';
+import type { BulkLookupCounters, BulkLookupItem } from '../../core/bulk-lookup';
+import { ValidationError } from '../../core/errors';
+import { FINAL_LOOKUP_STATUSES, sameQuery, type LookupStatus } from '../../core/lookup';
+import type { CompanySummary } from '../../core/schemas/company';
+import { flatCompany } from '../../core/simplify';
+import type { Lang } from '../../core/schemas/common';
+import { toNodeError } from '../errors';
+import { n8nClock } from '../transport';
 
 /** Prefix of the fields the lookup adds to each item, so they sit together in a sheet. */
 export const OUT = 'company_data_';

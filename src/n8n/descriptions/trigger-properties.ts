@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { changeKinds } from '../../core/event-summary';
 import { monitoringCategories, tones } from '../../core/schemas/events';
-import { humanize } from '../properties';
-import { loadOptionsMethods } from '../pickers';
-import { mergeVersions, type NodeVersion } from '../versions';
-import { splitList, triggerEventTypes, type TriggerEventType, type TriggerOptions } from './items';
+import { languageNames, summaryLangs } from '../../core/vocabulary';
+import { humanize } from './fields';
+import { loadOptionsMethods } from './pickers';
+import { mergeVersions, type NodeVersion } from './versions';
+import { splitList, triggerEventTypes, type TriggerEventType, type TriggerOptions } from '../trigger/items';
 
 const title = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 /** "vat_deregistered" → "VAT Deregistered". */
@@ -35,10 +36,7 @@ const languageProperty: INodeProperties = {
   displayName: 'Summary Language',
   name: 'language',
   type: 'options',
-  options: [
-    { name: 'English', value: 'en' },
-    { name: 'Estonian', value: 'et' },
-  ],
+  options: summaryLangs.map((value) => ({ name: languageNames[value], value })),
   default: 'en',
   description: 'Language of the ready-to-post "summary" sentence on every item',
 };

@@ -1,63 +1,16 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import type { AnyOperation } from '../core/operation';
-import { groups } from '../core/operation';
-import { operationGroups } from '../core/operations';
-import { choicesByParam, type ParamOption, type ParamSpec, type PickerKey } from '../core/params';
+import type { AnyOperation } from '../../core/operation';
+import { groups } from '../../core/operation';
+import { operationGroups } from '../../core/operations';
+import { choicesByParam, type ParamOption, type ParamSpec } from '../../core/params';
 import { titleCase } from './choices';
 import { optionListProperty, resourceLocatorProperty } from './pickers';
-import { simplifies } from '../core/simplify';
+import { simplifies } from '../../core/simplify';
 import { addFromItemsProperties, addsFromItems } from './add-companies';
-import { kindOf, type Kind } from './schema-kind';
+import type { Kind } from './schema-kind';
+import { camel, fieldsOf, humanize, pagingOf } from './fields';
 import type { NodeSpec } from './nodes';
 import { mergeVersions, type NodeVersion } from './versions';
-
-export const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-export const humanize = (s: string) =>
-  s
-    .split('_')
-    .map((w) => (w === 'id' ? 'ID' : w[0]!.toUpperCase() + w.slice(1)))
-    .join(' ');
-
-/** How a node reads a list: page/limit pages, an event cursor, or not at all. */
-export type Paging = 'pages' | 'cursor' | undefined;
-
-export function pagingOf(op: AnyOperation): Paging {
-  if (op.paged) return 'pages';
-  if ('after' in op.params && 'limit' in op.params) return 'cursor';
-  return undefined;
-}
-
-/** One operation parameter as an n8n field. */
-export interface Field {
-  param: string;
-  /** n8n parameter name; optional ones live inside the "options" collection. */
-  prop: string;
-  place: 'top' | 'options';
-  kind: Kind;
-  optional: boolean;
-  label: string;
-  /** Version 2 shows a picker for it: a resourceLocator at the top, a loaded option list among the Options. */
-  picker?: PickerKey;
-}
-
-/** Parameters the node handles itself (paging, the lookup's query column) instead of plain fields. */
-function handledByNode(op: AnyOperation, param: string): boolean {
-  const paging = pagingOf(op);
-  if (paging === 'pages' && (param === 'page' || param === 'limit')) return true;
-  if (paging === 'cursor' && param === 'limit') return true;
-  if (op.bulk?.param === param) return true;
-  return false;
-}
-
-export function fieldsOf(op: AnyOperation): Field[] {
-  return Object.entries(op.params as Record<string, ParamSpec>)
-    .filter(([name]) => !handledByNode(op, name))
-    .map(([name, spec]) => {
-      const { kind, optional } = kindOf(spec.schema);
-      const place = spec.optional ? 'options' : 'top';
-      return { param: name, prop: camel(name), place, kind, optional, label: spec.label, ...(spec.picker ? { picker: spec.picker } : {}) } as Field;
-    });
-}
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
@@ -326,7 +279,7 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
 }
 
 /**
- * What an unset Language option means: from version 3 the node asks for English (src/n8n/execute.ts);
+ * What an unset Language option means: from version 3 the node asks for English (src/n8n/actions/router.ts);
  * before, it sent no lang and the service answered in its default, Estonian.
  */
 export const languageWhenUnset = (version: NodeVersion): string => (version >= 3 ? 'Without this option: English.' : "Without this option: Estonian, the service's default.");

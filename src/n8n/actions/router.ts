@@ -1,18 +1,20 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { CoreClient } from '../core/client';
-import type { AnyOperation } from '../core/operation';
-import { inputSchema } from '../core/operation';
-import { validationErrorFromIssues } from '../core/client';
-import { ValidationError } from '../core/errors';
-import { ITERATION_PAGE_SIZE, iterateItems } from '../core/pagination';
-import { clientFor } from './client';
-import { toNodeError } from './errors';
+import type { CoreClient } from '../../core/client';
+import type { AnyOperation } from '../../core/operation';
+import { inputSchema } from '../../core/operation';
+import { validationErrorFromIssues } from '../../core/client';
+import { ValidationError } from '../../core/errors';
+import { ITERATION_PAGE_SIZE, iterateItems } from '../../core/pagination';
+import { clientFor } from '../transport/client';
+import { toNodeError } from '../errors';
 import { readInput } from './input';
 import { executeLookup } from './lookup';
-import { nodeOperations, pagingOf } from './properties';
-import { simplified, simplifies } from '../core/simplify';
-import { addsFromItems, executeAddFromItems } from './add-companies';
-import type { NodeSpec } from './nodes';
+import { pagingOf } from '../descriptions/fields';
+import { nodeOperations } from '../descriptions/properties';
+import { simplified, simplifies } from '../../core/simplify';
+import { addsFromItems } from '../descriptions/add-companies';
+import { executeAddFromItems } from './add-companies';
+import type { NodeSpec } from '../descriptions/nodes';
 
 const asJson = (v: unknown): IDataObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] });
 

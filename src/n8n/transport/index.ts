@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IHookFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../core/transport';
-import { TransportError } from '../core/transport';
+import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../../core/transport';
+import { TransportError } from '../../core/transport';
 
 export const CREDENTIAL_TYPE = 'companyDataApi';
 

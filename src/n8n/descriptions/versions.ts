@@ -6,7 +6,7 @@ import type { INodeProperties } from 'n8n-workflow';
  * is not set (the service's own default is Estonian) and gives the Lookup's match as flat columns.
  * Older versions stay for workflows saved before, and keep running exactly as they did. The node files
  * declare their versions literally (`version: [1, 2, 3], defaultVersion: 3`), where n8n's lint reads them;
- * `nodeSpecs` (src/n8n/nodes.ts) holds the same newest version for the property lists.
+ * `nodeSpecs` (src/n8n/descriptions/nodes.ts) holds the same newest version for the property lists.
  */
 export type NodeVersion = 1 | 2 | 3;
 

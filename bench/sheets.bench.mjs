@@ -126,7 +126,7 @@ try {
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const sheet = back.getWorksheet('Leads');
-    const status = sheet.getRow(1).values.indexOf('enrich_status');
+    const status = /** @type {import('exceljs').CellValue[]} */ (sheet.getRow(1).values).indexOf('enrich_status');
     let filled = 0;
     sheet.eachRow((row, i) => void (i > 1 && row.getCell(status).value ? filled++ : 0));
     console.log(`xlsx ${xlsxRows} rows: ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MiB, ${filled}/${xlsxRows} rows have a status when exceljs reads the file back`);

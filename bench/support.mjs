@@ -98,7 +98,7 @@ export async function forkSandbox(opts) {
   });
   return {
     ...info,
-    billed: async () => (await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()).data.billed_lookup_queries,
+    billed: async () => /** @type {any} */ (await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()).data.billed_lookup_queries,
     close: () => new Promise((r) => {
       child.once('exit', r);
       child.send('stop');

@@ -96,13 +96,13 @@ const receiver = createServer(async (req, res) => {
   res.writeHead(response.statusCode);
   res.end();
 });
-await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-const receiverUrl = `http://127.0.0.1:${receiver.address().port}/webhook`;
+await new Promise((r) => receiver.listen(0, '127.0.0.1', () => r(undefined)));
+const receiverUrl = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (receiver.address()).port}/webhook`;
 
 try {
   const api = async (method, path, body) => {
     const res = await fetch(sb.url + path, { method, headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
-    const j = await res.json();
+    const j = /** @type {any} */ (await res.json());
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j.error)}`);
     return j.data;
   };

@@ -194,9 +194,9 @@ async function main() {
     const lookupItems = ex.data.resultData.runData['Look up companies'][0].data.main[0];
     assertEqual(lookupItems.length, 30, 'items out of the lookup node');
     // n8n's Convert to File starts the CSV with a byte-order mark (for spreadsheet apps).
-    const out = parse(fs.readFileSync(path.join(filesDir, 'companies-enriched.csv'), 'utf8'), { columns: true, bom: true });
+    const out = /** @type {Record<string, string>[]} */ (parse(fs.readFileSync(path.join(filesDir, 'companies-enriched.csv'), 'utf8'), { columns: true, bom: true }));
     fs.writeFileSync(path.join(work, 'enriched-rows.json'), JSON.stringify(out, null, 1));
-    const input = parse(fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8'), { columns: true });
+    const input = /** @type {Record<string, string>[]} */ (parse(fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8'), { columns: true }));
     assertEqual(out.length, input.length, 'rows written back');
     assertEqual(Object.keys(out[0]), ['company', 'owner', 'note', 'enrich_status', 'registry_code', 'name', 'legal_form', 'status', 'vat_number', 'address', 'reason'], 'columns');
     const bad = [];

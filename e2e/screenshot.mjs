@@ -52,7 +52,7 @@ try {
     });
   });
   const port = new URL(wsUrl).port;
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const targets = /** @type {{ type: string, webSocketDebuggerUrl: string }[]} */ (await (await fetch(`http://127.0.0.1:${port}/json`)).json());
   const page = targets.find((t) => t.type === 'page');
   const ws = new WebSocket(page.webSocketDebuggerUrl);
   await new Promise((r) => ws.addEventListener('open', r, { once: true }));

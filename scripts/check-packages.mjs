@@ -91,7 +91,7 @@ try {
   try {
     const { tools } = await mcp.listTools();
     const got = await mcp.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } });
-    const row = got.structuredContent?.items?.[0];
+    const row = /** @type {{ items?: { registry_code?: string, name?: unknown }[] } | undefined} */ (got.structuredContent)?.items?.[0];
     check('company-data mcp from the tarball: tools/list and companies_get on the embedded sandbox', tools.length > 40 && row?.registry_code === '13545698' && typeof row?.name === 'string', `${tools.length} tools; ${row?.name}`);
   } finally {
     await mcp.close();

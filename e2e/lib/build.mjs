@@ -36,7 +36,7 @@ export function isStale(repoDir) {
   return SOURCES.some((s) => newest(path.join(repoDir, s)) > built);
 }
 
-export async function buildIfStale(repoDir, log = () => {}, { force = false } = {}) {
+export async function buildIfStale(repoDir, log = /** @type {(m: string) => void} */ (() => {}), { force = false } = {}) {
   if (!force && !isStale(repoDir)) {
     log('dist/ and packages/cli/dist/ are up to date');
     return false;

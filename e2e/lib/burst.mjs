@@ -59,6 +59,11 @@ export function withCopies(events) {
  * delivery: { id, copy, status, ms, error }; status 0 when no answer came (connection lost, or no
  * answer within `timeoutMs`).
  */
+/**
+ * @param {string} url
+ * @param {any[]} deliveries
+ * @param {{ sign?: (body: string, eventId: string) => Record<string, string>, concurrency?: number, timeoutMs?: number, midway?: () => unknown }} [opts]
+ */
 export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutMs = 15_000, midway } = {}) {
   const results = [];
   let next = 0;
@@ -154,6 +159,13 @@ export function processedData(postgres, workflowId, nodeId, ids = []) {
  * When nothing is left to run and the executions stay the same for `quietMs` while `done()` still fails,
  * returns anyway: what is missing then never comes, and the caller's checks name it.
  */
+/**
+ * @param {any} postgres
+ * @param {string} workflowId
+ * @param {number} afterId
+ * @param {(state: any) => boolean | Promise<boolean>} [done]
+ * @param {{ timeoutMs?: number, quietMs?: number, killedAt?: number }} [opts]
+ */
 export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000, quietMs = 15_000, killedAt } = {}) {
   const until = Date.now() + timeoutMs;
   let idle;
@@ -198,7 +210,7 @@ export function rssWatch(processes, peakRssMb) {
  * sent again until answered (the service's retries), then every event delivered once more.
  * Returns the figures and what the assertions need; asserts nothing itself.
  */
-export async function alertBurst({ q, postgres, chat, chatPath, workflowId, nodeId, hookUrl, sign, count, prefix, restartIndex, concurrency = 8, log = () => {} }) {
+export async function alertBurst({ q, postgres, chat, chatPath, workflowId, nodeId, hookUrl, sign, count, prefix, restartIndex, concurrency = 8, log = /** @type {(m: string) => void} */ (() => {}) }) {
   const before = n8nState(postgres, workflowId).maxId;
   const events = burstEvents(count, prefix);
   const ids = events.map((e) => e.id);

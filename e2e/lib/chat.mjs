@@ -23,8 +23,8 @@ export async function startChatReceiver({ host = '127.0.0.1', port = 0 } = {}) {
       else answer();
     });
   });
-  await new Promise((resolve) => server.listen(port, host, resolve));
-  const url = `http://${host}:${server.address().port}`;
+  await new Promise((resolve) => server.listen(port, host, () => resolve(undefined)));
+  const url = `http://${host}:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   return {
     url,
     messages,

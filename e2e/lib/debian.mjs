@@ -16,7 +16,7 @@ export function which(cmd) {
  * Installs Debian package `pkg` (what: how messages name it) and returns `found()` afterwards, which
  * must then be truthy. `options` are extra apt-get install options, e.g. --no-install-recommends.
  */
-export function installDebianPackage(pkg, { what = pkg, found, options = [], log = () => {} }) {
+export function installDebianPackage(pkg, { what = pkg, found, options = [], log = /** @type {(m: string) => void} */ (() => {}) }) {
   if (process.getuid?.() !== 0) throw new Error(`${what} is not installed and this is not root: apt-get install -y ${pkg}`);
   const t0 = Date.now();
   log(`installing ${pkg} (apt-get)...`);

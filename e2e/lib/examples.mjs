@@ -26,6 +26,10 @@ export function readExample(file) {
  * at a local stand-in). publicChat: makes the Chat Trigger answer on its production URL, which n8n
  * refuses (404) for a non-public chat; the editor's own chat window needs no such change.
  */
+/**
+ * @param {any} workflow
+ * @param {{ credential?: any, filesDir?: string, chatUrl?: string, searchId?: string, pollTimes?: any, llmCredential?: any, publicChat?: boolean }} [opts]
+ */
 export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId, pollTimes, llmCredential, publicChat } = {}) {
   const wf = structuredClone(workflow);
   for (const node of wf.nodes) {

@@ -30,7 +30,7 @@ function node24Env(nodeBin, extra = {}) {
  * Installs the pinned Inspector when the cache lacks it (npm ci under Node 24, so its engine range is
  * checked against the Node that runs it). Returns { nodeBin, bin, dir, version }.
  */
-export async function ensureInspector(log = () => {}) {
+export async function ensureInspector(log = /** @type {(m: string) => void} */ (() => {})) {
   const { nodeBin } = await ensureRuntime({ log });
   const dir = inspectorDir();
   const stamp = path.join(dir, 'stamp');
@@ -62,6 +62,11 @@ export async function ensureInspector(log = () => {}) {
  * on failure), or undefined when stdout is not JSON. HOME is a fresh temp folder, so no catalog, client
  * config or stored OAuth token of the user's ~/.mcp-inspector changes what a run does, and nothing is left
  * behind. `--stored-auth-only` keeps an HTTP server's 401 from starting an interactive OAuth login.
+ */
+/**
+ * @param {any} inspector
+ * @param {string[]} args
+ * @param {{ cwd?: string, timeoutMs?: number }} [opts]
  */
 export function runInspector(inspector, args, { cwd, timeoutMs = 60_000 } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-inspector-home-'));

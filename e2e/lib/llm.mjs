@@ -47,9 +47,9 @@ export async function startLlmStandIn({ apiKey, reply, host = '127.0.0.1', port 
       send(200, { id, object: 'chat.completion', created: now(), model: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage });
     });
   });
-  await new Promise((resolve) => server.listen(port, host, resolve));
+  await new Promise((resolve) => server.listen(port, host, () => resolve(undefined)));
   return {
-    url: `http://${host}:${server.address().port}/v1`,
+    url: `http://${host}:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/v1`,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

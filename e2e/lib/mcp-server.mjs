@@ -15,6 +15,7 @@ const LISTENING = /MCP server listening on (http:\/\/\S+\/mcp)/;
 export async function startMcpServer({ repoDir, baseUrl, apiKey, token = `mcp_${randomBytes(24).toString('hex')}`, host = '127.0.0.1', port = 0, readyTimeoutMs = 60_000 }) {
   const args = ['mcp', '--http', '--host', host, '--port', String(port)];
   if (baseUrl) args.push('--base-url', baseUrl);
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, COMPANY_DATA_MCP_TOKEN: token };
   // Without a target of its own, inherited variables must not point the server elsewhere.
   delete env.COMPANY_DATA_BASE_URL;

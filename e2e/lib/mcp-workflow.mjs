@@ -16,6 +16,10 @@ export const readMcpWorkflow = () => JSON.parse(fs.readFileSync(MCP_WORKFLOW_FIL
  * A copy with local values: mcpUrl replaces the shipped endpoint, bearerCredential ({ id, name } of an
  * httpBearerAuth credential) the token credential; llmCredential and publicChat as in adaptExample.
  */
+/**
+ * @param {any} workflow
+ * @param {{ mcpUrl?: string, bearerCredential?: any, llmCredential?: any, publicChat?: boolean }} [opts]
+ */
 export function adaptMcpWorkflow(workflow, { mcpUrl, bearerCredential, llmCredential, publicChat } = {}) {
   const wf = adaptExample(workflow, { llmCredential, publicChat });
   for (const node of wf.nodes.filter((n) => n.type === MCP_NODE_TYPE)) {

@@ -20,7 +20,7 @@ export function freePort() {
     srv.unref();
     srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -34,6 +34,11 @@ export function freePort() {
  * The tarball is packed once per process while dist/ and package.json are unchanged; each user folder
  * gets its own unpack.
  * owner: { email, password, firstName, lastName } overrides the generated login.
+ */
+/**
+ * @param {{ userFolder?: string, port?: number, brokerPort?: number, packageDir?: string, link?: 'pack' | 'symlink',
+ *   env?: Record<string, string>, owner?: { email?: string, password?: string, firstName?: string, lastName?: string },
+ *   runtime?: any, readyTimeoutMs?: number, log?: (m: string) => unknown }} [opts]
  */
 export async function startN8n({
   userFolder,
@@ -184,6 +189,11 @@ function installPackage(userFolder, packageDir, link) {
 }
 
 /** Spawns the n8n CLI under Node 24 in its own process group, keeping a tail of its output. */
+/**
+ * @param {any} runtime
+ * @param {string[]} args
+ * @param {{ env: Record<string, string | undefined>, cwd?: string, logFile?: string, keepStdout?: boolean }} opts
+ */
 function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
   const child = spawn(runtime.nodeBin, [runtime.n8nBin, ...args], {
     cwd,
@@ -272,6 +282,7 @@ function killGroup(pid, signal) {
 
 async function waitReady(baseUrl, proc, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
+  /** @type {{ code: number | null, signal: string | null } | undefined} */
   let exitInfo;
   proc.exited.then((r) => (exitInfo = r));
   while (Date.now() < deadline) {
@@ -400,6 +411,10 @@ export function unpublishWorkflow(n8n, id) {
 }
 
 /** Lists executions (newest first); pass { workflowId, status, includeData, limit }. */
+/**
+ * @param {any} n8n
+ * @param {{ workflowId?: string, status?: string, includeData?: boolean, limit?: number }} [opts]
+ */
 export async function listExecutions(n8n, { workflowId, status, includeData = false, limit = 100 } = {}) {
   const q = new URLSearchParams({ includeData: String(includeData), limit: String(limit) });
   if (workflowId) q.set('workflowId', workflowId);
@@ -425,6 +440,11 @@ export async function waitForExecution(n8n, id, { timeoutMs = 60_000 } = {}) {
 /**
  * Runs a saved workflow inside the server, as the editor's "Execute workflow" does
  * (POST /rest/workflows/:id/run from the named trigger), and returns the finished execution.
+ */
+/**
+ * @param {any} n8n
+ * @param {string} workflowId
+ * @param {{ triggerName?: string, timeoutMs?: number }} [opts]
  */
 export async function runManual(n8n, workflowId, { triggerName, timeoutMs } = {}) {
   if (!triggerName) {
@@ -480,6 +500,11 @@ export function parseTrailingJson(out) {
 }
 
 /** Polls a production webhook URL until it stops answering 404 (n8n registers it shortly after publishing). */
+/**
+ * @param {any} n8n
+ * @param {string} webhookPath
+ * @param {{ method?: string, body?: unknown, headers?: Record<string, string>, timeoutMs?: number }} [opts]
+ */
 export async function callWebhook(n8n, webhookPath, { method = 'POST', body, headers = {}, timeoutMs = 30_000 } = {}) {
   const url = `${n8n.baseUrl}/webhook/${webhookPath.replace(/^\//, '')}`;
   const deadline = Date.now() + timeoutMs;

@@ -47,6 +47,11 @@ function killGroup(pid, signal) {
 }
 
 /** Spawns a server in its own process group; stop() sends `signal`, then SIGKILL after graceMs. */
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ name?: string, env?: NodeJS.ProcessEnv, signal?: NodeJS.Signals, graceMs?: number }} [opts]
+ */
 function spawnServer(cmd, args, { name, env = process.env, signal = 'SIGTERM', graceMs = 10_000 } = {}) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   track(child.pid);
@@ -75,6 +80,7 @@ function spawnServer(cmd, args, { name, env = process.env, signal = 'SIGTERM', g
 
 async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
+  /** @type {{ code: number | null, signal: string | null } | undefined} */
   let exitInfo;
   proc.exited.then((r) => (exitInfo = r));
   for (;;) {
@@ -89,7 +95,7 @@ async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
  * Redis from Debian's redis-server (installed with apt-get when missing), no persistence, on a free
  * port of 127.0.0.1. Returns { host, port, stop() }.
  */
-export async function startRedis({ log = () => {} } = {}) {
+export async function startRedis({ log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
   const bin = which('redis-server') ?? installDebianPackage('redis-server', { found: () => which('redis-server'), log });
   const port = await freePort();
   const proc = spawnServer(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { name: 'redis-server' });
@@ -105,7 +111,7 @@ export const sqlText = (v) => `'${String(v).replace(/'/g, "''")}'`;
  * initdb refuses root, so as root the cluster belongs to the `postgres` system user.
  * Returns { host, port, database, user, stop() }; stop() removes the folder.
  */
-export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
+export async function startPostgres({ database = 'n8n', log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
   const findInitdb = () => PG_BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb'))) ?? path.dirname(which('initdb') ?? '');
   const withInitdb = () => {
     const dir = findInitdb();
@@ -170,7 +176,12 @@ export function queueEnv({ redis, postgres }) {
  * Starts one `n8n webhook` or `n8n worker` beside a running main (same env and user folder, own ports).
  * Returns { kind, logName, baseUrl, port, pid, logs, logText(), exited, stop() }.
  */
-export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, logName = kind, log = () => {} } = {}) {
+/**
+ * @param {any} main
+ * @param {'webhook' | 'worker'} kind
+ * @param {{ port?: number, readyTimeoutMs?: number, logName?: string, log?: (m: string) => void }} [opts]
+ */
+export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, logName = kind, log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
   if (kind !== 'webhook' && kind !== 'worker') throw new Error(`kind must be webhook or worker, got ${kind}`);
   const t0 = Date.now();
   port ??= await freePort();
@@ -216,7 +227,7 @@ export const BALANCING = {
  * that refuses connections is skipped for 2 s (max_fails=1), so a killed webhook process costs only the
  * requests that were in flight on it. Returns { url, port, pid, logs, stop() }.
  */
-export async function startBalancer(upstreams, { balance = 'round-robin', log = () => {} } = {}) {
+export async function startBalancer(upstreams, { balance = 'round-robin', log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
   if (!(balance in BALANCING)) throw new Error(`balance must be one of ${Object.keys(BALANCING).join(', ')}, not ${balance}`);
   const bin = which('nginx') ?? installDebianPackage('nginx-light', { what: 'nginx', found: () => which('nginx'), options: ['--no-install-recommends'], log });
   const port = await freePort();
@@ -297,7 +308,7 @@ export function peakRssMb(pid) {
  * at an nginx balancing over them (`balance`: round robin unless told otherwise, see BALANCING).
  * Returns { main, webhooks, workers, webhook, worker, balancer, webhookBase, restartWebhook(i), stop() }.
  */
-export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, webhooks = 1, workers = 1, balance, env = {}, log = () => {} }) {
+export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, webhooks = 1, workers = 1, balance, env = {}, log = /** @type {(m: string) => void} */ (() => {}) }) {
   const webhookPorts = [];
   for (let i = 0; i < webhooks; i++) webhookPorts.push(await freePort());
   const balancer = webhooks > 1 ? await startBalancer(webhookPorts, { balance, log }) : undefined;

@@ -57,7 +57,10 @@ function readStamp(p) {
   }
 }
 
-/** Returns the runtime paths; installs first when the cache has no complete install. */
+/**
+ * Returns the runtime paths; installs first when the cache has no complete install.
+ * @param {{ log?: (m: string) => unknown }} [opts]
+ */
 export async function ensureRuntime({ log = (m) => process.stderr.write(`[runtime] ${m}\n`) } = {}) {
   const p = runtimePaths();
   const t0 = Date.now();
@@ -210,7 +213,7 @@ function findNpmCli() {
  * Exclusive lock by atomic mkdir; the holder refreshes a heartbeat so a crashed holder's lock
  * expires. Resolves to a release function.
  */
-export async function acquireLock(lockDir, log = () => {}, { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {}) {
+export async function acquireLock(lockDir, log = /** @type {(m: string) => void} */ (() => {}), { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {}) {
   const owner = path.join(lockDir, 'owner.json');
   const deadline = Date.now() + waitMs;
   let announced = false;
@@ -279,6 +282,11 @@ function isStale(ownerFile) {
 }
 
 /** Runs a command; rejects with the tail of its output when it fails. */
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, capture?: boolean, logFile?: string }} [opts]
+ */
 export function run(cmd, args, { cwd, env, capture = false, logFile } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });

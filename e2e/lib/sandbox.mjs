@@ -5,6 +5,7 @@ import { startCli } from './child-process.mjs';
 /**
  * Starts `node packages/cli/dist/cli/main.js sandbox` and resolves when it prints its address.
  * Returns { url, apiKey, call(method, path, body), stop(), logs }.
+ * @param {{ repoDir: string, port?: number, host?: string, apiKey: string, companies?: number, dataDir?: string, readyTimeoutMs?: number }} opts
  */
 export async function startSandboxCli({ repoDir, port = 0, host = '127.0.0.1', apiKey, companies = 2000, dataDir, readyTimeoutMs = 60_000 }) {
   const args = ['sandbox', '--host', host, '--port', String(port), '--companies', String(companies), '--key', apiKey];

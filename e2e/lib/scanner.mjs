@@ -19,7 +19,7 @@ function scannerDir() {
 }
 
 /** Installs the pinned scanner when the cache lacks it; returns its folder. */
-export async function ensureScanner(log = () => {}) {
+export async function ensureScanner(log = /** @type {(m: string) => void} */ (() => {})) {
   const dir = scannerDir();
   const stamp = path.join(dir, 'stamp');
   if (fs.existsSync(stamp)) return dir;

@@ -10,11 +10,11 @@ import {
   ServerError,
   UndiciTransport,
   ValidationError,
-  defineOperation,
   operationGroups,
   type RetryInfo,
   type Transport,
 } from '../../packages/cli/src/index';
+import { defineOperation } from '../../src/core/operation';
 import { FX, startClientRig, type ClientRig } from './support';
 
 let rig: ClientRig;

@@ -1,6 +1,11 @@
 /**
  * Main entry of the tool package `company-data` (library use): the client with undici and the real clock as defaults,
- * the operation table, validators, schemas, errors, bulk lookup and webhook verification.
+ * the operation table, the error classes, pagination and bulk lookup, the validators users call, webhook signing and
+ * verification, the transport and clock contracts, and the response data types.
+ *
+ * The export list is deliberate (pinned by test/packages/public-api.test.ts): what README.md's Library section and
+ * docs/architecture.md promise, and no internals (zod schema objects, request builders, parameter rules). Adding or
+ * removing a name is a change of the public API.
  */
 import { CoreClient, type CoreClientOptions } from '../../../src/core/client';
 import type { Clock, Transport } from '../../../src/core/transport';
@@ -32,6 +37,7 @@ export class CompanyDataClient extends CoreClient {
   }
 }
 
+// The client
 export { CoreClient };
 export type {
   ApiResult,
@@ -44,28 +50,143 @@ export type {
   RetryInfo,
   SchemaMismatch,
 } from '../../../src/core/client';
-export { buildRequest, validationErrorFromIssues } from '../../../src/core/client';
-export * from '../../../src/core/errors';
-export * from '../../../src/core/transport';
 export { RateLimiter, type RateLimiterOptions } from '../../../src/core/limiter';
-export { decideRetry, backoffDelay, defaultRetryOptions, type RetryOptions, type Failure, type RetryDecision } from '../../../src/core/retry';
-export * from '../../../src/core/pagination';
-export * from '../../../src/core/bulk-lookup';
-export * from '../../../src/core/lookup';
-export * from '../../../src/core/validation';
-export * from '../../../src/core/params';
-// Both modules define one; the params one carries the user-facing message.
-export { langSchema } from '../../../src/core/params';
-export * from '../../../src/core/operation';
-export { operationGroups, operations, getOperation, type OperationGroups } from '../../../src/core/operations';
-export * from '../../../src/core/schemas/common';
-export * from '../../../src/core/schemas/company';
-export * from '../../../src/core/schemas/people';
-export * from '../../../src/core/schemas/financials';
-export * from '../../../src/core/schemas/risk';
-export * from '../../../src/core/schemas/records';
-export * from '../../../src/core/schemas/monitoring';
-export * from '../../../src/core/schemas/events';
-export * from '../../../src/webhooks';
-export { UndiciTransport, type UndiciTransportOptions, toTransportError } from './transport/undici';
+export type { RetryOptions } from '../../../src/core/retry';
+
+// Errors
+export {
+  AuthenticationError,
+  CompanyDataError,
+  ConnectionError,
+  NotFoundError,
+  NotSentError,
+  PlanRequiredError,
+  RateLimitError,
+  SchemaError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  errorFromResponse,
+  type CompanyDataErrorInit,
+  type ErrorFromResponseOptions,
+  type ValidationErrorInit,
+} from '../../../src/core/errors';
+
+// Transport and clock (for custom transports)
+export {
+  TransportError,
+  type Clock,
+  type Transport,
+  type TransportErrorKind,
+  type TransportRequest,
+  type TransportResponse,
+} from '../../../src/core/transport';
+export { UndiciTransport, type UndiciTransportOptions } from './transport/undici';
 export { systemClock } from './transport/clock';
+
+// The operation table
+export { operationGroups, operations, getOperation, type OperationGroups } from '../../../src/core/operations';
+export type {
+  AnyOperation,
+  GroupKey,
+  HttpMethod,
+  OperationData,
+  OperationInput,
+  OperationParams,
+  OperationSpec,
+  RetryPolicy,
+} from '../../../src/core/operation';
+export type { IdKind, IncludeSection, ParamIn, ParamOption, ParamSpec, PickerKey } from '../../../src/core/params';
+
+// Pagination
+export {
+  collectAll,
+  iterateItems,
+  type CollectAllOptions,
+  type CollectAllResult,
+  type CursorOperation,
+  type CursorPage,
+  type ItemOf,
+  type Page,
+} from '../../../src/core/pagination';
+
+// Bulk lookup and the lookup vocabulary
+export {
+  bulkLookup,
+  lookupInBatches,
+  type BatchOptions,
+  type BatchOutcome,
+  type BulkLookupCounters,
+  type BulkLookupItem,
+  type BulkLookupOptions,
+  type BulkLookupProgress,
+  type BulkLookupResult,
+  type LookupBatchesOptions,
+  type LookupBatchesResult,
+  type LookupCache,
+  type LookupSender,
+  type QuerySettled,
+  type SendQuery,
+} from '../../../src/core/bulk-lookup';
+export {
+  FINAL_LOOKUP_STATUSES,
+  answerStatus,
+  lookupKey,
+  readQuery,
+  sameQuery,
+  statusText,
+  type LookupKey,
+  type LookupStatus,
+  type QueryReading,
+} from '../../../src/core/lookup';
+
+// Validation (the same checks the client runs before a request)
+export {
+  classifyLookupQuery,
+  isRegistryCode,
+  lookupQueryProblem,
+  normaliseVatNumber,
+  personalCodeProblem,
+  registryCodeProblem,
+  vatChecksumOk,
+  vatNumberProblem,
+  type LookupQueryClass,
+  type LookupQueryType,
+} from '../../../src/core/validation';
+
+// Webhooks
+export {
+  EVENT_ID_HEADER,
+  MemoryDedupeStore,
+  SIGNATURE_HEADER,
+  SignatureVerificationError,
+  TIMESTAMP_HEADER,
+  checkWebhook,
+  signWebhook,
+  verifyWebhook,
+  type DedupeStore,
+  type MemoryDedupeStoreOptions,
+  type SignatureFailure,
+  type SignatureFailureReason,
+  type SignWebhookInput,
+  type VerifyWebhookInput,
+  type WebhookCheck,
+  type WebhookHeaders,
+} from '../../../src/webhooks';
+
+// Response data types
+export type { ErrorBody, Lang, Meta, Pagination } from '../../../src/core/schemas/common';
+export type { CompanyProfile, CompanySummary, LookupResult } from '../../../src/core/schemas/company';
+export type { Holding, Party, PartyRole, Person, PersonSearchItem, Shareholder } from '../../../src/core/schemas/people';
+export type { AnnualReport, AnnualReportListItem, Financials, QuarterlyTaxesItem } from '../../../src/core/schemas/financials';
+export type { CourtCase, CreditScore, Enforcement, PaymentOrder, TaxDebt, TaxDeclarations } from '../../../src/core/schemas/risk';
+export type { Announcement, ConsumerDispute, Domain, Permit, Property, Ruling, StatePayment } from '../../../src/core/schemas/records';
+export type { Delivery, ListCompany, MonitoringList, SavedSearch, WebhookConfig } from '../../../src/core/schemas/monitoring';
+export type {
+  MonitoringCategory,
+  MonitoringChangeEvent,
+  SearchMatchesEvent,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookTestEvent,
+} from '../../../src/core/schemas/events';

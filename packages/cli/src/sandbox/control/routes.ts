@@ -21,6 +21,7 @@ interface ControlRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: z.ZodType;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body is checked by `body` (zod) before run
   run(ctx: ControlContext, body: any): WriteResult;
 }
 

@@ -17,6 +17,7 @@ export function companyByCode(ds: Dataset, code: string): Company {
   return ds.companies[i]!;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parameters already validated by the operation's zod schema
 function filterOf(p: Record<string, any>): CompanyFilter {
   const f: CompanyFilter = {};
   if (p.status?.length) f.status = new Set(p.status);

@@ -2,6 +2,7 @@ import type { AppliedChange, CompanyFacts, StatusCode } from './company-port';
 
 /** How each kind changes the flat facts (the dataset adapter applies the same to its own model). */
 export function applyToFacts(c: CompanyFacts, change: AppliedChange): void {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- change details are free-form per kind
   const d = change.details as { old: any; new: any };
   switch (change.kind) {
     case 'name_changed':

@@ -100,6 +100,7 @@ export class DatasetCompanies implements CompanyPort {
     const boardBefore = [...f.board];
     applyToFacts(f, change);
     const today = this.today();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- change details are free-form per kind
     const d = change.details as { old: any; new: any; snapshot_date?: string };
     switch (change.kind) {
       case 'tax_debt':

@@ -5,6 +5,7 @@ export interface SandboxEvent {
   id: string;
   type: 'monitoring.change' | 'search.matches' | 'webhook.test';
   created_at: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event payloads differ per type
   data: Record<string, any>;
 }
 

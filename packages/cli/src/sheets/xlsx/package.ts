@@ -43,12 +43,14 @@ export function richText(inner: string): string {
 
 /** Text for an inline-string cell: XML-escaped, with characters XML cannot hold written as Excel's _xHHHH_. */
 function escapeCellText(s: string): string {
+  // eslint-disable-next-line no-control-regex -- XML cannot hold these characters: finding them is the point
   if (!/[&<>_\u0000-\u001F\uFFFE\uFFFF]/.test(s)) return s;
   return s
     .replace(/_x([0-9A-Fa-f]{4})_/g, '_x005F_x$1_')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
+    // eslint-disable-next-line no-control-regex -- XML cannot hold these characters: finding them is the point
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`);
 }
 

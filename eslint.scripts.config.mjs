@@ -1,13 +1,10 @@
 // ESLint for the repo's own scripts and the tool package (not the n8n community-node lint, which is
 // eslint.config.mjs, staged by scripts/lint-n8n.sh). Run: npx eslint -c eslint.scripts.config.mjs e2e bench scripts packages/cli/src
-// Recommended rules only. typescript-eslint is not a direct dev dependency: it is resolved through @n8n/node-cli,
-// which depends on it (typescript-eslint 8.35.0) for the n8n lint.
-import { createRequire } from 'node:module';
+// Recommended rules only. typescript-eslint is a dev dependency of its own (8.73: the 8.35 that @n8n/node-cli
+// brings for the n8n lint peers on TypeScript below 5.9).
 import js from '@eslint/js';
 import globals from 'globals';
-
-const fromN8nCli = createRequire(new URL('./node_modules/@n8n/node-cli/index.js', import.meta.url));
-const tseslint = fromN8nCli('typescript-eslint');
+import tseslint from 'typescript-eslint';
 
 const unused = ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }];
 

@@ -49,7 +49,8 @@ export async function startEventsSandbox(opts: { companies?: number; dataDir?: s
 }
 
 /** A JSON call with a key; returns status, headers and parsed body. */
-export async function call(base: string, key: string, method: string, path: string, body?: unknown) {
+/** The body is parsed JSON (any): each test reads what it expects. */
+export async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(base + path, {
     method,
     headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },

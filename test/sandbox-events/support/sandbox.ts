@@ -48,8 +48,7 @@ export async function startEventsSandbox(opts: { companies?: number; dataDir?: s
   };
 }
 
-/** A JSON call with a key; returns status, headers and parsed body. */
-/** The body is parsed JSON (any): each test reads what it expects. */
+/** A JSON call with a key; returns status, headers and the parsed body (any: each test reads what it expects). */
 export async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(base + path, {
     method,

@@ -81,3 +81,35 @@ export function answerStatus(a: LookupResult): { status: Exclude<LookupStatus, '
 export function statusText(status: LookupStatus, detail?: string): string {
   return detail ? `${status}: ${detail}` : status;
 }
+
+const STATUS_WORDS: ReadonlySet<string> = new Set<LookupStatus>(['matched', 'no_match', 'vat_group', 'skipped', 'invalid', 'error']);
+
+/** The status word of a status cell ("vat_group: 3 holders" → vat_group); undefined when it holds none (typed, empty). */
+export function statusWord(text: unknown): LookupStatus | undefined {
+  if (typeof text !== 'string') return undefined;
+  const word = text.split(':', 1)[0]!.trim();
+  return STATUS_WORDS.has(word) ? (word as LookupStatus) : undefined;
+}
+
+/** What an item or row carries from an earlier lookup: its status, the query it was looked up with, and when. */
+export interface PriorLookup {
+  status?: unknown;
+  query?: unknown;
+  at?: unknown;
+}
+
+/**
+ * The one "needs a lookup" rule (n8n Lookup, enrich, and any caller of the library): an item already
+ * looked up is skipped only when its stored status is final for the SAME query it holds now, and, with
+ * maxAgeMs, the answer is younger than that (an unreadable time counts as old). A changed query, an
+ * error status or no recorded query all mean: look up again, so old data never sticks to a new key.
+ */
+export function alreadyLookedUp(prior: PriorLookup | undefined, query: string, maxAgeMs: number | undefined, nowMs: number): boolean {
+  if (!prior) return false;
+  const status = statusWord(prior.status);
+  if (!status || !FINAL_LOOKUP_STATUSES.has(status)) return false;
+  if (prior.query === undefined || prior.query === null || !sameQuery(String(prior.query), query)) return false;
+  if (maxAgeMs === undefined) return true;
+  const at = Date.parse(String(prior.at ?? ''));
+  return at + maxAgeMs > nowMs;
+}

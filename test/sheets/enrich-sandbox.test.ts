@@ -128,7 +128,7 @@ describe('enrich against the sandbox', () => {
     expect(v[1]![1]).toBe('+3725550000');
   });
 
-  it('dry run and --max-queries against the sandbox usage', async () => {
+  it('dry run and --max-billed-queries against the sandbox usage', async () => {
     const file = join(dir, 'b.csv');
     const codes = Object.values(fx()).map((c) => c.registry_code);
     writeFileSync(file, 'registry code\n' + [...codes, ...codes.slice(0, 5)].join('\n') + '\n');
@@ -136,10 +136,16 @@ describe('enrich against the sandbox', () => {
     const dry = await enrichTable({ table: new CsvTable(file), client, dryRun: true, stateDir: join(dir, 's4') });
     expect(dry).toMatchObject({ rows: codes.length + 5, uniqueQueries: new Set(codes).size, requests: 1, billedQueries: new Set(codes).size });
     expect(await billed()).toBe(b0);
-    const capped = await enrichTable({ table: new CsvTable(file), client, maxQueries: 10, stateDir: join(dir, 's4') });
-    expect(capped.billedQueries).toBe(10);
-    expect(await billed()).toBe(b0 + 10);
-    expect(capped.deferred).toBeGreaterThan(0);
+    const before = readFileSync(file, 'utf8');
+    // Above the cap: refused before anything is sent, naming what it would bill; the file is untouched.
+    await expect(enrichTable({ table: new CsvTable(file), client, maxBilledQueries: 10, stateDir: join(dir, 's4') })).rejects.toThrow(
+      new RegExp(`max-billed-queries.*is 10, but this run would bill ${new Set(codes).size} unique queries`),
+    );
+    expect(await billed()).toBe(b0);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    const atCap = await enrichTable({ table: new CsvTable(file), client, maxBilledQueries: new Set(codes).size, stateDir: join(dir, 's4') });
+    expect(atCap.billedQueries).toBe(new Set(codes).size);
+    expect(await billed()).toBe(b0 + new Set(codes).size);
   });
 });
 

@@ -203,12 +203,17 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ((writ
   commit(tmp, fd, target);
 }
 
-/** writeFileAtomic for content that arrives as a stream. */
-export async function writeStreamAtomic(path: string, source: NodeJS.ReadableStream): Promise<void> {
+/**
+ * writeFileAtomic for content that arrives as a stream. beforeCommit runs once the temp file is
+ * complete and before it replaces the target; what it throws abandons the temp file (the target is
+ * left as it was): the place to refuse when the file changed on disk meanwhile.
+ */
+export async function writeStreamAtomic(path: string, source: NodeJS.ReadableStream, beforeCommit?: () => void): Promise<void> {
   const target = resolveTarget(path);
   const { tmp, fd } = openTemp(target, undefined);
   try {
     await pipeline(source, createWriteStream('', { fd, autoClose: false }));
+    beforeCommit?.();
   } catch (err) {
     abandon(tmp, fd);
     throw err;

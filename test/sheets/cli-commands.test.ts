@@ -41,7 +41,7 @@ describe('company-data enrich', () => {
     expect(run.out).toMatch(/billed queries: 2/);
     expect(readFileSync(src, 'utf8')).toBe(original);
     const rows = parse(readFileSync(out, 'utf8'), { delimiter: ';' }) as string[][];
-    expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at']);
+    expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at', 'enrich_query']);
     expect(rows.slice(1).map((r) => r[4])).toEqual(['matched', 'matched', 'matched', 'invalid: registry code has a wrong check digit (last digit)', 'skipped: query_too_short']);
     expect(run.out + run.err).not.toContain(server.apiKey);
   });

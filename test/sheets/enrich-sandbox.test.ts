@@ -103,7 +103,7 @@ describe('enrich against the sandbox', () => {
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const s = back.getWorksheet('Leads')!;
-    expect(s.getRow(1).values).toEqual([undefined, 'Registry code', 'code copy', 'sum', 'name', 'registered_on', 'enrich_status', 'enriched_at']);
+    expect(s.getRow(1).values).toEqual([undefined, 'Registry code', 'code copy', 'sum', 'name', 'registered_on', 'enrich_status', 'enriched_at', 'enrich_query']);
     expect(s.getCell('D2').value).toBe(fx().active!.name);
     expect(s.getCell('D3').value).toBe(fx().large_as!.name);
     expect(s.getCell('B2').value).toBe('00123');
@@ -121,7 +121,7 @@ describe('enrich against the sandbox', () => {
     expect(calls.map((c) => c.method)).toEqual(['values.get', 'spreadsheets.get', 'spreadsheets.batchUpdate', 'values.batchUpdate']);
     expect(calls[3]!.valueInputOption).toBe('RAW');
     const v = standin.values('leads', 'Leads');
-    expect(v[0]).toEqual(['company', 'phone', 'name', 'registry_code', 'enrich_status', 'enriched_at']);
+    expect(v[0]).toEqual(['company', 'phone', 'name', 'registry_code', 'enrich_status', 'enriched_at', 'enrich_query']);
     expect(v.slice(1).map((r) => [r[4], r[2] ?? ''])).toEqual(expected());
     expect(v[1]![3]).toBe(fx().active!.registry_code);
     expect(typeof v[1]![3]).toBe('string');

@@ -244,14 +244,21 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
   let width = 0;
   let index = 0;
+  let layoutError: unknown;
   for await (const row of source.pass()) {
     if (index++ === 0) {
       header = [...row];
       // Trailing empty header cells are not columns (spreadsheet exports often carry them).
       while (header.length && header[header.length - 1]!.trim() === '') header.pop();
-      layout = layOut(header, opts.column, fields, sections);
+      try {
+        layout = layOut(header, opts.column, fields, sections);
+      } catch (e) {
+        // Read on: a file that is not valid CSV further down says so first, as when it was read whole.
+        layoutError = e;
+      }
       continue;
     }
+    if (!layout) continue;
     width = Math.max(width, row.length);
     if (row.some((v) => v !== '')) report.rows = index - 1;
     const p = planRow(row, layout!, mode, maxAgeMs, nowMs, dedupe);
@@ -260,6 +267,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       report[p.status]++;
     } else if (p.kind === 'send') report.rowsInScope++;
   }
+  if (layoutError) throw layoutError;
   if (!header || !layout) {
     header = [];
     layout = layOut(header, opts.column, fields, sections);

@@ -1,6 +1,6 @@
-import { accessSync, closeSync, constants, createWriteStream, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
+import { accessSync, closeSync, constants, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 
 /**
  * The file a write to `path` lands in: symlinks followed to their target (even a target not created
@@ -212,7 +212,11 @@ export async function writeStreamAtomic(path: string, source: NodeJS.ReadableStr
   const target = resolveTarget(path);
   const { tmp, fd } = openTemp(target, undefined);
   try {
-    await pipeline(source, createWriteStream('', { fd, autoClose: false }));
+    // Written with writeSync, not a WriteStream: a stream destroyed by a failing source closes the fd
+    // itself (autoClose or not), and abandon() closing it again could close a descriptor reused meanwhile.
+    // An old-style stream (the zip writer's) is wrapped to be read the same way.
+    const chunks = (Symbol.asyncIterator in source ? source : new Readable().wrap(source)) as AsyncIterable<string | Uint8Array>;
+    for await (const chunk of chunks) writeSync(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
     beforeCommit?.();
   } catch (err) {
     abandon(tmp, fd);

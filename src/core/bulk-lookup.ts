@@ -305,6 +305,8 @@ export interface ResolveOptions extends BatchOptions {
   onSettled?: (key: string, settled: LookupSettled) => void;
   onProgress?: (p: BulkLookupProgress) => void;
   shouldStop?: () => boolean;
+  /** Once the spending cap is passed, before the first request: from here on the run is not refused. */
+  onSending?: () => void;
 }
 
 export interface ResolveResult {
@@ -354,6 +356,7 @@ export async function resolveLookups(send: LookupSender, queries: readonly SendQ
     const size = opts.batchSize ?? LOOKUP_BATCH_SIZE;
     return { ...res, requests: Math.ceil(toSend.length / size), billedQueries: toSend.length };
   }
+  opts.onSending?.();
   const r = await lookupInBatches(send, toSend, {
     limit: opts.limit,
     lang: opts.lang,

@@ -113,6 +113,36 @@ describe('enrich engine', () => {
     expect(col(t, 'enrich_status').every((s) => s === 'matched')).toBe(true);
   });
 
+  it('a whole table (XLSX, Google Sheets) is saved every flushEveryMs while the lookups run, showing progress, and once at the end', async () => {
+    // One request at a time, 80 ms each: 5 requests take 400 ms.
+    let queue = Promise.resolve();
+    const slow = {
+      serviceUrl: server.url,
+      companies: client.companies,
+      lookupSender: () => {
+        const s = client.lookupSender();
+        return (input: Parameters<typeof s>[0], o?: Parameters<typeof s>[1]) => {
+          const turn = queue.then(() => new Promise<void>((r) => setTimeout(r, 80)));
+          queue = turn;
+          return turn.then(() => s(input, o));
+        };
+      },
+    };
+    const saves: number[] = [];
+    const t = new (class extends MemoryTable {
+      override async flush() {
+        saves.push(col(this, 'enrich_status').filter((v) => v === 'matched').length);
+      }
+    })([['company'], ...Array.from({ length: 500 }, (_, i) => [`Firm number ${i}`])]);
+    const r = await enrichTable({ table: t, client: slow, stateDir, flushEveryMs: 100 });
+    expect(r.matched).toBe(500);
+    expect(saves.length).toBeGreaterThanOrEqual(3);
+    expect(saves.length).toBeLessThanOrEqual(7);
+    // Saves in between hold some rows, not none and not all; the last holds every row.
+    expect(saves.slice(0, -1).some((n) => n > 0 && n < 500)).toBe(true);
+    expect(saves.at(-1)).toBe(500);
+  });
+
   it('a key edited by a person after enrich is looked up again: the row gets the new company, never keeps the old one', async () => {
     const t = new MemoryTable([['registry code', 'note'], ['10000001', 'a'], ['10000018', 'b'], ['10000001', 'c'], ['10000018', 'd']]);
     await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });

@@ -166,10 +166,11 @@ export class CsvTable implements Table {
 
   /**
    * Writes the file again row by row (header first), each row with its edits applied and padded to
-   * `width`, to a temp file renamed over the target (atomic). Refused, leaving the target untouched,
+   * `width`, to a temp file renamed over the target (atomic). `edits` may return a promise: reading
+   * waits for it (backpressure), so rows can be written while what they need is still arriving. Refused, leaving the target untouched,
    * when the source changed on disk since rows() first read it.
    */
-  async rewrite(edits: (row: string[], index: number) => RowEdits | undefined, width: number): Promise<void> {
+  async rewrite(edits: (row: string[], index: number) => RowEdits | undefined | Promise<RowEdits | undefined>, width: number): Promise<void> {
     const opts = { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? ('windows' as const) : ('unix' as const) };
     const self = this;
     async function* text(): AsyncGenerator<string> {
@@ -177,7 +178,10 @@ export class CsvTable implements Table {
       let batch: string[][] = [];
       let index = 0;
       for await (const row of self.rows()) {
-        for (const [col, value] of edits(row, index++) ?? []) {
+        let e = edits(row, index++);
+        // A row whose answer is still on its way waits for it (enrich writes while the lookups run).
+        if (e instanceof Promise) e = await e;
+        for (const [col, value] of e ?? []) {
           while (row.length <= col) row.push('');
           row[col] = self.inert ? inertCsvValue(value) : value;
         }

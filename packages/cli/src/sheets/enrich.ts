@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { QueryDedupe, resolveLookups, type LookupSender } from '../../../../src/core/bulk-lookup';
+import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '../../../../src/core/bulk-lookup';
 import type { CompanyDataError } from '../../../../src/core/errors';
 import { alreadyLookedUp, readQuery, sameQuery, statusText, statusWord, type LookupStatus } from '../../../../src/core/lookup';
 import type { IncludeSection } from '../../../../src/core/params';
@@ -80,8 +80,10 @@ export interface EnrichOptions {
   /** Which service answers, for the answer cache (default: the client's base URL). */
   service?: string;
   now?: () => Date;
+  /** Save at most this often while running (default: the table's saveEveryMs; 10 s for XLSX and Google Sheets). A CSV is saved once, at the end. */
+  flushEveryMs?: number;
   onProgress?: (p: EnrichProgress) => void;
-  /** Stops sending; the lookup requests in flight finish and every row answered is saved (one save, at the end). */
+  /** Stops sending; the lookup requests in flight finish and every row answered is saved. */
   signal?: AbortSignal;
 }
 
@@ -154,8 +156,9 @@ export function defaultStateDir(): string {
  * and the n8n Lookup (QueryDedupe, alreadyLookedUp, resolveLookups): a row is looked up unless it holds
  * a final answer for the key it holds NOW; each distinct query is billed once (the resume journal and
  * the answer cache are the pipeline's cache); a spending cap refuses before anything is sent. A CSV is
- * streamed (read twice row by row: plan, then rewrite to a temp file renamed over it); the answers
- * reach the table in one save after the lookups, the journal making a killed run resumable.
+ * streamed (read twice row by row: plan while sending, then rewrite to a temp file renamed over it
+ * while the answers arrive); a whole table is saved every saveEveryMs while running. The journal makes
+ * a killed run resumable.
  */
 export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
@@ -170,14 +173,17 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
 /**
  * Where the rows come from and go to: a CSV file streamed twice (plan, then rewrite), or a whole table
  * (XLSX, Google Sheets, memory) read once, whose changes are written as cell writes. Both passes see
- * the header first, then the data rows in order.
+ * the header first, then the data rows in order. A row's edits may be a promise (its answer is still on
+ * its way): the rewrite waits for it, the whole table saving what it has meanwhile every saveEveryMs.
  */
+type Edits = RowEdits | undefined;
 interface RowSource {
   pass(): AsyncIterable<string[]>;
-  save(edits: (row: string[], index: number) => RowEdits | undefined, width: number): Promise<void>;
+  save(edits: (row: string[], index: number) => Edits | Promise<Edits>, width: number): Promise<void>;
 }
 
-function rowSource(table: Table): RowSource {
+function rowSource(table: Table, flushEveryMs: number | undefined): RowSource {
+  // A CSV is rewritten once, to a temp file renamed over it at the end: see "When results are saved" in docs/assumptions.md.
   if (table instanceof CsvTable) return { pass: () => table.rows(), save: (edits, width) => table.rewrite(edits, width) };
   let snap: TableSnapshot | undefined;
   return {
@@ -187,16 +193,51 @@ function rowSource(table: Table): RowSource {
       yield* snap.rows;
     },
     async save(edits) {
+      const every = flushEveryMs ?? table.saveEveryMs ?? 1_000;
       let writes: CellWrite[] = [];
+      let unsaved = false;
+      let lastSave = Date.now();
+      let lastCost = 0;
+      // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
+      const gap = () => Math.max(every, 50 * lastCost);
+      const save = async () => {
+        if (writes.length) await table.write(writes.splice(0));
+        const t0 = Date.now();
+        await table.flush();
+        lastCost = Date.now() - t0;
+        lastSave = Date.now();
+        unsaved = false;
+      };
       let index = 0;
       for await (const row of this.pass()) {
-        for (const [col, value] of edits(row, index) ?? []) writes.push({ row: index, col, value });
+        let e = edits(row, index);
+        if (e instanceof Promise) {
+          // Waiting for an answer: what is written so far is saved whenever a save is due.
+          const pending = e;
+          let done = false;
+          pending.then(() => void (done = true), () => void (done = true));
+          while (!done && (writes.length > 0 || unsaved)) {
+            let timer: NodeJS.Timeout | undefined;
+            const due = new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, lastSave + gap() - Date.now()))));
+            try {
+              await Promise.race([pending, due]);
+            } finally {
+              clearTimeout(timer);
+            }
+            if (!done && Date.now() - lastSave >= gap()) await save();
+          }
+          e = await pending;
+        }
+        for (const [col, value] of e ?? []) writes.push({ row: index, col, value });
         index++;
-        if (writes.length >= 50_000) await table.write(writes.splice(0));
+        if (writes.length >= 50_000) {
+          await table.write(writes.splice(0));
+          unsaved = true;
+        }
+        if ((writes.length > 0 || unsaved) && index % 1000 === 0 && Date.now() - lastSave >= gap()) await save();
       }
-      await table.write(writes);
+      await save();
       writes = [];
-      await table.flush();
     },
   };
 }
@@ -219,6 +260,19 @@ interface Outcome {
   error?: CompanyDataError;
 }
 
+class Changed {
+  private waiters: (() => void)[] = [];
+  wait(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+  notify(): void {
+    if (this.waiters.length) for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+/** New distinct queries sent together while the table is still being read: the first chunk, doubling after (the answer cache is indexed once per chunk). */
+const FIRST_CHUNK = 1000;
+
 async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const { table, client } = opts;
   const now = opts.now ?? (() => new Date());
@@ -229,12 +283,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   if (opts.maxBilledQueries !== undefined && !(Number.isInteger(opts.maxBilledQueries) && opts.maxBilledQueries >= 0)) {
     throw new Error('max-billed-queries: must be a whole number of 0 or more');
   }
-  const source = rowSource(table);
-
-  // Pass 1: which rows need a lookup, and the distinct queries among them. Nothing but the keys is kept.
-  let header: string[] | undefined;
-  let layout: ReturnType<typeof layOut> | undefined;
-  const dedupe = new QueryDedupe();
+  const source = rowSource(table, opts.flushEveryMs);
   const report: EnrichReport = {
     keyColumn: '', rows: 0, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, fromCache: 0, requests: 0, billedQueries: 0,
     profileRequests: 0, matched: 0, noMatch: 0, vatGroups: 0, skipped: 0, invalid: 0, errors: 0, keptCells: 0,
@@ -242,41 +291,6 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   };
   const nowMs = now().getTime();
   const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
-  let width = 0;
-  let index = 0;
-  let layoutError: unknown;
-  for await (const row of source.pass()) {
-    if (index++ === 0) {
-      header = [...row];
-      // Trailing empty header cells are not columns (spreadsheet exports often carry them).
-      while (header.length && header[header.length - 1]!.trim() === '') header.pop();
-      try {
-        layout = layOut(header, opts.column, fields, sections);
-      } catch (e) {
-        // Read on: a file that is not valid CSV further down says so first, as when it was read whole.
-        layoutError = e;
-      }
-      continue;
-    }
-    if (!layout) continue;
-    width = Math.max(width, row.length);
-    if (row.some((v) => v !== '')) report.rows = index - 1;
-    const p = planRow(row, layout!, mode, maxAgeMs, nowMs, dedupe);
-    if (p.kind === 'free') {
-      report.rowsInScope++;
-      report[p.status]++;
-    } else if (p.kind === 'send') report.rowsInScope++;
-  }
-  if (layoutError) throw layoutError;
-  if (!header || !layout) {
-    header = [];
-    layout = layOut(header, opts.column, fields, sections);
-  }
-  const L = layout;
-  width = Math.max(width, L.header.length);
-  report.keyColumn = L.header[L.keyCol]!;
-  report.uniqueQueries = dedupe.unique.size;
-
   const lang = opts.lang ?? client.lang;
   const answers = new PaidAnswers({ stateDir: opts.stateDir ?? defaultStateDir(), tableId: table.id, service: opts.service ?? client.serviceUrl ?? 'unknown', limit: 1, lang, maxAgeDays: opts.maxAgeDays, now: () => now().getTime() });
   const noteError = (e: unknown) => {
@@ -286,122 +300,271 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   };
 
   // The distinct queries: journal, then answer cache, then paid, each settled once into its cells.
+  // Without a spending cap they are sent while the table is still being read (pass 1), in chunks of new
+  // keys in first-seen order; with one, after pass 1, once the cap is checked. Pass 2 writes each row as
+  // soon as its query's outcome is there (and its company's profile sections, when asked for).
   const outcomes = new Map<string, Outcome>();
-  const matchedCodes = new Set<string>();
+  const changed = new Changed();
+  const sectionCells = new Map<string, string[] | { error: CompanyDataError }>();
+  const sectionQueue: { key: string; outcome: Outcome }[] = [];
+  let failure: { error: unknown } | undefined;
+  let stopAll = false;
+  let lookupsOver = false;
+  let allOver = false;
   const aborted = () => opts.signal?.aborted === true;
-  let resolved;
-  try {
-    resolved = await resolveLookups(client.lookupSender(), dedupe.queries(), {
-      limit: 1,
-      lang,
-      cache: answers,
-      maxBilledQueries: opts.maxBilledQueries,
-      capName: 'max-billed-queries',
-      dryRun: opts.dryRun,
-      shouldStop: aborted,
-      onSettled: (key, st) => {
-        if (st.status === 'error') {
-          noteError(st.error);
-          return void outcomes.set(key, { status: 'error', text: statusText('error', st.error.code), error: st.error });
+  const totals = { requests: 0, billed: 0, stopped: false, done: 0 };
+  const chunkRequests: number[] = [];
+  const chunks: Promise<void>[] = [];
+  const dedupe = new QueryDedupe();
+  let L: Layout | undefined;
+
+  const onSettled = (key: string, st: LookupSettled) => {
+    totals.done++;
+    let o: Outcome;
+    if (st.status === 'error') {
+      noteError(st.error);
+      o = { status: 'error', text: statusText('error', st.error.code), error: st.error };
+    } else {
+      const company = st.answer.matches?.[0];
+      o = { status: st.status, text: statusText(st.status, st.detail), fields: L!.fieldCols.map(({ f }) => (company ? summaryFields[f](company) : '')), code: company?.registry_code };
+    }
+    if (o.code !== undefined && sections.length) sectionQueue.push({ key, outcome: o });
+    else outcomes.set(key, o);
+    changed.notify();
+  };
+  const send = (qs: SendQuery[], cap?: { max: number; sending: () => void }) => {
+    if (failure || stopAll || qs.length === 0) return;
+    const i = chunkRequests.push(0) - 1;
+    chunks.push(
+      resolveLookups(client.lookupSender(), qs, {
+        limit: 1,
+        lang,
+        cache: answers,
+        ...(cap ? { maxBilledQueries: cap.max, capName: 'max-billed-queries', onSending: cap.sending } : {}),
+        shouldStop: () => stopAll || aborted(),
+        onSettled,
+        onProgress: (p) => {
+          chunkRequests[i] = p.requests;
+          opts.onProgress?.({ done: totals.done, total: dedupe.unique.size, requests: chunkRequests.reduce((a, b) => a + b, 0) });
+        },
+      }).then(
+        (r) => {
+          totals.requests += r.requests;
+          totals.billed += r.billedQueries;
+          totals.stopped ||= r.stopped;
+        },
+        (e: unknown) => void (failure ??= { error: e }),
+      ).finally(() => changed.notify()),
+    );
+  };
+  // Profile sections: one request per matched company, in the order the lookups settle.
+  const sectionWork = async () => {
+    for (let i = 0; ; ) {
+      if (failure || stopAll) return;
+      if (i === sectionQueue.length) {
+        if (lookupsOver) return;
+        await changed.wait();
+        continue;
+      }
+      // Stopped: rows whose sections were not fetched stay as they are, for the next run (their answers are in the journal).
+      if (aborted()) return;
+      const { key, outcome } = sectionQueue[i++]!;
+      const code = outcome.code!;
+      if (!sectionCells.has(code)) {
+        try {
+          const res = await client.companies.get({ registry_code: code, include: [...sections], ...(opts.lang ? { lang: opts.lang } : {}) });
+          const profile = res.data as Record<string, unknown>;
+          sectionCells.set(code, L!.sectionCols.map(({ s }) => sectionText(s, profile[s])));
+        } catch (e) {
+          noteError(e);
+          sectionCells.set(code, { error: e as CompanyDataError });
         }
-        const company = st.answer.matches?.[0];
-        if (company && sections.length) matchedCodes.add(company.registry_code);
-        outcomes.set(key, { status: st.status, text: statusText(st.status, st.detail), fields: L.fieldCols.map(({ f }) => (company ? summaryFields[f](company) : '')), code: company?.registry_code });
-      },
-      onProgress: (p) => opts.onProgress?.({ done: p.done, total: p.total, requests: p.requests }),
-    });
-  } catch (e) {
+        report.profileRequests++;
+      }
+      outcomes.set(key, outcome);
+      changed.notify();
+    }
+  };
+  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun;
+  const sectionsDone = !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
+  /** Ends the run on an error: nothing more is sent, requests in flight finish (their answers reach the journal), the journal is kept. */
+  const fail = async (e: unknown): Promise<never> => {
+    stopAll = true;
+    changed.notify();
+    await Promise.all(chunks);
+    lookupsOver = true;
+    changed.notify();
+    await sectionsDone;
     answers.finish(true);
     throw e;
+  };
+
+  // Pass 1: which rows need a lookup, and the distinct queries among them. Nothing but the keys is kept.
+  let header: string[] | undefined;
+  let width = 0;
+  let index = 0;
+  let layoutError: unknown;
+  let fresh: SendQuery[] = [];
+  let chunk = FIRST_CHUNK;
+  try {
+    for await (const row of source.pass()) {
+      if (index++ === 0) {
+        header = [...row];
+        // Trailing empty header cells are not columns (spreadsheet exports often carry them).
+        while (header.length && header[header.length - 1]!.trim() === '') header.pop();
+        try {
+          L = layOut(header, opts.column, fields, sections);
+        } catch (e) {
+          // Read on: a file that is not valid CSV further down says so first, as when it was read whole.
+          layoutError = e;
+        }
+        continue;
+      }
+      if (!L) continue;
+      width = Math.max(width, row.length);
+      if (row.some((v) => v !== '')) report.rows = index - 1;
+      const before = dedupe.unique.size;
+      const p = planRow(row, L, mode, maxAgeMs, nowMs, dedupe);
+      if (p.kind === 'free') {
+        report.rowsInScope++;
+        report[p.status]++;
+      } else if (p.kind === 'send') {
+        report.rowsInScope++;
+        if (streamSend && dedupe.unique.size > before) {
+          fresh.push({ key: p.key, send: dedupe.unique.get(p.key)! });
+          if (fresh.length >= chunk) {
+            send(fresh);
+            fresh = [];
+            chunk *= 2;
+          }
+        }
+      }
+    }
+    if (layoutError) throw layoutError;
+    if (!header || !L) {
+      header = [];
+      L = layOut(header, opts.column, fields, sections);
+    }
+  } catch (e) {
+    return fail(e);
+  }
+  const Lay = L;
+  width = Math.max(width, Lay.header.length);
+  report.keyColumn = Lay.header[Lay.keyCol]!;
+  report.uniqueQueries = dedupe.unique.size;
+
+  if (opts.dryRun) {
+    try {
+      const r = await resolveLookups(client.lookupSender(), dedupe.queries(), { limit: 1, lang, cache: answers, maxBilledQueries: opts.maxBilledQueries, capName: 'max-billed-queries', dryRun: true });
+      report.requests = r.requests;
+      report.billedQueries = r.billedQueries;
+      report.fromJournal = answers.fromJournal;
+      report.fromCache = answers.fromCache;
+      report.profileRequests = sections.length ? dedupe.unique.size : 0;
+      return report;
+    } finally {
+      answers.finish(true);
+    }
+  }
+  if (streamSend) send(fresh);
+  else {
+    // The cap is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
+    let sending!: () => void;
+    const passed = new Promise<void>((r) => (sending = r));
+    send(dedupe.queries(), { max: opts.maxBilledQueries!, sending });
+    await Promise.race([passed, ...chunks]);
+  }
+  if (failure) return fail(failure.error);
+  const everything = (async () => {
+    await Promise.all(chunks);
+    lookupsOver = true;
+    changed.notify();
+    await sectionsDone;
+  })().finally(() => {
+    allOver = true;
+    changed.notify();
+  });
+  const outcomeOf = async (key: string): Promise<Outcome | undefined> => {
+    for (;;) {
+      if (failure) throw failure.error;
+      const o = outcomes.get(key);
+      if (o || allOver) return o;
+      await changed.wait();
+    }
+  };
+
+  // Pass 2: each row's cells from its query's outcome, written row by row (streamed for CSV) while the lookups run.
+  const enrichedAt = isoSeconds(now());
+  const counter = { matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const;
+  const rowEdits = (row: string[], p: RowPlan, o: Outcome | undefined): Edits => {
+    if (p.kind === 'none' || p.kind === 'keep') return undefined;
+    const edits: [number, string][] = [];
+    const ours = ownsOutput(row, Lay);
+    const put = (col: number, value: string, mine: boolean) => {
+      const current = row[col] ?? '';
+      if (current === value) return;
+      if (current !== '' && !mine && !opts.force) return void report.keptCells++;
+      edits.push([col, value]);
+    };
+    // Cells of another key (edited or emptied) are never left standing: cleared, or replaced below.
+    const clearOutput = () => {
+      for (const { col } of Lay.fieldCols) put(col, '', ours);
+      for (const { col } of Lay.sectionCols) put(col, '', ours);
+      put(Lay.atCol, '', true);
+      put(Lay.queryCol, '', true);
+    };
+    if (p.kind === 'clear') {
+      clearOutput();
+      put(Lay.statusCol, '', true);
+      return edits;
+    }
+    if (p.kind === 'free') {
+      if (ours) clearOutput();
+      put(Lay.statusCol, statusText(p.status, p.reason), true);
+      return edits;
+    }
+    // Not sent (the run was stopped): the row stays as it is, for the next run.
+    if (!o) return undefined;
+    if (o.error) {
+      report.errors++;
+      if (ours && !sameQuery(recordedQuery(row, Lay), row[Lay.keyCol] ?? '')) clearOutput();
+      put(Lay.statusCol, o.text, true);
+      return edits;
+    }
+    report[counter[o.status as keyof typeof counter]]++;
+    Lay.fieldCols.forEach(({ col }, j) => put(col, o.fields![j]!, ours));
+    let text = o.text;
+    const sec = o.code !== undefined ? sectionCells.get(o.code) : undefined;
+    if (sec && 'error' in sec) {
+      report.errors++;
+      text = `error: ${sec.error.code ?? 'profile_failed'}`;
+    } else if (sec) Lay.sectionCols.forEach(({ col }, j) => put(col, sec[j]!, ours));
+    put(Lay.statusCol, text, true);
+    put(Lay.atCol, enrichedAt, true);
+    put(Lay.queryCol, row[Lay.keyCol] ?? '', true);
+    return edits;
+  };
+  try {
+    await source.save((row, r) => {
+      if (r === 0) return Lay.headerWrites;
+      const p = planRow(row, Lay, mode, maxAgeMs, nowMs);
+      if (p.kind !== 'send') return rowEdits(row, p, undefined);
+      if (failure) throw failure.error;
+      const o = outcomes.get(p.key);
+      if (o || allOver) return rowEdits(row, p, o);
+      return outcomeOf(p.key).then((o) => rowEdits(row, p, o));
+    }, width);
+    await everything;
+  } catch (e) {
+    return fail(e);
   }
   report.fromJournal = answers.fromJournal;
   report.fromCache = answers.fromCache;
-  report.requests = resolved.requests;
-  report.billedQueries = resolved.billedQueries;
-  if (opts.dryRun) {
-    report.profileRequests = sections.length ? dedupe.unique.size : 0;
-    answers.finish(true);
-    return report;
-  }
-  report.interrupted = resolved.stopped || aborted();
-
-  // Profile sections: one request per matched company, after the lookups.
-  const sectionCells = new Map<string, string[] | { error: CompanyDataError }>();
-  for (const code of matchedCodes) {
-    if (aborted()) break;
-    try {
-      const res = await client.companies.get({ registry_code: code, include: [...sections], ...(opts.lang ? { lang: opts.lang } : {}) });
-      const profile = res.data as Record<string, unknown>;
-      sectionCells.set(code, L.sectionCols.map(({ s }) => sectionText(s, profile[s])));
-    } catch (e) {
-      noteError(e);
-      sectionCells.set(code, { error: e as CompanyDataError });
-    }
-    report.profileRequests++;
-  }
-
-  // Pass 2: each row's cells from its query's outcome, written in one pass (streamed for CSV).
-  const enrichedAt = isoSeconds(now());
-  const counter = { matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const;
-  let saveError: unknown;
-  try {
-    await source.save((row, r) => {
-      if (r === 0) return L.headerWrites;
-      const p = planRow(row, L, mode, maxAgeMs, nowMs);
-      if (p.kind === 'none' || p.kind === 'keep') return undefined;
-      const edits: [number, string][] = [];
-      const ours = ownsOutput(row, L);
-      const put = (col: number, value: string, mine: boolean) => {
-        const current = row[col] ?? '';
-        if (current === value) return;
-        if (current !== '' && !mine && !opts.force) return void report.keptCells++;
-        edits.push([col, value]);
-      };
-      // Cells of another key (edited or emptied) are never left standing: cleared, or replaced below.
-      const clearOutput = () => {
-        for (const { col } of L.fieldCols) put(col, '', ours);
-        for (const { col } of L.sectionCols) put(col, '', ours);
-        put(L.atCol, '', true);
-        put(L.queryCol, '', true);
-      };
-      if (p.kind === 'clear') {
-        clearOutput();
-        put(L.statusCol, '', true);
-        return edits;
-      }
-      if (p.kind === 'free') {
-        if (ours) clearOutput();
-        put(L.statusCol, statusText(p.status, p.reason), true);
-        return edits;
-      }
-      const o = outcomes.get(p.key);
-      // Not sent (the run was stopped): the row stays as it is, for the next run.
-      if (!o) return undefined;
-      if (o.error) {
-        report.errors++;
-        if (ours && !sameQuery(recordedQuery(row, L), row[L.keyCol] ?? '')) clearOutput();
-        put(L.statusCol, o.text, true);
-        return edits;
-      }
-      report[counter[o.status as keyof typeof counter]]++;
-      L.fieldCols.forEach(({ col }, j) => put(col, o.fields![j]!, ours));
-      let text = o.text;
-      const sec = o.code !== undefined ? sectionCells.get(o.code) : undefined;
-      if (sec && 'error' in sec) {
-        report.errors++;
-        text = `error: ${sec.error.code ?? 'profile_failed'}`;
-      } else if (sec) L.sectionCols.forEach(({ col }, j) => put(col, sec[j]!, ours));
-      put(L.statusCol, text, true);
-      put(L.atCol, enrichedAt, true);
-      put(L.queryCol, row[L.keyCol] ?? '', true);
-      return edits;
-    }, width);
-  } catch (e) {
-    saveError = e;
-  }
+  report.requests = totals.requests;
+  report.billedQueries = totals.billed;
+  report.interrupted = totals.stopped || aborted();
   // Every paid answer is in the table now; the journal is only needed when this did not finish.
-  answers.finish(report.interrupted || saveError !== undefined);
-  if (saveError !== undefined) throw saveError;
+  answers.finish(report.interrupted);
   return report;
 }
 

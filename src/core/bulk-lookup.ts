@@ -271,8 +271,9 @@ export class QueryDedupe {
   /** Key → text sent, in first-seen order. */
   readonly unique = new Map<string, string>();
 
-  read(query: unknown): QueryReading {
-    const q = readQuery(query);
+  /** `reading`: readQuery(query) when the caller has it already (enrich memoises it for repeated cells). */
+  read(query: unknown, reading?: QueryReading): QueryReading {
+    const q = reading ?? readQuery(query);
     if (q.status === 'send' && !this.unique.has(q.key)) this.unique.set(q.key, q.send);
     return q;
   }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '../../../../src/core/bulk-lookup';
 import type { CompanyDataError } from '../../../../src/core/errors';
-import { alreadyLookedUp, readQuery, sameQuery, statusText, statusWord, type LookupStatus } from '../../../../src/core/lookup';
+import { alreadyLookedUp, readQuery, sameQuery, statusText, statusWord, type LookupStatus, type QueryReading } from '../../../../src/core/lookup';
 import type { IncludeSection } from '../../../../src/core/params';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { CompanySummary, LookupResult } from '../../../../src/core/schemas/company';
@@ -316,6 +316,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const chunkRequests: number[] = [];
   const chunks: Promise<void>[] = [];
   const dedupe = new QueryDedupe();
+  const readMemo = memoisedReadQuery();
   let L: Layout | undefined;
 
   const onSettled = (key: string, st: LookupSettled) => {
@@ -424,7 +425,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       width = Math.max(width, row.length);
       if (row.some((v) => v !== '')) report.rows = index - 1;
       const before = dedupe.unique.size;
-      const p = planRow(row, L, mode, maxAgeMs, nowMs, dedupe);
+      const p = planRow(row, L, mode, maxAgeMs, nowMs, (q) => dedupe.read(q, readMemo(q)));
       if (p.kind === 'free') {
         report.rowsInScope++;
         report[p.status]++;
@@ -547,7 +548,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   try {
     await source.save((row, r) => {
       if (r === 0) return Lay.headerWrites;
-      const p = planRow(row, Lay, mode, maxAgeMs, nowMs);
+      const p = planRow(row, Lay, mode, maxAgeMs, nowMs, readMemo);
       if (p.kind !== 'send') return rowEdits(row, p, undefined);
       if (failure) throw failure.error;
       const o = outcomes.get(p.key);
@@ -616,14 +617,30 @@ function recordedQuery(row: readonly string[], L: Layout): string {
   return key;
 }
 
-function planRow(row: readonly string[], L: Layout, mode: EnrichMode, maxAgeMs: number | undefined, nowMs: number, dedupe?: QueryDedupe): RowPlan {
+/**
+ * readQuery remembered per cell text: a large sheet repeats few keys many times, and both passes read
+ * every row. Bounded (cleared at 50,000 texts), so a file of all-different keys does not grow it.
+ */
+function memoisedReadQuery(): (q: string) => QueryReading {
+  const memo = new Map<string, QueryReading>();
+  return (q) => {
+    let r = memo.get(q);
+    if (r === undefined) {
+      if (memo.size >= 50_000) memo.clear();
+      memo.set(q, (r = readQuery(q)));
+    }
+    return r;
+  };
+}
+
+function planRow(row: readonly string[], L: Layout, mode: EnrichMode, maxAgeMs: number | undefined, nowMs: number, read: (q: string) => QueryReading): RowPlan {
   const q = row[L.keyCol] ?? '';
   const at = row[L.atCol] ?? '';
   if (q.trim() === '') return at !== '' ? { kind: 'clear' } : { kind: 'none' };
   // Rows without enriched_at were never looked up (invalid and too-short rows cost nothing to check again).
   const prior = at !== '' ? { status: row[L.statusCol], query: recordedQuery(row, L), at } : undefined;
   if (mode !== 'all' && alreadyLookedUp(prior, q, maxAgeMs, nowMs)) return { kind: 'keep' };
-  const k = dedupe ? dedupe.read(q) : readQuery(q);
+  const k = read(q);
   if (k.status === 'invalid' || k.status === 'skipped') return { kind: 'free', status: k.status, reason: k.reason };
   return { kind: 'send', key: k.key };
 }

@@ -27,7 +27,7 @@ export const expectedEnrichment = [
   renamed, // spaces around the code
   none('invalid', 'registry code has a wrong check digit (last digit)'),
   none('invalid', 'VAT number has a wrong check digit (last digit)'),
-  none('skipped', 'query_too_short'),
+  none('skipped', 'needs a word of 3 or more characters'),
   company('14867464', 'Koidumetsa Ehitus AS', 'Public limited company', 'Registered'), // common word: the first of many
   none('no_match'),
   none('no_match'),

@@ -425,7 +425,7 @@ export async function bulkLookup(send: LookupSender, queries: readonly string[],
         if (s.status === 'error') item.error = s.error;
         else {
           item.result = s.answer;
-          // One skip vocabulary: the service's word (query_too_short) is the reason, whoever skipped.
+          // One skip reason, whoever skipped: the sentence of SKIPPED_REASON (lookup.ts).
           if (s.status === 'skipped') item.reason = s.detail;
           else if (s.detail) item.detail = s.detail;
           if (s.cached) item.cached = true;

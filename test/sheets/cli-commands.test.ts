@@ -42,7 +42,7 @@ describe('company-data enrich', () => {
     expect(readFileSync(src, 'utf8')).toBe(original);
     const rows = parse(readFileSync(out, 'utf8'), { delimiter: ';' }) as string[][];
     expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at', 'enrich_query']);
-    expect(rows.slice(1).map((r) => r[4])).toEqual(['matched', 'matched', 'matched', 'invalid: registry code has a wrong check digit (last digit)', 'skipped: query_too_short']);
+    expect(rows.slice(1).map((r) => r[4])).toEqual(['matched', 'matched', 'matched', 'invalid: registry code has a wrong check digit (last digit)', 'skipped: needs a word of 3 or more characters']);
     expect(run.out + run.err).not.toContain(server.apiKey);
   });
 

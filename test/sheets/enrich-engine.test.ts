@@ -64,7 +64,7 @@ describe('enrich engine', () => {
     expect(col(t, 'enrich_status')).toEqual([
       'matched', 'matched', 'matched', 'no_match', 'invalid: registry code has a wrong check digit (last digit)', 'vat_group: 3 holders', 'matched', 'matched',
       // "EE123" is not of a VAT form, so the service would read it as a name.
-      'matched', 'skipped: query_too_short', '', 'matched',
+      'matched', 'skipped: needs a word of 3 or more characters', '', 'matched',
     ]);
     // Duplicates (the same code with spaces; VAT with and without EE) were sent once.
     expect(server.received.filter((q) => q === '10000001')).toHaveLength(1);

@@ -68,7 +68,7 @@ const expected = () => [
   ['matched', fx().active!.name],
   ['no_match', ''],
   ['invalid: registry code has a wrong check digit (last digit)', ''],
-  ['skipped: query_too_short', ''],
+  ['skipped: needs a word of 3 or more characters', ''],
   ['matched', fx().status_deleted!.name],
 ];
 

@@ -79,6 +79,8 @@ await bench('baseline', 'baseline.bench.mjs', ['--rows', size(200, 60), '--laten
 await bench('node-lookup', 'node-lookup.bench.mjs', ['--rows', size(20_000, 4000), '--latency-ms', '300']);
 // 5. Memory: CSV of 100,000 rows; Google Sheets stand-in, 10,000 and 100,000 rows; XLSX of the largest size.
 await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '--sizes', quick ? '2000,5000' : '10000,100000']);
+// 5b. Memory of the streamed CSV enrich: the built CLI on 1,000,000 rows holding 10,000 distinct codes (issue 21).
+await bench('million', 'million.bench.mjs', ['--rows', size(1_000_000, 50_000), '--distinct', size(10_000, 2000)]);
 // 6. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
 {
   const r = await run('sandbox', process.execPath, ['bench/sandbox.bench.mjs', '--companies', size(300_000, 20_000), '--requests', size(2000, 300)]);
@@ -153,6 +155,11 @@ if (results.sheets) {
     add('  rows with a status when exceljs reads the saved file', x.rowsWithStatus, String(x.rows), x.rowsWithStatus === x.rows);
   }
 } else missing('sheets', 'Google Sheets stand-in');
+const m1 = results.million;
+if (m1) {
+  add(`company-data enrich on a CSV of ${m1.rows} rows (${m1.distinct} distinct codes): peak RSS, MiB (${m1.seconds.toFixed(1)} s)`, m1.maxRssMb, '< 300', m1.maxRssMb < 300, 0);
+  add('  billed / distinct code; rows matched or no_match', `${m1.billedPerDistinct.toFixed(2)}; ${m1.rowsWithStatus}`, `1.00; ${m1.rows}`, m1.billedPerDistinct === 1 && m1.rowsWithStatus === m1.rows);
+} else missing('million', 'CSV enrich of 1,000,000 rows');
 const eb = results.enrichBench;
 if (eb) {
   add(`bench/enrich.bench.ts, ${eb.rows} rows (loopback): unique/s ÷ bound`, eb.ofBound, '>= 0.90', eb.ofBound >= 0.9);

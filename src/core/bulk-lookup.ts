@@ -1,5 +1,5 @@
 import { AuthenticationError, CompanyDataError, NotSentError, PlanRequiredError, ValidationError } from './errors';
-import { answerStatus, readQuery, type LookupStatus } from './lookup';
+import { answerStatus, readQuery, type LookupStatus, type QueryReading } from './lookup';
 import { lookup } from './operations/companies';
 import type { Lang } from './schemas/common';
 import type { LookupResult } from './schemas/company';
@@ -60,10 +60,23 @@ export interface BulkLookupResult {
   counters: BulkLookupCounters;
 }
 
-/** Anything Map-like; a Map<string, LookupResult> works. Valid for one (limit, lang) combination. */
+/**
+ * Anything Map-like; a Map<string, LookupResult> works. Valid for one (limit, lang) combination.
+ * The optional members let a cache on disk (the Sheets enrich's journal and answer cache) take part
+ * in the same pipeline without reading every answer into memory first.
+ */
 export interface LookupCache {
   get(key: string): LookupResult | undefined;
   set(key: string, result: LookupResult): unknown;
+  /** Whether get would answer, without reading the answer (the dry run). Defaults to get(key) !== undefined. */
+  has?(key: string): boolean;
+  /** Told every key of the run once, before any get: the place to index a file for just those keys. */
+  prepare?(keys: readonly string[]): void;
+  /**
+   * Records the answers of one request in one go, as it arrives and before its queries are settled;
+   * when present it replaces set (one write and one fsync per request instead of per answer).
+   */
+  record?(answers: readonly { key: string; answer: LookupResult }[]): void;
 }
 
 export interface BulkLookupProgress {
@@ -249,11 +262,123 @@ function missingAnswer(requestId: string): CompanyDataError {
   return new CompanyDataError('The lookup answer had no entry for this query', { code: 'missing_answer', requestId, hint: 'Try the query again.' });
 }
 
-/** Why a name query was not sent (ours) or not answered (the service's): the same rule on both sides. */
-const SKIPPED_REASON = 'needs a word of 3 or more characters';
+/**
+ * The distinct queries of a run in first-seen order: each input is read once (readQuery), invalid and
+ * too-short ones are settled there for free, duplicates share one key. The one dedupe of bulkLookup,
+ * the Sheets enrich and the n8n Lookup.
+ */
+export class QueryDedupe {
+  /** Key → text sent, in first-seen order. */
+  readonly unique = new Map<string, string>();
 
-interface Unique extends SendQuery {
-  positions: number[];
+  /** `reading`: readQuery(query) when the caller has it already (enrich memoises it for repeated cells). */
+  read(query: unknown, reading?: QueryReading): QueryReading {
+    const q = reading ?? readQuery(query);
+    if (q.status === 'send' && !this.unique.has(q.key)) this.unique.set(q.key, q.send);
+    return q;
+  }
+
+  queries(): SendQuery[] {
+    return Array.from(this.unique, ([key, send]) => ({ key, send }));
+  }
+}
+
+/**
+ * How one distinct query was settled, decided once (answerStatus) for every input that shares it:
+ * an answer (from the cache or paid) or the error its request ended with.
+ */
+export type LookupSettled =
+  | { status: Exclude<LookupStatus, 'invalid' | 'error'>; detail?: string; answer: LookupResult; cached: boolean; error?: undefined }
+  | { status: 'error'; error: CompanyDataError; answer?: undefined; detail?: undefined; cached?: undefined };
+
+export interface ResolveOptions extends BatchOptions {
+  cache?: LookupCache;
+  /**
+   * Most queries this run may bill. When the distinct queries the cache cannot answer are more,
+   * nothing is sent and a ValidationError says how many it would bill ("check before paying").
+   */
+  maxBilledQueries?: number;
+  /** Name of the cap in the caller's words, for the refusal (default max_billed_queries). */
+  capName?: string;
+  /** Count what would be billed without sending anything or reading any answer. */
+  dryRun?: boolean;
+  /** Each distinct query once: cached ones first, then the rest in the order sent. Not called for queries left unsent by a stop. */
+  onSettled?: (key: string, settled: LookupSettled) => void;
+  onProgress?: (p: BulkLookupProgress) => void;
+  shouldStop?: () => boolean;
+  /** Once the spending cap is passed, before the first request: from here on the run is not refused. */
+  onSending?: () => void;
+}
+
+export interface ResolveResult {
+  requests: number;
+  billedQueries: number;
+  uniqueQueries: number;
+  fromCache: number;
+  failed: number;
+  /** Some queries were not sent because shouldStop said so. */
+  stopped: boolean;
+}
+
+/**
+ * The back half of the one lookup pipeline: answers what the cache holds, refuses above the spending
+ * cap before anything is sent, pays for the rest (lookupInBatches: 100 per request, in flight up to the
+ * rate limit), records each answer in the cache as its request arrives, and settles each query once.
+ */
+export async function resolveLookups(send: LookupSender, queries: readonly SendQuery[], opts: ResolveOptions = {}): Promise<ResolveResult> {
+  const cache = opts.cache;
+  const res: ResolveResult = { requests: 0, billedQueries: 0, uniqueQueries: queries.length, fromCache: 0, failed: 0, stopped: false };
+  cache?.prepare?.(queries.map((q) => q.key));
+  const toSend: SendQuery[] = [];
+  for (const q of queries) {
+    if (opts.dryRun) {
+      if (cache && (cache.has ? cache.has(q.key) : cache.get(q.key) !== undefined)) res.fromCache++;
+      else toSend.push(q);
+      continue;
+    }
+    const hit = cache?.get(q.key);
+    if (!hit) {
+      // Not cached, or a cached line damaged on disk: paid for.
+      toSend.push(q);
+      continue;
+    }
+    res.fromCache++;
+    opts.onSettled?.(q.key, { ...answerStatus(hit), answer: hit, cached: true });
+  }
+  const max = opts.maxBilledQueries;
+  if (max !== undefined && toSend.length > max) {
+    throw new ValidationError({
+      field: opts.capName ?? 'max_billed_queries',
+      rule: `is ${max}, but this run would bill ${toSend.length} unique queries; raise it or send fewer items`,
+      hint: 'Nothing was sent and nothing was billed.',
+    });
+  }
+  if (opts.dryRun) {
+    const size = opts.batchSize ?? LOOKUP_BATCH_SIZE;
+    return { ...res, requests: Math.ceil(toSend.length / size), billedQueries: toSend.length };
+  }
+  opts.onSending?.();
+  const r = await lookupInBatches(send, toSend, {
+    limit: opts.limit,
+    lang: opts.lang,
+    batchSize: opts.batchSize,
+    maxInFlight: opts.maxInFlight,
+    shouldStop: opts.shouldStop,
+    onAnswered: (o) => {
+      if (!cache) return;
+      const paid = o.queries.flatMap((q, j) => (o.answers[j] ? [{ key: q.key, answer: o.answers[j] }] : []));
+      if (cache.record) cache.record(paid);
+      else for (const p of paid) cache.set(p.key, p.answer);
+    },
+    onQuerySettled: (q, s) => {
+      // A query left unsent by a stop is not settled: it stays for the next run.
+      if (s.error instanceof NotSentError) return;
+      if (s.error) res.failed++;
+      opts.onSettled?.(q.key, s.answer ? { ...answerStatus(s.answer), answer: s.answer, cached: false } : { status: 'error', error: s.error });
+    },
+    onProgress: (p) => opts.onProgress?.({ done: res.fromCache + p.settled, total: queries.length, requests: p.requests }),
+  });
+  return { ...res, requests: r.requests, billedQueries: r.billedQueries, stopped: r.stopped };
 }
 
 /**
@@ -265,72 +390,50 @@ interface Unique extends SendQuery {
 export async function bulkLookup(send: LookupSender, queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
   const results: BulkLookupItem[] = new Array(queries.length);
   const counters: BulkLookupCounters = { requests: 0, billedQueries: 0, uniqueQueries: 0, invalid: 0, skipped: 0, fromCache: 0, failed: 0 };
-  const byKey = new Map<string, Unique>();
-  const toSend: Unique[] = [];
+  const dedupe = new QueryDedupe();
+  const positions = new Map<string, number[]>();
 
   queries.forEach((query, i) => {
-    const q = readQuery(query);
+    const q = dedupe.read(query);
     if (q.status === 'invalid') {
       results[i] = { query: String(query), status: 'invalid', reason: q.reason };
       counters.invalid++;
       return;
     }
     if (q.status === 'skipped') {
-      results[i] = { query, key: q.key, type: q.type, status: 'skipped', reason: SKIPPED_REASON };
+      results[i] = { query, key: q.key, type: q.type, status: 'skipped', reason: q.reason };
       counters.skipped++;
       return;
     }
     results[i] = { query, key: q.key, type: q.type, status: 'error' };
-    const seen = byKey.get(q.key);
-    if (seen) return void seen.positions.push(i);
-    const u: Unique = { key: q.key, send: q.send, positions: [i] };
-    byKey.set(q.key, u);
-    counters.uniqueQueries++;
-    const hit = opts.cache?.get(q.key);
-    if (hit) {
-      counters.fromCache++;
-      settleItems(results, u, hit, true);
-    } else toSend.push(u);
+    const seen = positions.get(q.key);
+    if (seen) seen.push(i);
+    else positions.set(q.key, [i]);
   });
 
-  const max = opts.maxBilledQueries;
-  if (max !== undefined && toSend.length > max) {
-    throw new ValidationError({
-      field: 'max_billed_queries',
-      rule: `is ${max}, but this run would bill ${toSend.length} unique queries; raise it or send fewer items`,
-      hint: 'Nothing was sent and nothing was billed.',
-    });
-  }
-  const r = await lookupInBatches(send, toSend, {
+  const r = await resolveLookups(send, dedupe.queries(), {
     limit: opts.limit,
     lang: opts.lang,
     batchSize: opts.batchSize,
     maxInFlight: opts.maxInFlight,
-    onAnswered: (o) => o.queries.forEach((q, j) => o.answers[j] && opts.cache?.set(q.key, o.answers[j])),
-    onQuerySettled: (q, s) => (s.answer ? settleItems(results, q as Unique, s.answer, false) : failItems(results, q as Unique, s.error, counters)),
-    onProgress: (p) => opts.onProgress?.({ done: counters.fromCache + p.settled, total: counters.uniqueQueries, requests: p.requests }),
+    cache: opts.cache,
+    maxBilledQueries: opts.maxBilledQueries,
+    onSettled: (key, s) => {
+      for (const i of positions.get(key)!) {
+        const item = results[i]!;
+        item.status = s.status;
+        if (s.status === 'error') item.error = s.error;
+        else {
+          item.result = s.answer;
+          // One skip reason, whoever skipped: the sentence of SKIPPED_REASON (lookup.ts).
+          if (s.status === 'skipped') item.reason = s.detail;
+          else if (s.detail) item.detail = s.detail;
+          if (s.cached) item.cached = true;
+        }
+      }
+    },
+    onProgress: opts.onProgress,
   });
-  counters.requests = r.requests;
-  counters.billedQueries = r.billedQueries;
+  Object.assign(counters, { requests: r.requests, billedQueries: r.billedQueries, uniqueQueries: r.uniqueQueries, fromCache: r.fromCache, failed: r.failed });
   return { results, counters };
-}
-
-function settleItems(results: BulkLookupItem[], u: Unique, a: LookupResult, cached: boolean): void {
-  const { status, detail } = answerStatus(a);
-  for (const i of u.positions) {
-    const r = results[i]!;
-    r.status = status;
-    r.result = a;
-    if (status === 'skipped') r.reason = SKIPPED_REASON;
-    if (detail && status !== 'skipped') r.detail = detail;
-    if (cached) r.cached = true;
-  }
-}
-
-function failItems(results: BulkLookupItem[], u: Unique, error: CompanyDataError, counters: BulkLookupCounters): void {
-  counters.failed++;
-  for (const i of u.positions) {
-    results[i]!.status = 'error';
-    results[i]!.error = error;
-  }
 }

@@ -41,8 +41,8 @@ describe('company-data enrich', () => {
     expect(run.out).toMatch(/billed queries: 2/);
     expect(readFileSync(src, 'utf8')).toBe(original);
     const rows = parse(readFileSync(out, 'utf8'), { delimiter: ';' }) as string[][];
-    expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at']);
-    expect(rows.slice(1).map((r) => r[4])).toEqual(['matched', 'matched', 'matched', 'invalid: registry code has a wrong check digit (last digit)', 'skipped: query_too_short']);
+    expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at', 'enrich_query']);
+    expect(rows.slice(1).map((r) => r[4])).toEqual(['matched', 'matched', 'matched', 'invalid: registry code has a wrong check digit (last digit)', 'skipped: needs a word of 3 or more characters']);
     expect(run.out + run.err).not.toContain(server.apiKey);
   });
 

@@ -64,7 +64,7 @@ describe('enrich engine', () => {
     expect(col(t, 'enrich_status')).toEqual([
       'matched', 'matched', 'matched', 'no_match', 'invalid: registry code has a wrong check digit (last digit)', 'vat_group: 3 holders', 'matched', 'matched',
       // "EE123" is not of a VAT form, so the service would read it as a name.
-      'matched', 'skipped: query_too_short', '', 'matched',
+      'matched', 'skipped: needs a word of 3 or more characters', '', 'matched',
     ]);
     // Duplicates (the same code with spaces; VAT with and without EE) were sent once.
     expect(server.received.filter((q) => q === '10000001')).toHaveLength(1);
@@ -92,7 +92,7 @@ describe('enrich engine', () => {
     expect(t.grid[1]![1]).toBe('Company 10000001 OÜ');
   });
 
-  it('dry run counts without sending; max-queries caps spending and leaves the rest for later', async () => {
+  it('dry run counts without sending; max-billed-queries refuses before sending and says how many it would bill', async () => {
     const rows = Array.from({ length: 250 }, (_, i) => [`Firm number ${i % 230}`]);
     const t = new MemoryTable([['company'], ...rows]);
     const dry = await enrichTable({ table: t, client, dryRun: true, stateDir });
@@ -100,15 +100,87 @@ describe('enrich engine', () => {
     expect(server.requests).toBe(0);
     expect(t.calls.write).toBe(0);
 
-    const capped = await enrichTable({ table: t, client, maxQueries: 120, stateDir });
-    expect(capped.billedQueries).toBe(120);
-    expect(server.billed).toBe(120);
-    expect(capped.deferred).toBe(250 - col(t, 'enrich_status').filter((s) => s === 'matched').length);
-    const rest = await enrichTable({ table: t, client, dryRun: true, stateDir });
-    expect(rest.billedQueries).toBe(110);
-    await enrichTable({ table: t, client, stateDir });
+    await expect(enrichTable({ table: t, client, maxBilledQueries: 120, stateDir })).rejects.toMatchObject({
+      field: 'max-billed-queries',
+      message: expect.stringMatching(/is 120, but this run would bill 230 unique queries/),
+    });
+    // The dry run says the same, the same way: check before paying.
+    await expect(enrichTable({ table: t, client, maxBilledQueries: 120, stateDir, dryRun: true })).rejects.toThrow(/would bill 230/);
+    expect(server.requests).toBe(0);
+    expect(t.calls.write).toBe(0);
+    await enrichTable({ table: t, client, maxBilledQueries: 230, stateDir });
     expect(server.billed).toBe(230);
     expect(col(t, 'enrich_status').every((s) => s === 'matched')).toBe(true);
+  });
+
+  it('a whole table (XLSX, Google Sheets) is saved every flushEveryMs while the lookups run, showing progress, and once at the end', async () => {
+    // One request at a time, 80 ms each: 5 requests take 400 ms.
+    let queue = Promise.resolve();
+    const slow = {
+      serviceUrl: server.url,
+      companies: client.companies,
+      lookupSender: () => {
+        const s = client.lookupSender();
+        return (input: Parameters<typeof s>[0], o?: Parameters<typeof s>[1]) => {
+          const turn = queue.then(() => new Promise<void>((r) => setTimeout(r, 80)));
+          queue = turn;
+          return turn.then(() => s(input, o));
+        };
+      },
+    };
+    const saves: number[] = [];
+    const t = new (class extends MemoryTable {
+      override async flush() {
+        saves.push(col(this, 'enrich_status').filter((v) => v === 'matched').length);
+      }
+    })([['company'], ...Array.from({ length: 500 }, (_, i) => [`Firm number ${i}`])]);
+    const r = await enrichTable({ table: t, client: slow, stateDir, flushEveryMs: 100 });
+    expect(r.matched).toBe(500);
+    expect(saves.length).toBeGreaterThanOrEqual(3);
+    expect(saves.length).toBeLessThanOrEqual(7);
+    // Saves in between hold some rows, not none and not all; the last holds every row.
+    expect(saves.slice(0, -1).some((n) => n > 0 && n < 500)).toBe(true);
+    expect(saves.at(-1)).toBe(500);
+  });
+
+  it('a key edited by a person after enrich is looked up again: the row gets the new company, never keeps the old one', async () => {
+    const t = new MemoryTable([['registry code', 'note'], ['10000001', 'a'], ['10000018', 'b'], ['10000001', 'c'], ['10000018', 'd']]);
+    await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
+    expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Company 10000018 OÜ', 'Company 10000001 OÜ', 'Company 10000018 OÜ']);
+    expect(col(t, 'enrich_query')).toEqual(['10000001', '10000018', '10000001', '10000018']);
+    // A person edits keys: to another company, to one with no match, to an invalid code, and empties one.
+    t.grid[1]![0] = '10000030';
+    t.grid[2]![0] = '10000024';
+    t.grid[3]![0] = '10000002';
+    t.grid[4]![0] = '';
+    server.received.length = 0;
+    const r = await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
+    expect(server.received.sort()).toEqual(['10000024', '10000030']);
+    expect(r).toMatchObject({ matched: 1, noMatch: 1, invalid: 1, billedQueries: 2 });
+    expect(col(t, 'name')).toEqual(['Company 10000030 OÜ', '', '', '']);
+    expect(col(t, 'registry_code')).toEqual(['10000030', '', '', '']);
+    expect(col(t, 'enrich_status')).toEqual(['matched', 'no_match', 'invalid: registry code has a wrong check digit (last digit)', '']);
+    expect(col(t, 'enrich_query')).toEqual(['10000030', '10000024', '', '']);
+    expect(col(t, 'enriched_at').map((v) => v !== '')).toEqual([true, true, false, false]);
+    expect(col(t, 'note')).toEqual(['a', 'b', 'c', 'd']);
+    // The same key written differently is the same query: nothing is looked up again.
+    t.grid[1]![0] = ' 10000030 ';
+    server.received.length = 0;
+    await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
+    expect(server.received).toEqual([]);
+  });
+
+  it('a sheet enriched by the version without enrich_query: an edited code is looked up again, the rest is not', async () => {
+    const t = new MemoryTable([
+      ['registry_code', 'name', 'matched_registry_code', 'enrich_status', 'enriched_at'],
+      ['10000030', 'Company 10000001 OÜ', '10000001', 'matched', '2025-01-01T00:00:00Z'],
+      ['10000018', 'Company 10000018 OÜ', '10000018', 'matched', '2025-01-01T00:00:00Z'],
+      ['Lõunaranna Tarkvara', 'Some name', 'x', 'matched', '2025-01-01T00:00:00Z'],
+    ]);
+    await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
+    expect(server.received).toEqual(['10000030']);
+    expect(col(t, 'name')).toEqual(['Company 10000030 OÜ', 'Company 10000018 OÜ', 'Some name']);
+    expect(col(t, 'enrich_query')).toEqual(['10000030', '', '']);
   });
 
   it('re-enriches rows older than N days and overwrites only its own cells', async () => {

@@ -68,7 +68,7 @@ const expected = () => [
   ['matched', fx().active!.name],
   ['no_match', ''],
   ['invalid: registry code has a wrong check digit (last digit)', ''],
-  ['skipped: query_too_short', ''],
+  ['skipped: needs a word of 3 or more characters', ''],
   ['matched', fx().status_deleted!.name],
 ];
 
@@ -103,7 +103,7 @@ describe('enrich against the sandbox', () => {
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const s = back.getWorksheet('Leads')!;
-    expect(s.getRow(1).values).toEqual([undefined, 'Registry code', 'code copy', 'sum', 'name', 'registered_on', 'enrich_status', 'enriched_at']);
+    expect(s.getRow(1).values).toEqual([undefined, 'Registry code', 'code copy', 'sum', 'name', 'registered_on', 'enrich_status', 'enriched_at', 'enrich_query']);
     expect(s.getCell('D2').value).toBe(fx().active!.name);
     expect(s.getCell('D3').value).toBe(fx().large_as!.name);
     expect(s.getCell('B2').value).toBe('00123');
@@ -121,14 +121,14 @@ describe('enrich against the sandbox', () => {
     expect(calls.map((c) => c.method)).toEqual(['values.get', 'spreadsheets.get', 'spreadsheets.batchUpdate', 'values.batchUpdate']);
     expect(calls[3]!.valueInputOption).toBe('RAW');
     const v = standin.values('leads', 'Leads');
-    expect(v[0]).toEqual(['company', 'phone', 'name', 'registry_code', 'enrich_status', 'enriched_at']);
+    expect(v[0]).toEqual(['company', 'phone', 'name', 'registry_code', 'enrich_status', 'enriched_at', 'enrich_query']);
     expect(v.slice(1).map((r) => [r[4], r[2] ?? ''])).toEqual(expected());
     expect(v[1]![3]).toBe(fx().active!.registry_code);
     expect(typeof v[1]![3]).toBe('string');
     expect(v[1]![1]).toBe('+3725550000');
   });
 
-  it('dry run and --max-queries against the sandbox usage', async () => {
+  it('dry run and --max-billed-queries against the sandbox usage', async () => {
     const file = join(dir, 'b.csv');
     const codes = Object.values(fx()).map((c) => c.registry_code);
     writeFileSync(file, 'registry code\n' + [...codes, ...codes.slice(0, 5)].join('\n') + '\n');
@@ -136,10 +136,16 @@ describe('enrich against the sandbox', () => {
     const dry = await enrichTable({ table: new CsvTable(file), client, dryRun: true, stateDir: join(dir, 's4') });
     expect(dry).toMatchObject({ rows: codes.length + 5, uniqueQueries: new Set(codes).size, requests: 1, billedQueries: new Set(codes).size });
     expect(await billed()).toBe(b0);
-    const capped = await enrichTable({ table: new CsvTable(file), client, maxQueries: 10, stateDir: join(dir, 's4') });
-    expect(capped.billedQueries).toBe(10);
-    expect(await billed()).toBe(b0 + 10);
-    expect(capped.deferred).toBeGreaterThan(0);
+    const before = readFileSync(file, 'utf8');
+    // Above the cap: refused before anything is sent, naming what it would bill; the file is untouched.
+    await expect(enrichTable({ table: new CsvTable(file), client, maxBilledQueries: 10, stateDir: join(dir, 's4') })).rejects.toThrow(
+      new RegExp(`max-billed-queries.*is 10, but this run would bill ${new Set(codes).size} unique queries`),
+    );
+    expect(await billed()).toBe(b0);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    const atCap = await enrichTable({ table: new CsvTable(file), client, maxBilledQueries: new Set(codes).size, stateDir: join(dir, 's4') });
+    expect(atCap.billedQueries).toBe(new Set(codes).size);
+    expect(await billed()).toBe(b0 + new Set(codes).size);
   });
 });
 

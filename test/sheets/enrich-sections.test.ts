@@ -78,7 +78,7 @@ describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
 
     const rows = parse(readFileSync(file, 'utf8')) as string[][];
     const h = rows[0]!;
-    expect(h).toEqual(['company', 'owner', 'name', 'credit_score', 'tax_debt', 'enrich_status', 'enriched_at']);
+    expect(h).toEqual(['company', 'owner', 'name', 'credit_score', 'tax_debt', 'enrich_status', 'enriched_at', 'enrich_query']);
     const col = (r: string[], name: string) => r[h.indexOf(name)];
 
     // Expected cells from the profiles read here, independently of enrich.

@@ -57,6 +57,33 @@ describe('CSV table', () => {
   });
 });
 
+describe('CSV table, streamed (enrich)', () => {
+  it('rewrites row by row keeping separator, BOM and CRLF; a file changed on disk since it was read is not overwritten', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csv-stream-'));
+    try {
+      const file = join(dir, 'a.csv');
+      writeFileSync(file, '\ufeffcode;note\r\n00123;x\r\n00124;"a;b"\r\n');
+      const t = new CsvTable(file);
+      const seen: string[][] = [];
+      for await (const r of t.rows()) seen.push(r);
+      expect(seen).toEqual([['code', 'note'], ['00123', 'x'], ['00124', 'a;b']]);
+      await t.rewrite((row, i) => (i === 0 ? [[2, 'name']] : i === 1 ? [[2, '=HYPERLINK("x")']] : undefined), 3);
+      expect(readFileSync(file, 'utf8')).toBe('\ufeffcode;note;name\r\n00123;x;"\'=HYPERLINK(""x"")"\r\n00124;"a;b";\r\n');
+      expect(readdirSync(dir)).toEqual(['a.csv']);
+
+      const u = new CsvTable(file);
+      for await (const r of u.rows()) void r;
+      // A person saves the file between enrich's read and its write.
+      writeFileSync(file, 'code;note\r\n99999;typed meanwhile\r\n');
+      await expect(u.rewrite(() => [[1, 'ours']], 2)).rejects.toThrow(/file: .*a\.csv was changed on disk while enrich ran; it was not overwritten/);
+      expect(readFileSync(file, 'utf8')).toBe('code;note\r\n99999;typed meanwhile\r\n');
+      expect(readdirSync(dir)).toEqual(['a.csv']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('XLSX table', () => {
   it('reads numbers unformatted and formulas as results; writes text that stays text', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'xlsx-table-'));

@@ -3,7 +3,7 @@ import type { CoreClient } from '../../core/client';
 import type { AnyOperation } from '../../core/operation';
 import type { BulkLookupCounters, BulkLookupItem } from '../../core/bulk-lookup';
 import { ValidationError } from '../../core/errors';
-import { FINAL_LOOKUP_STATUSES, sameQuery, type LookupStatus } from '../../core/lookup';
+import { alreadyLookedUp as coreAlreadyLookedUp } from '../../core/lookup';
 import type { CompanySummary } from '../../core/schemas/company';
 import { flatCompany } from '../../core/simplify';
 import type { Lang } from '../../core/schemas/common';
@@ -12,7 +12,6 @@ import { n8nClock } from '../transport';
 
 /** Prefix of the fields the lookup adds to each item, so they sit together in a sheet. */
 export const OUT = 'company_data_';
-
 
 /** Reads a field by name, or by a dotted path when no field has that exact name. */
 export function fieldValue(json: IDataObject, name: string): unknown {
@@ -67,13 +66,8 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string, flat
  * mean: look up again.
  */
 export function alreadyLookedUp(json: IDataObject, query: string, maxAgeMs: number | undefined, nowMs: number): boolean {
-  const status = json[`${OUT}status`];
-  if (typeof status !== 'string' || !FINAL_LOOKUP_STATUSES.has(status as LookupStatus)) return false;
-  const recorded = json[`${OUT}query`];
-  if (recorded === undefined || recorded === null || !sameQuery(String(recorded), query)) return false;
-  if (maxAgeMs === undefined) return true;
-  const at = Date.parse(String(json[`${OUT}enriched_at`] ?? ''));
-  return at + maxAgeMs > nowMs;
+  // The rule itself is the core's, shared with enrich; the item only says where status, query and time are.
+  return coreAlreadyLookedUp({ status: json[`${OUT}status`], query: json[`${OUT}query`], at: json[`${OUT}enriched_at`] }, query, maxAgeMs, nowMs);
 }
 
 interface RunOptions {

@@ -1,6 +1,6 @@
-import { accessSync, closeSync, constants, createWriteStream, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
+import { accessSync, closeSync, constants, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 
 /**
  * The file a write to `path` lands in: symlinks followed to their target (even a target not created
@@ -203,12 +203,21 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ((writ
   commit(tmp, fd, target);
 }
 
-/** writeFileAtomic for content that arrives as a stream. */
-export async function writeStreamAtomic(path: string, source: NodeJS.ReadableStream): Promise<void> {
+/**
+ * writeFileAtomic for content that arrives as a stream. beforeCommit runs once the temp file is
+ * complete and before it replaces the target; what it throws abandons the temp file (the target is
+ * left as it was): the place to refuse when the file changed on disk meanwhile.
+ */
+export async function writeStreamAtomic(path: string, source: NodeJS.ReadableStream, beforeCommit?: () => void): Promise<void> {
   const target = resolveTarget(path);
   const { tmp, fd } = openTemp(target, undefined);
   try {
-    await pipeline(source, createWriteStream('', { fd, autoClose: false }));
+    // Written with writeSync, not a WriteStream: a stream destroyed by a failing source closes the fd
+    // itself (autoClose or not), and abandon() closing it again could close a descriptor reused meanwhile.
+    // An old-style stream (the zip writer's) is wrapped to be read the same way.
+    const chunks = (Symbol.asyncIterator in source ? source : new Readable().wrap(source)) as AsyncIterable<string | Uint8Array>;
+    for await (const chunk of chunks) writeSync(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    beforeCommit?.();
   } catch (err) {
     abandon(tmp, fd);
     throw err;

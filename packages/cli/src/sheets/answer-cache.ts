@@ -81,6 +81,8 @@ export class AnswerCache {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
+    // Loaded again for more keys (enrich sends while it reads): one descriptor reads every offset.
+    if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = fd;
     const oldest = this.now() - this.maxAgeMs;
     scanLines(fd, 0, (line, offset) => {

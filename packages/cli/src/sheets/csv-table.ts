@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { parse as parseStream } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { writeFileAtomic } from './atomic-file';
+import { writeFileAtomic, writeStreamAtomic } from './atomic-file';
 import { contentKind, notAFile } from './file-kind';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 
@@ -48,9 +50,13 @@ function detectDelimiter(text: string): string {
   return counts[0]![1] > 0 ? counts[0]![0] : ',';
 }
 
+/** One row's changes for CsvTable.rewrite: [column, value] pairs. */
+export type RowEdits = readonly (readonly [number, string])[];
+
 /**
- * CSV file as a table. The whole file is held in memory (100,000 rows is a few MB) and saved
- * atomically on flush, keeping the separator, byte-order mark and line ending it was read with.
+ * CSV file as a table, read and saved keeping the separator, byte-order mark and line ending it was
+ * read with. Two ways: read/write/flush hold the whole file (the events sheet, small tables), and
+ * rows/rewrite stream it row by row (enrich: a file of 1,000,000 rows never held whole).
  */
 export class CsvTable implements Table {
   readonly label: string;
@@ -65,9 +71,11 @@ export class CsvTable implements Table {
   readonly calls = { read: 0, save: 0 };
   /** Written values are made inert (cells read from the file are kept as they were). */
   private readonly inert: boolean;
+  /** Inode, size and modification time when the file was first streamed: a rewrite refuses a file changed since. */
+  private stamp: string | undefined;
 
   constructor(
-    private readonly path: string,
+    private path: string,
     private readonly options: CsvTableOptions = {},
   ) {
     this.label = path;
@@ -92,6 +100,108 @@ export class CsvTable implements Table {
       throw new Error(`file: ${this.path} is not valid CSV: ${csvProblem(e)}`);
     }
     this.loaded = true;
+  }
+
+  /** Separator, BOM and line ending from the first 64 KiB (what load() finds from the whole text). */
+  private sniff(): void {
+    const head = Buffer.alloc(65536);
+    let n = 0;
+    if (existsSync(this.path)) {
+      const fd = openSync(this.path, 'r');
+      try {
+        n = readSync(fd, head, 0, head.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    const bytes = head.subarray(0, n);
+    const found = contentKind(bytes);
+    if (found.kind !== 'text' && found.kind !== 'empty') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', found.text);
+    const text = bytes.toString('utf8');
+    this.bom = text.charCodeAt(0) === 0xfeff;
+    const body = this.bom ? text.slice(1) : text;
+    this.delimiter = this.options.delimiter ?? detectDelimiter(body);
+    this.eol = /\r\n/.test(body.slice(0, 4096)) ? '\r\n' : '\n';
+  }
+
+  private fileStamp(): string {
+    try {
+      const st = statSync(this.path);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'none';
+    }
+  }
+
+  private checkUnchanged(): void {
+    if (this.stamp !== undefined && this.fileStamp() !== this.stamp) {
+      throw new Error(`file: ${this.path} was changed on disk while enrich ran; it was not overwritten (the answers paid for are kept: run again)`);
+    }
+  }
+
+  /**
+   * The rows one by one, header first, straight from the file: memory does not grow with it. Every
+   * pass must see the same file: one changed since the first pass is refused.
+   */
+  async *rows(): AsyncGenerator<string[]> {
+    this.calls.read++;
+    if (this.stamp === undefined) {
+      this.sniff();
+      this.stamp = this.fileStamp();
+    } else this.checkUnchanged();
+    if (!existsSync(this.path)) return;
+    const input = createReadStream(this.path);
+    const parser = parseStream({ delimiter: this.delimiter, relax_column_count: true, skip_empty_lines: false, bom: true });
+    input.on('error', (e) => parser.destroy(e));
+    input.pipe(parser);
+    try {
+      for await (const record of parser) yield record as string[];
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).syscall) throw e;
+      throw new Error(`file: ${this.path} is not valid CSV: ${csvProblem(e)}`);
+    } finally {
+      input.destroy();
+    }
+  }
+
+  /**
+   * Writes the file again row by row (header first), each row with its edits applied and padded to
+   * `width`, to a temp file renamed over the target (atomic). `edits` may return a promise: reading
+   * waits for it (backpressure), so rows can be written while what they need is still arriving. Refused, leaving the target untouched,
+   * when the source changed on disk since rows() first read it.
+   */
+  async rewrite(edits: (row: string[], index: number) => RowEdits | undefined | Promise<RowEdits | undefined>, width: number): Promise<void> {
+    const opts = { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? ('windows' as const) : ('unix' as const) };
+    const text = async function* (this: CsvTable): AsyncGenerator<string> {
+      if (this.bom) yield '\ufeff';
+      let batch: string[][] = [];
+      let index = 0;
+      for await (const row of this.rows()) {
+        let e = edits(row, index++);
+        // A row whose answer is still on its way waits for it (enrich writes while the lookups run).
+        if (e instanceof Promise) e = await e;
+        for (const [col, value] of e ?? []) {
+          while (row.length <= col) row.push('');
+          row[col] = this.inert ? inertCsvValue(value) : value;
+        }
+        while (row.length < width) row.push('');
+        batch.push(row);
+        // In slices of 2,000 rows: the garbage stays small and short-lived however large the file.
+        if (batch.length === 2000) {
+          yield stringify(batch, opts);
+          batch = [];
+        }
+      }
+      if (batch.length) yield stringify(batch, opts);
+    };
+    const target = this.options.out ?? this.path;
+    await writeStreamAtomic(target, Readable.from(text.call(this)), () => this.checkUnchanged());
+    this.calls.save++;
+    // Later reads see what was written.
+    this.path = target;
+    this.stamp = undefined;
+    this.loaded = false;
+    this.grid = [];
   }
 
   async read(): Promise<TableSnapshot> {

@@ -1,15 +1,16 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { LOOKUP_BATCH_SIZE, type LookupSender } from '../../../../src/core/bulk-lookup';
-import { NotSentError, type CompanyDataError } from '../../../../src/core/errors';
-import { answerStatus, readQuery, statusText } from '../../../../src/core/lookup';
+import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '../../../../src/core/bulk-lookup';
+import type { CompanyDataError } from '../../../../src/core/errors';
+import { alreadyLookedUp, readQuery, sameQuery, statusText, statusWord, type LookupStatus, type QueryReading } from '../../../../src/core/lookup';
 import type { IncludeSection } from '../../../../src/core/params';
 import type { Lang } from '../../../../src/core/schemas/common';
-import type { CompanySummary, LookupResult } from '../../../../src/core/schemas/company';
+import type { CompanySummary } from '../../../../src/core/schemas/company';
 import { lockSheet } from './writer-lock';
 import { PaidAnswers } from './paid-answers';
 import { sectionText } from './profile-sections';
-import type { CellWrite, Table } from './table';
+import { CsvTable, type RowEdits } from './csv-table';
+import type { CellWrite, Table, TableSnapshot } from './table';
 
 /** Columns a user can pick from the company summary, and how each is written as text. */
 export const summaryFields = {
@@ -31,6 +32,8 @@ export const defaultFields: readonly SummaryField[] = ['name', 'registry_code', 
 
 export const STATUS_HEADER = 'enrich_status';
 export const ENRICHED_AT_HEADER = 'enriched_at';
+/** The key as it was when the row was enriched: a key edited since is looked up again (alreadyLookedUp). */
+export const QUERY_HEADER = 'enrich_query';
 
 export type EnrichMode = 'missing' | 'all' | { olderThanDays: number };
 
@@ -64,8 +67,11 @@ export interface EnrichOptions {
   /** Overwrite non-empty cells a person typed. */
   force?: boolean;
   dryRun?: boolean;
-  /** Most queries to pay for in this run; rows beyond are left for the next run. */
-  maxQueries?: number;
+  /**
+   * Most distinct queries this run may bill (after dedupe, journal and cache). Above it nothing is
+   * sent and the run fails saying how many it would bill: check before paying, as the n8n Lookup.
+   */
+  maxBilledQueries?: number;
   lang?: Lang;
   /** Folder for the resume journal and the answer cache (default ~/.company-data/state). */
   stateDir?: string;
@@ -73,9 +79,9 @@ export interface EnrichOptions {
   maxAgeDays?: number;
   /** Which service answers, for the answer cache (default: the client's base URL). */
   service?: string;
-  /** Save at most this often while running (default: the table's saveEveryMs; 1 s for CSV, 10 s for XLSX and Google Sheets). */
-  flushEveryMs?: number;
   now?: () => Date;
+  /** Save at most this often while running (default: the table's saveEveryMs; 10 s for XLSX and Google Sheets). A CSV is saved once, at the end. */
+  flushEveryMs?: number;
   onProgress?: (p: EnrichProgress) => void;
   /** Stops sending; the lookup requests in flight finish and every row answered is saved. */
   signal?: AbortSignal;
@@ -105,8 +111,6 @@ export interface EnrichReport {
   errors: number;
   /** The first error, so a run whose rows all failed says why (the client keeps secrets out of it). */
   firstError?: { code: string; message: string; hint?: string };
-  /** Rows left for a later run because of --max-queries. */
-  deferred: number;
   /** Cells left as a person typed them (use force to overwrite). */
   keptCells: number;
   dryRun: boolean;
@@ -148,9 +152,13 @@ export function defaultStateDir(): string {
 }
 
 /**
- * Enriches the rows of a table by bulk lookup. Reads the table once, bills each distinct query once,
- * writes results as answers arrive (saved every flushEveryMs and at the end), and never re-bills a
- * row that is already enriched or whose answer is in the resume journal.
+ * Enriches the rows of a table by bulk lookup, through the same pipeline as the library's bulkLookup
+ * and the n8n Lookup (QueryDedupe, alreadyLookedUp, resolveLookups): a row is looked up unless it holds
+ * a final answer for the key it holds NOW; each distinct query is billed once (the resume journal and
+ * the answer cache are the pipeline's cache); a spending cap refuses before anything is sent. A CSV is
+ * streamed (read twice row by row: plan while sending, then rewrite to a temp file renamed over it
+ * while the answers arrive); a whole table is saved every saveEveryMs while running. The journal makes
+ * a killed run resumable.
  */
 export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
@@ -162,6 +170,109 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   }
 }
 
+/**
+ * Where the rows come from and go to: a CSV file streamed twice (plan, then rewrite), or a whole table
+ * (XLSX, Google Sheets, memory) read once, whose changes are written as cell writes. Both passes see
+ * the header first, then the data rows in order. A row's edits may be a promise (its answer is still on
+ * its way): the rewrite waits for it, the whole table saving what it has meanwhile every saveEveryMs.
+ */
+type Edits = RowEdits | undefined;
+interface RowSource {
+  pass(): AsyncIterable<string[]>;
+  save(edits: (row: string[], index: number) => Edits | Promise<Edits>, width: number): Promise<void>;
+}
+
+function rowSource(table: Table, flushEveryMs: number | undefined): RowSource {
+  // A CSV is rewritten once, to a temp file renamed over it at the end: see "When results are saved" in docs/assumptions.md.
+  if (table instanceof CsvTable) return { pass: () => table.rows(), save: (edits, width) => table.rewrite(edits, width) };
+  let snap: TableSnapshot | undefined;
+  return {
+    async *pass() {
+      snap ??= await table.read();
+      yield snap.header;
+      yield* snap.rows;
+    },
+    async save(edits) {
+      const every = flushEveryMs ?? table.saveEveryMs ?? 1_000;
+      let writes: CellWrite[] = [];
+      let unsaved = false;
+      let lastSave = Date.now();
+      let lastCost = 0;
+      // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
+      const gap = () => Math.max(every, 50 * lastCost);
+      const save = async () => {
+        if (writes.length) await table.write(writes.splice(0));
+        const t0 = Date.now();
+        await table.flush();
+        lastCost = Date.now() - t0;
+        lastSave = Date.now();
+        unsaved = false;
+      };
+      let index = 0;
+      for await (const row of this.pass()) {
+        let e = edits(row, index);
+        if (e instanceof Promise) {
+          // Waiting for an answer: what is written so far is saved whenever a save is due.
+          const pending = e;
+          let done = false;
+          pending.then(() => void (done = true), () => void (done = true));
+          while (!done && (writes.length > 0 || unsaved)) {
+            let timer: NodeJS.Timeout | undefined;
+            const due = new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, lastSave + gap() - Date.now()))));
+            try {
+              await Promise.race([pending, due]);
+            } finally {
+              clearTimeout(timer);
+            }
+            if (!done && Date.now() - lastSave >= gap()) await save();
+          }
+          e = await pending;
+        }
+        for (const [col, value] of e ?? []) writes.push({ row: index, col, value });
+        index++;
+        if (writes.length >= 50_000) {
+          await table.write(writes.splice(0));
+          unsaved = true;
+        }
+        if ((writes.length > 0 || unsaved) && index % 1000 === 0 && Date.now() - lastSave >= gap()) await save();
+      }
+      await save();
+      writes = [];
+    },
+  };
+}
+
+/** What a row needs, by the one rule of the lookup pipeline (alreadyLookedUp). */
+type RowPlan =
+  | { kind: 'none' }
+  /** The key was emptied in a row enrich wrote: its data belongs to no key now. */
+  | { kind: 'clear' }
+  | { kind: 'keep' }
+  | { kind: 'free'; status: 'invalid' | 'skipped'; reason: string }
+  | { kind: 'send'; key: string };
+
+/** One distinct query's cells, worked out once however many rows share it. */
+interface Outcome {
+  status: LookupStatus;
+  text: string;
+  fields?: string[];
+  code?: string;
+  error?: CompanyDataError;
+}
+
+class Changed {
+  private waiters: (() => void)[] = [];
+  wait(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+  notify(): void {
+    if (this.waiters.length) for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+/** New distinct queries sent together while the table is still being read: the first chunk, doubling after (the answer cache is indexed once per chunk). */
+const FIRST_CHUNK = 1000;
+
 async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const { table, client } = opts;
   const now = opts.now ?? (() => new Date());
@@ -169,198 +280,367 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const fields = opts.fields ?? defaultFields;
   const sections = opts.sections ?? [];
   for (const f of fields) if (!(f in summaryFields)) throw new Error(`fields: "${f}" is not a company summary field (choose from ${Object.keys(summaryFields).join(', ')})`);
-
-  const snap = await table.read();
-  const header = [...snap.header];
-  const keyCol = findKeyColumn(header, opts.column);
-  const keyHeader = header[keyCol]!.trim().toLowerCase();
-
-  // Output columns: reuse a header that exists, otherwise add it after the last one.
-  const headerWrites: CellWrite[] = [];
-  const colOf = (name: string): number => {
-    const i = header.findIndex((h, j) => j !== keyCol && h.trim().toLowerCase() === name.toLowerCase());
-    if (i >= 0) return i;
-    header.push(name);
-    headerWrites.push({ row: 0, col: header.length - 1, value: name });
-    return header.length - 1;
-  };
-  const fieldCols = fields.map((f) => ({ f, col: colOf(f === keyHeader ? `matched_${f}` : f) }));
-  const sectionCols = sections.map((s) => ({ s, col: colOf(s) }));
-  const statusCol = colOf(STATUS_HEADER);
-  const atCol = colOf(ENRICHED_AT_HEADER);
-
-  const cutoff = typeof mode === 'object' ? now().getTime() - mode.olderThanDays * 86_400_000 : undefined;
-  const cell = (r: number, c: number) => snap.rows[r]?.[c] ?? '';
+  if (opts.maxBilledQueries !== undefined && !(Number.isInteger(opts.maxBilledQueries) && opts.maxBilledQueries >= 0)) {
+    throw new Error('max-billed-queries: must be a whole number of 0 or more');
+  }
+  const source = rowSource(table, opts.flushEveryMs);
   const report: EnrichReport = {
-    keyColumn: header[keyCol]!, rows: snap.rows.length, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, fromCache: 0, requests: 0, billedQueries: 0,
-    profileRequests: 0, matched: 0, noMatch: 0, vatGroups: 0, skipped: 0, invalid: 0, errors: 0, deferred: 0, keptCells: 0,
+    keyColumn: '', rows: 0, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, fromCache: 0, requests: 0, billedQueries: 0,
+    profileRequests: 0, matched: 0, noMatch: 0, vatGroups: 0, skipped: 0, invalid: 0, errors: 0, keptCells: 0,
     dryRun: !!opts.dryRun, interrupted: false,
   };
-
-  const writes: CellWrite[] = [...headerWrites];
-  const put = (r: number, col: number, value: string, ours: boolean) => {
-    const current = cell(r, col);
-    if (current === value) return;
-    if (current !== '' && !ours && !opts.force) {
-      report.keptCells++;
-      return;
-    }
-    writes.push({ row: r + 1, col, value });
-  };
-
-  // Rows by dedupe key, in first-seen order; invalid and too-short rows are settled here, for free.
-  const rowsByKey = new Map<string, { send: string; rows: number[] }>();
-  const enrichedBefore = new Set<number>();
-  snap.rows.forEach((row, r) => {
-    const q = row[keyCol] ?? '';
-    if (q.trim() === '') return;
-    const at = cell(r, atCol);
-    const status = cell(r, statusCol);
-    const wasEnriched = at !== '' && !status.startsWith('error');
-    if (wasEnriched) enrichedBefore.add(r);
-    if (mode === 'missing' && wasEnriched) return;
-    if (cutoff !== undefined && wasEnriched && !(Date.parse(at) < cutoff)) return;
-    report.rowsInScope++;
-    const k = readQuery(q);
-    if (k.status === 'invalid' || k.status === 'skipped') {
-      report[k.status]++;
-      put(r, statusCol, statusText(k.status, k.reason), true);
-      return;
-    }
-    const entry = rowsByKey.get(k.key);
-    if (entry) entry.rows.push(r);
-    else rowsByKey.set(k.key, { send: k.send, rows: [r] });
-  });
-  report.uniqueQueries = rowsByKey.size;
-
+  const nowMs = now().getTime();
+  const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
   const lang = opts.lang ?? client.lang;
   const answers = new PaidAnswers({ stateDir: opts.stateDir ?? defaultStateDir(), tableId: table.id, service: opts.service ?? client.serviceUrl ?? 'unknown', limit: 1, lang, maxAgeDays: opts.maxAgeDays, now: () => now().getTime() });
-  const keys = [...rowsByKey.keys()];
-  const plan = answers.plan(keys);
-  const free = [...plan.fromJournal, ...plan.fromCache];
-  report.fromJournal = plan.fromJournal.length;
-  report.fromCache = plan.fromCache.length;
-  let paid = plan.toPay;
-  if (opts.maxQueries !== undefined && paid.length > opts.maxQueries) {
-    for (const k of paid.slice(opts.maxQueries)) report.deferred += rowsByKey.get(k)!.rows.length;
-    paid = paid.slice(0, opts.maxQueries);
-  }
-
-  if (opts.dryRun) {
-    report.requests = Math.ceil(paid.length / LOOKUP_BATCH_SIZE);
-    report.billedQueries = paid.length;
-    report.profileRequests = sections.length ? free.length + paid.length : 0;
-    answers.finish(true);
-    return report;
-  }
-
-  const enrichedAt = isoSeconds(now());
-  const flushEvery = opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
-  let lastFlush = Date.now();
-  let lastFlushCost = 0;
-  let flushing: Promise<void> = Promise.resolve();
-  let flushError: unknown;
-  const push = (force: boolean) => {
-    if (writes.length) {
-      const batch = writes.splice(0);
-      flushing = flushing.then(() => table.write(batch));
-    }
-    // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
-    if (force || Date.now() - lastFlush >= Math.max(flushEvery, 50 * lastFlushCost)) {
-      lastFlush = Date.now();
-      flushing = flushing
-        .then(async () => {
-          const t0 = Date.now();
-          await table.flush();
-          lastFlushCost = Date.now() - t0;
-        })
-        .catch((e) => void (flushError ??= e));
-    }
-  };
-
   const noteError = (e: unknown) => {
     if (report.firstError || !e) return;
     const err = e as Partial<CompanyDataError>;
     report.firstError = { code: err.code ?? 'unknown', message: err.message ?? String(e), ...(err.hint ? { hint: err.hint } : {}) };
   };
 
-  const matchedCodes = new Map<string, number[]>();
-  const settle = (key: string, result: LookupResult) => {
-    const entry = rowsByKey.get(key)!;
-    const st = answerStatus(result);
-    const company = result.matches?.[0];
-    if (company && sections.length) matchedCodes.set(company.registry_code, [...(matchedCodes.get(company.registry_code) ?? []), ...entry.rows]);
-    const counter = ({ matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const)[st.status];
-    for (const r of entry.rows) {
-      const ours = enrichedBefore.has(r);
-      report[counter]++;
-      for (const { f, col } of fieldCols) put(r, col, company ? summaryFields[f](company) : '', ours);
-      put(r, statusCol, statusText(st.status, st.detail), true);
-      put(r, atCol, enrichedAt, true);
+  // The distinct queries: journal, then answer cache, then paid, each settled once into its cells.
+  // Without a spending cap they are sent while the table is still being read (pass 1), in chunks of new
+  // keys in first-seen order; with one, after pass 1, once the cap is checked. Pass 2 writes each row as
+  // soon as its query's outcome is there (and its company's profile sections, when asked for).
+  const outcomes = new Map<string, Outcome>();
+  const changed = new Changed();
+  const sectionCells = new Map<string, string[] | { error: CompanyDataError }>();
+  const sectionQueue: { key: string; outcome: Outcome }[] = [];
+  let failure: { error: unknown } | undefined;
+  let stopAll = false;
+  let lookupsOver = false;
+  let allOver = false;
+  const aborted = () => opts.signal?.aborted === true;
+  const totals = { requests: 0, billed: 0, stopped: false, done: 0 };
+  const chunkRequests: number[] = [];
+  const chunks: Promise<void>[] = [];
+  const dedupe = new QueryDedupe();
+  const readMemo = memoisedReadQuery();
+  let L: Layout | undefined;
+
+  const onSettled = (key: string, st: LookupSettled) => {
+    totals.done++;
+    let o: Outcome;
+    if (st.status === 'error') {
+      noteError(st.error);
+      o = { status: 'error', text: statusText('error', st.error.code), error: st.error };
+    } else {
+      const company = st.answer.matches?.[0];
+      o = { status: st.status, text: statusText(st.status, st.detail), fields: L!.fieldCols.map(({ f }) => (company ? summaryFields[f](company) : '')), code: company?.registry_code };
+    }
+    if (o.code !== undefined && sections.length) sectionQueue.push({ key, outcome: o });
+    else outcomes.set(key, o);
+    changed.notify();
+  };
+  const send = (qs: SendQuery[], cap?: { max: number; sending: () => void }) => {
+    if (failure || stopAll || qs.length === 0) return;
+    const i = chunkRequests.push(0) - 1;
+    chunks.push(
+      resolveLookups(client.lookupSender(), qs, {
+        limit: 1,
+        lang,
+        cache: answers,
+        ...(cap ? { maxBilledQueries: cap.max, capName: 'max-billed-queries', onSending: cap.sending } : {}),
+        shouldStop: () => stopAll || aborted(),
+        onSettled,
+        onProgress: (p) => {
+          chunkRequests[i] = p.requests;
+          opts.onProgress?.({ done: totals.done, total: dedupe.unique.size, requests: chunkRequests.reduce((a, b) => a + b, 0) });
+        },
+      }).then(
+        (r) => {
+          totals.requests += r.requests;
+          totals.billed += r.billedQueries;
+          totals.stopped ||= r.stopped;
+        },
+        (e: unknown) => void (failure ??= { error: e }),
+      ).finally(() => changed.notify()),
+    );
+  };
+  // Profile sections: one request per matched company, in the order the lookups settle.
+  const sectionWork = async () => {
+    for (let i = 0; ; ) {
+      if (failure || stopAll) return;
+      if (i === sectionQueue.length) {
+        if (lookupsOver) return;
+        await changed.wait();
+        continue;
+      }
+      // Stopped: rows whose sections were not fetched stay as they are, for the next run (their answers are in the journal).
+      if (aborted()) return;
+      const { key, outcome } = sectionQueue[i++]!;
+      const code = outcome.code!;
+      if (!sectionCells.has(code)) {
+        try {
+          const res = await client.companies.get({ registry_code: code, include: [...sections], ...(opts.lang ? { lang: opts.lang } : {}) });
+          const profile = res.data as Record<string, unknown>;
+          sectionCells.set(code, L!.sectionCols.map(({ s }) => sectionText(s, profile[s])));
+        } catch (e) {
+          noteError(e);
+          sectionCells.set(code, { error: e as CompanyDataError });
+        }
+        report.profileRequests++;
+      }
+      outcomes.set(key, outcome);
+      changed.notify();
+    }
+  };
+  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun;
+  const sectionsDone = !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
+  /** Ends the run on an error: nothing more is sent, requests in flight finish (their answers reach the journal), the journal is kept. */
+  const fail = async (e: unknown): Promise<never> => {
+    stopAll = true;
+    changed.notify();
+    await Promise.all(chunks);
+    lookupsOver = true;
+    changed.notify();
+    await sectionsDone;
+    answers.finish(true);
+    throw e;
+  };
+
+  // Pass 1: which rows need a lookup, and the distinct queries among them. Nothing but the keys is kept.
+  let header: string[] | undefined;
+  let width = 0;
+  let index = 0;
+  let layoutError: unknown;
+  let fresh: SendQuery[] = [];
+  let chunk = FIRST_CHUNK;
+  try {
+    for await (const row of source.pass()) {
+      if (index++ === 0) {
+        header = [...row];
+        // Trailing empty header cells are not columns (spreadsheet exports often carry them).
+        while (header.length && header[header.length - 1]!.trim() === '') header.pop();
+        try {
+          L = layOut(header, opts.column, fields, sections);
+        } catch (e) {
+          // Read on: a file that is not valid CSV further down says so first, as when it was read whole.
+          layoutError = e;
+        }
+        continue;
+      }
+      if (!L) continue;
+      width = Math.max(width, row.length);
+      if (row.some((v) => v !== '')) report.rows = index - 1;
+      const before = dedupe.unique.size;
+      const p = planRow(row, L, mode, maxAgeMs, nowMs, (q) => dedupe.read(q, readMemo(q)));
+      if (p.kind === 'free') {
+        report.rowsInScope++;
+        report[p.status]++;
+      } else if (p.kind === 'send') {
+        report.rowsInScope++;
+        if (streamSend && dedupe.unique.size > before) {
+          fresh.push({ key: p.key, send: dedupe.unique.get(p.key)! });
+          if (fresh.length >= chunk) {
+            send(fresh);
+            fresh = [];
+            chunk *= 2;
+          }
+        }
+      }
+    }
+    if (layoutError) throw layoutError;
+    if (!header || !L) {
+      header = [];
+      L = layOut(header, opts.column, fields, sections);
+    }
+  } catch (e) {
+    return fail(e);
+  }
+  const Lay = L;
+  width = Math.max(width, Lay.header.length);
+  report.keyColumn = Lay.header[Lay.keyCol]!;
+  report.uniqueQueries = dedupe.unique.size;
+
+  if (opts.dryRun) {
+    try {
+      const r = await resolveLookups(client.lookupSender(), dedupe.queries(), { limit: 1, lang, cache: answers, maxBilledQueries: opts.maxBilledQueries, capName: 'max-billed-queries', dryRun: true });
+      report.requests = r.requests;
+      report.billedQueries = r.billedQueries;
+      report.fromJournal = answers.fromJournal;
+      report.fromCache = answers.fromCache;
+      report.profileRequests = sections.length ? dedupe.unique.size : 0;
+      return report;
+    } finally {
+      answers.finish(true);
+    }
+  }
+  if (streamSend) send(fresh);
+  else {
+    // The cap is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
+    let sending!: () => void;
+    const passed = new Promise<void>((r) => (sending = r));
+    send(dedupe.queries(), { max: opts.maxBilledQueries!, sending });
+    await Promise.race([passed, ...chunks]);
+  }
+  if (failure) return fail(failure.error);
+  const everything = (async () => {
+    await Promise.all(chunks);
+    lookupsOver = true;
+    changed.notify();
+    await sectionsDone;
+  })().finally(() => {
+    allOver = true;
+    changed.notify();
+  });
+  const outcomeOf = async (key: string): Promise<Outcome | undefined> => {
+    for (;;) {
+      if (failure) throw failure.error;
+      const o = outcomes.get(key);
+      if (o || allOver) return o;
+      await changed.wait();
     }
   };
 
-  for (const k of free) {
-    const a = answers.take(k);
-    if (a) settle(k, a);
-    else {
-      // A cache line damaged on disk (a torn write): that query is paid again.
-      paid.push(k);
-      report.fromCache--;
+  // Pass 2: each row's cells from its query's outcome, written row by row (streamed for CSV) while the lookups run.
+  const enrichedAt = isoSeconds(now());
+  const counter = { matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const;
+  const rowEdits = (row: string[], p: RowPlan, o: Outcome | undefined): Edits => {
+    if (p.kind === 'none' || p.kind === 'keep') return undefined;
+    const edits: [number, string][] = [];
+    const ours = ownsOutput(row, Lay);
+    const put = (col: number, value: string, mine: boolean) => {
+      const current = row[col] ?? '';
+      if (current === value) return;
+      if (current !== '' && !mine && !opts.force) return void report.keptCells++;
+      edits.push([col, value]);
+    };
+    // Cells of another key (edited or emptied) are never left standing: cleared, or replaced below.
+    const clearOutput = () => {
+      for (const { col } of Lay.fieldCols) put(col, '', ours);
+      for (const { col } of Lay.sectionCols) put(col, '', ours);
+      put(Lay.atCol, '', true);
+      put(Lay.queryCol, '', true);
+    };
+    if (p.kind === 'clear') {
+      clearOutput();
+      put(Lay.statusCol, '', true);
+      return edits;
     }
-  }
-  push(false);
-
-  // Requests in flight up to the rate limit; each request's rows are written in the order sent.
-  const aborted = () => opts.signal?.aborted === true;
-  const res = await answers.pay(
-    client.lookupSender(),
-    paid.map((k) => ({ key: k, send: rowsByKey.get(k)!.send })),
-    {
-      shouldStop: aborted,
-      onQuerySettled: (q, { answer, error }) => {
-        if (answer) return settle(q.key, answer);
-        // Not sent because the run was stopped: the rows stay as they are, for the next run.
-        if (error instanceof NotSentError) return;
-        const rows = rowsByKey.get(q.key)!.rows;
-        report.errors += rows.length;
-        noteError(error);
-        for (const r of rows) put(r, statusCol, statusText('error', error.code), true);
-      },
-      onProgress: (p) => {
-        push(false);
-        opts.onProgress?.({ done: free.length + p.settled, total: keys.length, requests: p.requests });
-      },
-    },
-  ).catch((e: unknown) => {
-    answers.finish(true);
-    throw e;
-  });
-  report.requests = res.requests;
-  report.billedQueries = res.billedQueries;
-  report.interrupted = res.stopped || aborted();
-
-  // Profile sections: one request per matched company, after the lookups.
-  for (const [code, rows] of matchedCodes) {
-    if (aborted()) break;
-    try {
-      const res = await client.companies.get({ registry_code: code, include: [...sections], ...(opts.lang ? { lang: opts.lang } : {}) });
-      report.profileRequests++;
-      const profile = res.data as Record<string, unknown>;
-      for (const r of rows) for (const { s, col } of sectionCols) put(r, col, sectionText(s, profile[s]), enrichedBefore.has(r));
-    } catch (e) {
-      report.profileRequests++;
-      report.errors += rows.length;
-      noteError(e);
-      for (const r of rows) put(r, statusCol, `error: ${(e as CompanyDataError).code ?? 'profile_failed'}`, true);
+    if (p.kind === 'free') {
+      if (ours) clearOutput();
+      put(Lay.statusCol, statusText(p.status, p.reason), true);
+      return edits;
     }
-    push(false);
+    // Not sent (the run was stopped): the row stays as it is, for the next run.
+    if (!o) return undefined;
+    if (o.error) {
+      report.errors++;
+      if (ours && !sameQuery(recordedQuery(row, Lay), row[Lay.keyCol] ?? '')) clearOutput();
+      put(Lay.statusCol, o.text, true);
+      return edits;
+    }
+    report[counter[o.status as keyof typeof counter]]++;
+    Lay.fieldCols.forEach(({ col }, j) => put(col, o.fields![j]!, ours));
+    let text = o.text;
+    const sec = o.code !== undefined ? sectionCells.get(o.code) : undefined;
+    if (sec && 'error' in sec) {
+      report.errors++;
+      text = `error: ${sec.error.code ?? 'profile_failed'}`;
+    } else if (sec) Lay.sectionCols.forEach(({ col }, j) => put(col, sec[j]!, ours));
+    put(Lay.statusCol, text, true);
+    put(Lay.atCol, enrichedAt, true);
+    put(Lay.queryCol, row[Lay.keyCol] ?? '', true);
+    return edits;
+  };
+  try {
+    await source.save((row, r) => {
+      if (r === 0) return Lay.headerWrites;
+      const p = planRow(row, Lay, mode, maxAgeMs, nowMs, readMemo);
+      if (p.kind !== 'send') return rowEdits(row, p, undefined);
+      if (failure) throw failure.error;
+      const o = outcomes.get(p.key);
+      if (o || allOver) return rowEdits(row, p, o);
+      return outcomeOf(p.key).then((o) => rowEdits(row, p, o));
+    }, width);
+    await everything;
+  } catch (e) {
+    return fail(e);
   }
-
-  push(true);
-  await flushing;
+  report.fromJournal = answers.fromJournal;
+  report.fromCache = answers.fromCache;
+  report.requests = totals.requests;
+  report.billedQueries = totals.billed;
+  report.interrupted = totals.stopped || aborted();
   // Every paid answer is in the table now; the journal is only needed when this did not finish.
-  answers.finish(report.interrupted || !!flushError);
-  if (flushError) throw flushError;
+  answers.finish(report.interrupted);
   return report;
+}
+
+/** Where everything is: the key column, the output columns (reused when there, else added after the last). */
+function layOut(header: string[], column: string | undefined, fields: readonly SummaryField[], sections: readonly IncludeSection[]) {
+  const keyCol = findKeyColumn(header, column);
+  const keyHeader = header[keyCol]!.trim().toLowerCase();
+  const headerWrites: [number, string][] = [];
+  const colOf = (name: string): number => {
+    const i = header.findIndex((h, j) => j !== keyCol && h.trim().toLowerCase() === name.toLowerCase());
+    if (i >= 0) return i;
+    header.push(name);
+    headerWrites.push([header.length - 1, name]);
+    return header.length - 1;
+  };
+  const fieldCols = fields.map((f) => ({ f, col: colOf(f === keyHeader ? `matched_${f}` : f) }));
+  const sectionCols = sections.map((s) => ({ s, col: colOf(s) }));
+  const statusCol = colOf(STATUS_HEADER);
+  const atCol = colOf(ENRICHED_AT_HEADER);
+  const queryCol = colOf(QUERY_HEADER);
+  // Output columns that tell which company a row of the old version (without enrich_query) holds.
+  const codeCol = fieldCols.find((c) => c.f === 'registry_code')?.col;
+  const vatCol = fieldCols.find((c) => c.f === 'vat_number')?.col;
+  return { header, keyCol, headerWrites, fieldCols, sectionCols, statusCol, atCol, queryCol, codeCol, vatCol };
+}
+type Layout = ReturnType<typeof layOut>;
+
+/** Whether the row's output cells are enrich's own (it wrote them, and not as an error): refreshed without --force. */
+function ownsOutput(row: readonly string[], L: Layout): boolean {
+  return (row[L.atCol] ?? '') !== '' && statusWord(row[L.statusCol] ?? '') !== 'error';
+}
+
+/**
+ * The query a row was enriched for: its enrich_query cell. A row of the version before it has none;
+ * there the matched company's own registry code or VAT number stands in when the key is of that kind
+ * (an edited code then reads as changed), else the key itself (a name cannot be checked that way).
+ */
+function recordedQuery(row: readonly string[], L: Layout): string {
+  const recorded = row[L.queryCol] ?? '';
+  if (recorded !== '') return recorded;
+  const key = row[L.keyCol] ?? '';
+  const k = readQuery(key);
+  const status = statusWord(row[L.statusCol] ?? '');
+  if (k.status === 'send' && (status === 'matched' || status === 'vat_group')) {
+    const evidence = k.type === 'registry_code' ? L.codeCol : k.type === 'vat_number' ? L.vatCol : undefined;
+    const cell = evidence === undefined ? '' : (row[evidence] ?? '');
+    if (cell !== '') return cell;
+  }
+  return key;
+}
+
+/**
+ * readQuery remembered per cell text: a large sheet repeats few keys many times, and both passes read
+ * every row. Bounded (cleared at 50,000 texts), so a file of all-different keys does not grow it.
+ */
+function memoisedReadQuery(): (q: string) => QueryReading {
+  const memo = new Map<string, QueryReading>();
+  return (q) => {
+    let r = memo.get(q);
+    if (r === undefined) {
+      if (memo.size >= 50_000) memo.clear();
+      memo.set(q, (r = readQuery(q)));
+    }
+    return r;
+  };
+}
+
+function planRow(row: readonly string[], L: Layout, mode: EnrichMode, maxAgeMs: number | undefined, nowMs: number, read: (q: string) => QueryReading): RowPlan {
+  const q = row[L.keyCol] ?? '';
+  const at = row[L.atCol] ?? '';
+  if (q.trim() === '') return at !== '' ? { kind: 'clear' } : { kind: 'none' };
+  // Rows without enriched_at were never looked up (invalid and too-short rows cost nothing to check again).
+  const prior = at !== '' ? { status: row[L.statusCol], query: recordedQuery(row, L), at } : undefined;
+  if (mode !== 'all' && alreadyLookedUp(prior, q, maxAgeMs, nowMs)) return { kind: 'keep' };
+  const k = read(q);
+  if (k.status === 'invalid' || k.status === 'skipped') return { kind: 'free', status: k.status, reason: k.reason };
+  return { kind: 'send', key: k.key };
 }

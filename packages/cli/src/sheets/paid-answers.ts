@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { lookupInBatches, type LookupBatchesOptions, type LookupBatchesResult, type LookupSender, type SendQuery } from '../../../../src/core/bulk-lookup';
+import type { LookupCache } from '../../../../src/core/bulk-lookup';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
 import { AnswerCache } from './answer-cache';
@@ -19,24 +19,18 @@ export interface PaidAnswersOptions {
   now?: () => number;
 }
 
-export interface AnswerPlan {
-  /** Answered in an interrupted run on this table (the journal): free whatever their age. */
-  fromJournal: string[];
-  /** Answered in an earlier run on any table, younger than max-age: free. */
-  fromCache: string[];
-  /** To pay for. */
-  toPay: string[];
-}
-
 /**
  * Where the Sheets enrich gets answers without paying again, and where it records every answer it
  * pays for: the resume journal of this table (exact, discarded once the table is saved) and the answer
- * cache shared by all runs. Both are written as each request is answered, whatever the order, before
- * the answer reaches the table.
+ * cache shared by all runs. It is the lookup pipeline's cache (resolveLookups): journal first, then the
+ * answer cache; each request's answers are written to both as it arrives, before they reach the table.
  */
-export class PaidAnswers {
+export class PaidAnswers implements LookupCache {
   private readonly journal: LookupJournal;
   private readonly cache: AnswerCache;
+  /** Distinct queries answered from the journal of an interrupted run / from the answer cache. */
+  fromJournal = 0;
+  fromCache = 0;
 
   constructor(private readonly o: PaidAnswersOptions) {
     this.journal = new LookupJournal(join(o.stateDir, `enrich-${createHash('sha256').update(o.tableId).digest('hex').slice(0, 16)}.jsonl`), {
@@ -48,42 +42,42 @@ export class PaidAnswers {
     this.cache = new AnswerCache({ stateDir: o.stateDir, service: o.service, limit: o.limit, lang: o.lang, maxAgeDays: o.maxAgeDays, now: o.now });
   }
 
-  plan(keys: readonly string[]): AnswerPlan {
-    const plan: AnswerPlan = { fromJournal: [], fromCache: [], toPay: [] };
-    const notJournalled = keys.filter((k) => {
-      if (!this.journal.get(k)) return true;
-      plan.fromJournal.push(k);
-      return false;
-    });
-    this.cache.load(new Set(notJournalled));
-    for (const k of notJournalled) (this.cache.has(k) ? plan.fromCache : plan.toPay).push(k);
-    return plan;
+  /** Indexes the answer cache for the keys the journal does not answer (the file is read once, for just these). */
+  prepare(keys: readonly string[]): void {
+    this.cache.load(new Set(keys.filter((k) => !this.journal.get(k))));
   }
 
-  /** The free answer of a key the plan found (read once: the journal forgets it in memory); undefined when its line was damaged on disk. */
-  take(key: string): LookupResult | undefined {
-    return this.journal.take(key) ?? this.cache.get(key)?.answer;
+  has(key: string): boolean {
+    const hit = this.journal.get(key) !== undefined ? 'journal' : this.cache.has(key) ? 'cache' : undefined;
+    if (hit === 'journal') this.fromJournal++;
+    else if (hit === 'cache') this.fromCache++;
+    return hit !== undefined;
   }
 
-  /**
-   * Pays for `queries` with requests in flight up to the rate limit, with the limit and language the
-   * journal and cache were opened for; each query settles in the order sent (lookupInBatches).
-   */
-  pay(send: LookupSender, queries: readonly SendQuery[], o: Pick<LookupBatchesOptions, 'onQuerySettled' | 'onProgress'> & { shouldStop: () => boolean }): Promise<LookupBatchesResult> {
-    return lookupInBatches(send, queries, {
-      limit: this.o.limit,
-      lang: this.o.lang,
-      shouldStop: o.shouldStop,
-      onAnswered: (out) => {
-        const paid = out.queries.flatMap((q, j) => (out.answers[j] ? [{ key: q.key, answer: out.answers[j] }] : []));
-        const lines = this.cache.lines(paid);
-        this.journal.add(lines);
-        this.journal.sync();
-        this.cache.add(paid, lines);
-      },
-      onQuerySettled: o.onQuerySettled,
-      onProgress: o.onProgress,
-    });
+  /** The free answer of a key (read once: the journal forgets it in memory); undefined when none, or its line was damaged on disk. */
+  get(key: string): LookupResult | undefined {
+    const j = this.journal.take(key);
+    if (j) {
+      this.fromJournal++;
+      return j;
+    }
+    const c = this.cache.get(key)?.answer;
+    if (c) this.fromCache++;
+    return c;
+  }
+
+  /** Answers are recorded per request (record); a single one is recorded alike. */
+  set(key: string, answer: LookupResult): void {
+    this.record([{ key, answer }]);
+  }
+
+  /** The answers of one paid request: one journal write and fsync, one cache append. */
+  record(paid: readonly { key: string; answer: LookupResult }[]): void {
+    if (!paid.length) return;
+    const lines = this.cache.lines(paid);
+    this.journal.add(lines);
+    this.journal.sync();
+    this.cache.add(paid, lines);
   }
 
   /** Closes the files; the journal is only kept when the run did not finish. */

@@ -15,7 +15,7 @@ interface EnrichFlags extends ApiFlags, GoogleFlags {
   sections: IncludeSection[];
   mode: EnrichMode;
   dryRun?: boolean;
-  maxQueries?: number;
+  maxBilledQueries?: number;
   force?: boolean;
   lang?: Lang;
   stateDir?: string;
@@ -79,7 +79,6 @@ export function formatReport(r: EnrichReport): string[] {
     const e = r.firstError;
     lines.push(`Error: ${e.message} (${e.code}).${e.hint ? ` ${e.hint}` : ''} Rows with an error are tried again on the next run.`);
   }
-  if (r.deferred) lines.push(`${r.deferred} row(s) left for the next run (--max-queries).`);
   if (r.keptCells) lines.push(`${r.keptCells} cell(s) typed by a person were kept; use --force to overwrite them.`);
   if (r.interrupted) lines.push('Interrupted: finished rows are saved; run the same command again to continue without paying twice.');
   return lines;
@@ -97,7 +96,11 @@ export function enrichCommand(): Command {
     .addOption(new Option('--sections <list>', 'profile sections to add, e.g. credit_score,tax_debt (one extra request per matched company)').argParser(list(includeSections, 'sections')).default([], 'none'))
     .addOption(new Option('--mode <mode>', 'which rows: missing (not enriched yet), older-than:DAYS, or all').argParser(parseMode).default('missing'))
     .option('--dry-run', 'show the cost (rows, unique queries, requests, billed queries) and change nothing')
-    .addOption(new Option('--max-queries <n>', 'pay for at most this many queries in this run').argParser(positiveInt('max-queries')))
+    .addOption(new Option('--max-billed-queries <n>', 'refuse the run, before anything is sent, when it would bill more unique queries than this (the count is in the message; --dry-run shows it too)').argParser(positiveInt('max-billed-queries')))
+    // The old name paid for the first N and left the rest: a different meaning, so it is not kept as an alias.
+    .addOption(new Option('--max-queries <n>').hideHelp().argParser(() => {
+      throw new InvalidArgumentError('max-queries: was replaced by --max-billed-queries <n>, which refuses a run that would bill more than n unique queries before sending anything (it no longer pays for the first n and leaves the rest)');
+    }))
     .option('--force', 'overwrite cells a person typed')
     .addOption(new Option('--lang <lang>', 'language of labels').choices(langs))
     .addOption(new Option('--state-dir <dir>', 'where resume state and paid answers are kept').env('COMPANY_DATA_STATE_DIR'))
@@ -133,7 +136,7 @@ export function enrichCommand(): Command {
         mode: flags.mode,
         force: !!flags.force,
         dryRun: !!flags.dryRun,
-        ...(flags.maxQueries ? { maxQueries: flags.maxQueries } : {}),
+        ...(flags.maxBilledQueries ? { maxBilledQueries: flags.maxBilledQueries } : {}),
         ...(flags.lang ? { lang: flags.lang } : {}),
         ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
         maxAgeDays: flags.maxAge,

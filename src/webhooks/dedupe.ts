@@ -1,12 +1,46 @@
 /**
  * Remembers event ids already handled: the service may deliver the same event more than once, and
  * receivers skip ids already stored (spec, Events). Implement it over a database for several workers.
+ *
+ * The one shape of "have we seen this event": every receiver in this repository (the n8n triggers'
+ * memory, n8n's processed-data store, the poll trigger's static data) asks it through checkAndAdd or
+ * newIds below. A store that can check many ids in one go (one database round trip) adds checkAndAddMany.
  */
 export interface DedupeStore {
   has(id: string): Promise<boolean>;
   add(id: string): Promise<void>;
   /** Records the id and says whether it was new (true) or seen before (false). */
   checkAndAdd(id: string): Promise<boolean>;
+  /** Optional: checkAndAdd for many ids at once; the ids among them not seen before (see newIds). */
+  checkAndAddMany?(ids: readonly string[]): Promise<Set<string>>;
+}
+
+/**
+ * The ids among `ids` not seen before, recorded now: the one definition of a duplicate. An id seen
+ * before is a duplicate, and so is a second copy of an id within `ids` (its first copy is the new one).
+ * Uses the store's checkAndAddMany when it has one, else checkAndAdd id by id, in order.
+ */
+export async function newIds(store: Pick<DedupeStore, 'checkAndAdd' | 'checkAndAddMany'>, ids: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Set();
+  if (store.checkAndAddMany) return store.checkAndAddMany(unique);
+  const fresh = new Set<string>();
+  for (const id of unique) if (await store.checkAndAdd(id)) fresh.add(id);
+  return fresh;
+}
+
+/**
+ * Stores asked in turn, nearest first (a process's memory, then a shared database): an id is new only
+ * when every layer finds it new, and a layer that calls it seen ends the check (the layers after it
+ * are not asked and record nothing).
+ */
+export function layeredDedupe(layers: ReadonlyArray<Pick<DedupeStore, 'checkAndAdd'>>): Pick<DedupeStore, 'checkAndAdd'> {
+  return {
+    async checkAndAdd(id) {
+      for (const layer of layers) if (!(await layer.checkAndAdd(id))) return false;
+      return true;
+    },
+  };
 }
 
 export interface MemoryDedupeStoreOptions {
@@ -18,6 +52,8 @@ export interface MemoryDedupeStoreOptions {
    */
   ttlMs?: number;
   clock?: { now(): number };
+  /** Ids known before (oldest first), e.g. read back from where they were kept; recorded as of now. */
+  ids?: Iterable<string>;
 }
 
 /** In-memory default: bounded by count and age. Lost on restart; fine for one process. */
@@ -32,6 +68,13 @@ export class MemoryDedupeStore implements DedupeStore {
     this.ttlMs = opts.ttlMs ?? 48 * 3600_000;
     this.clock = opts.clock ?? { now: () => Date.now() };
     if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError('maxEntries must be a whole number of 1 or more');
+    for (const id of opts.ids ?? []) this.record(id);
+  }
+
+  /** The ids kept, oldest first (to keep them somewhere and pass them back as `ids`). */
+  ids(): string[] {
+    this.expire();
+    return [...this.seen.keys()];
   }
 
   get size(): number {
@@ -49,6 +92,20 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 
   async checkAndAdd(id: string): Promise<boolean> {
+    return this.checkAndAddNow(id);
+  }
+
+  async checkAndAddMany(ids: readonly string[]): Promise<Set<string>> {
+    const fresh = new Set<string>();
+    for (const id of ids) if (this.checkAndAddNow(id)) fresh.add(id);
+    return fresh;
+  }
+
+  /**
+   * checkAndAdd without the promise: check and record happen in one step, so two copies of an event
+   * arriving at once in one process cannot both be new.
+   */
+  checkAndAddNow(id: string): boolean {
     this.expire();
     if (this.seen.has(id)) return false;
     this.record(id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryDedupeStore, SignatureVerificationError, signWebhook, verifyWebhook, computeSignature } from '../../src/webhooks';
+import { layeredDedupe, MemoryDedupeStore, newIds, SignatureVerificationError, signWebhook, verifyWebhook, computeSignature } from '../../src/webhooks';
 
 /*
  * Vectors computed outside our code with OpenSSL, e.g.:
@@ -172,5 +172,40 @@ describe('MemoryDedupeStore', () => {
     expect(s.size).toBe(3);
     expect(await s.has('a')).toBe(false);
     expect(await s.has('d')).toBe(true);
+  });
+});
+
+describe('one shape of event-id dedupe', () => {
+  it('newIds: an id seen before and a second copy within the batch are duplicates, with or without checkAndAddMany', async () => {
+    const memory = new MemoryDedupeStore();
+    await memory.add('evt_1');
+    expect([...(await newIds(memory, ['evt_1', 'evt_2', 'evt_2', 'evt_3']))]).toEqual(['evt_2', 'evt_3']);
+    const plain = new MemoryDedupeStore();
+    const onlyOne = { checkAndAdd: (id: string) => plain.checkAndAdd(id) };
+    await plain.add('evt_1');
+    expect([...(await newIds(onlyOne, ['evt_1', 'evt_2', 'evt_2', 'evt_3']))]).toEqual(['evt_2', 'evt_3']);
+    expect((await newIds(memory, [])).size).toBe(0);
+  });
+
+  it('layeredDedupe: new only when every layer finds it new; a layer that knows it stops the check', async () => {
+    const near = new MemoryDedupeStore();
+    const far = new MemoryDedupeStore();
+    await far.add('evt_far');
+    const both = layeredDedupe([near, far]);
+    expect(await both.checkAndAdd('evt_far')).toBe(false);
+    expect(await near.has('evt_far')).toBe(true); // the near layer recorded it before the far one answered
+    expect(await both.checkAndAdd('evt_new')).toBe(true);
+    expect(await both.checkAndAdd('evt_new')).toBe(false);
+    await near.add('evt_near');
+    expect(await both.checkAndAdd('evt_near')).toBe(false);
+    expect(await far.has('evt_near')).toBe(false);
+  });
+
+  it('MemoryDedupeStore keeps its ids, oldest first, and takes them back bounded', async () => {
+    const s = new MemoryDedupeStore({ maxEntries: 2, ttlMs: Infinity, ids: ['a', 'b', 'c'] });
+    expect(s.ids()).toEqual(['b', 'c']);
+    expect(await s.checkAndAdd('b')).toBe(false);
+    expect(s.checkAndAddNow('d')).toBe(true);
+    expect(s.ids()).toEqual(['c', 'd']);
   });
 });

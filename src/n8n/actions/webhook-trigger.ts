@@ -11,10 +11,11 @@ import { clientFor, type CompanyDataCredential } from '../transport/client';
 import { toNodeError } from '../errors';
 import { CREDENTIAL_TYPE } from '../transport';
 import { webhookApi } from '../trigger/api';
+import { layeredDedupe, newIds } from '../../webhooks';
 import { handleDelivery } from '../trigger/delivery';
 import { checkExists, create, knownSecrets, remove, type HookState } from '../trigger/lifecycle';
 import { readTriggerOptions } from '../descriptions/trigger-properties';
-import { hasProcessedData, memoryCheck, newIdsInProcessedData, triggerKey } from '../trigger/seen';
+import { hasProcessedData, memoryCheck, processedDataDedupe, triggerKey } from '../trigger/seen';
 
 /**
  * The Company Data Trigger's behaviour: activation and deactivation (the account's one webhook), a
@@ -93,7 +94,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
     secrets: knownSecrets(state, creds?.webhookSigningSecret),
     options: readTriggerOptions((name, fallback) => ctx.getNodeParameter(name, fallback)),
     // n8n 2.41 offers no processed-data store in webhook(); should a later version add it, use it here too.
-    checkAndRecord: async (id) => (await memory(id)) && (!hasProcessedData(helpers) || (await newIdsInProcessedData(helpers, key, [id], warn)).has(id)),
+    seen: layeredDedupe(hasProcessedData(helpers) ? [memory, processedDataDedupe(helpers, key, warn)] : [memory]),
   });
 
   if (outcome.kind === 'rejected') {
@@ -115,7 +116,7 @@ export async function dropSeenDeliveries(ctx: IExecuteFunctions): Promise<INodeE
   const items = ctx.getInputData();
   if (ctx.getMode() === 'manual' || !hasProcessedData(ctx.helpers)) return [items];
   const ids = items.map((i) => i.json.id).filter((id): id is string => typeof id === 'string');
-  const fresh = await newIdsInProcessedData(ctx.helpers, triggerKey(ctx), ids, warnTo(ctx.logger));
+  const fresh = await newIds(processedDataDedupe(ctx.helpers, triggerKey(ctx), warnTo(ctx.logger)), ids);
   // Paired before filtering, so each kept item points at its own input item.
   const paired = items.map((i, index) => ({ ...i, pairedItem: { item: index } }));
   return [paired.filter((i) => typeof i.json.id !== 'string' || fresh.has(i.json.id))];

@@ -1,4 +1,4 @@
-import { checkWebhook, type WebhookHeaders } from '../../webhooks';
+import { checkWebhook, type DedupeStore, type WebhookHeaders } from '../../webhooks';
 import { eventToItems, type TriggerItem, type TriggerOptions } from './items';
 
 export type DeliveryOutcome =
@@ -10,8 +10,8 @@ export type DeliveryOutcome =
 export interface DeliveryContext {
   secrets: readonly string[];
   options: TriggerOptions;
-  /** Records the id; false when it was seen before. */
-  checkAndRecord(eventId: string): Promise<boolean>;
+  /** Where event ids are checked and recorded. */
+  seen: Pick<DedupeStore, 'checkAndAdd'>;
   now?: number;
 }
 
@@ -33,7 +33,7 @@ export async function handleDelivery(rawBody: unknown, headers: WebhookHeaders, 
   if (typeof event.id !== 'string' || event.id === '') {
     return { kind: 'rejected', status: 401, reason: 'invalid_json', message: 'the signed event has no id' };
   }
-  if (!(await ctx.checkAndRecord(event.id))) return { kind: 'duplicate', eventId: event.id };
+  if (!(await ctx.seen.checkAndAdd(event.id))) return { kind: 'duplicate', eventId: event.id };
   const items = eventToItems(event, ctx.options);
   return items.length ? { kind: 'accepted', eventId: event.id, items } : { kind: 'filtered', eventId: event.id };
 }

@@ -1,5 +1,5 @@
 import { eventToItems, type TriggerItem, type TriggerOptions } from './items';
-import { staticDataRing } from './seen';
+import { staticDataStore } from './seen';
 
 /** One page of a cursor read (GET /monitoring/events, GET /searches/{id}/matches). */
 export interface CursorRead {
@@ -61,7 +61,7 @@ export async function pollOnce(sources: PollSource[], state: PollState, settings
   const maxPages = settings.maxPages ?? 20;
   const cursors = { ...(state.cursors ?? {}) };
   const started = new Set(state.started ?? []);
-  const ring = staticDataRing(state);
+  const seen = staticDataStore(state);
   const items: TriggerItem[] = [];
   const manualEvents: unknown[] = [];
 
@@ -77,7 +77,7 @@ export async function pollOnce(sources: PollSource[], state: PollState, settings
           manualEvents.push(event);
           continue;
         }
-        if (typeof id !== 'string' || !ring.isNew(id) || skipHistory) continue;
+        if (typeof id !== 'string' || !(await seen.store.checkAndAdd(id)) || skipHistory) continue;
         items.push(...eventToItems(event, settings.options));
       }
       if (res.cursor !== null) after = res.cursor;
@@ -96,6 +96,6 @@ export async function pollOnce(sources: PollSource[], state: PollState, settings
   }
   state.cursors = cursors;
   state.started = [...started];
-  ring.commit();
+  seen.commit();
   return items;
 }

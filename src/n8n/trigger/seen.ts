@@ -1,15 +1,16 @@
 import { sleep } from 'n8n-workflow';
-import { MemoryDedupeStore } from '../../webhooks';
+import { MemoryDedupeStore, type DedupeStore } from '../../webhooks';
 
 /**
- * Where the trigger remembers event ids.
+ * Where the trigger remembers event ids. Each is a DedupeStore (src/webhooks/dedupe.ts), asked with
+ * checkAndAdd or newIds, which say what a duplicate is.
  *
  * - memoryCheck: per n8n process, per workflow node. Drops a redelivery before any execution starts,
  *   but is lost on restart and not shared between queue-mode webhook processes.
  * - processedDataStore: n8n's processed-data store (database table, shared by all processes, survives
  *   restarts), bounded to the newest maxEntries ids, checked by one process at a time. n8n offers it in
  *   execute() contexts; the trigger's execute() step runs inside the execution that a webhook starts.
- * - staticDataRing: for the poll trigger, whose static data n8n saves after every poll.
+ * - staticDataStore: for the poll trigger, whose static data n8n saves after every poll.
  */
 
 export const DEDUPE_MAX_ENTRIES = 10_000;
@@ -34,26 +35,28 @@ export interface DeliveryAnswer {
  * error answer means the event may not run (its database or Redis failed), and the service's retry
  * must not meet a memory that calls it a copy. With routing by event id that retry comes back here.
  */
-export function memoryCheck(key: string, answer: DeliveryAnswer | undefined): (id: string) => Promise<boolean> {
+export function memoryCheck(key: string, answer: DeliveryAnswer | undefined): Pick<DedupeStore, 'checkAndAdd'> {
   let store = stores.get(key);
   if (!store) {
     store = new MemoryDedupeStore({ maxEntries: DEDUPE_MAX_ENTRIES });
     stores.set(key, store);
   }
   const s = store;
-  return async (id) => {
-    if (!(await s.checkAndAdd(id))) return false;
-    if (typeof answer?.once === 'function') {
-      let finished = false;
-      answer.once('finish', () => {
-        finished = true;
-        if (answer.statusCode < 200 || answer.statusCode >= 300) s.forget(id);
-      });
-      answer.once('close', () => {
-        if (!finished) s.forget(id);
-      });
-    }
-    return true;
+  return {
+    async checkAndAdd(id) {
+      if (!s.checkAndAddNow(id)) return false;
+      if (typeof answer?.once === 'function') {
+        let finished = false;
+        answer.once('finish', () => {
+          finished = true;
+          if (answer.statusCode < 200 || answer.statusCode >= 300) s.forget(id);
+        });
+        answer.once('close', () => {
+          if (!finished) s.forget(id);
+        });
+      }
+      return true;
+    },
   };
 }
 
@@ -220,25 +223,33 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
 /** This process's store, used by the trigger node. */
 export const newIdsInProcessedData = processedDataStore();
 
+/**
+ * n8n's processed-data store as a DedupeStore for one trigger node (`key`) in one execution
+ * (`helpers`): checkAndAddMany is one batched turn (processedDataStore). The trigger only ever checks
+ * and records together, so has() and add() are left out (each would cost a turn of its own).
+ */
+export function processedDataDedupe(helpers: ProcessedDataHelpers, key: string, warn: (message: string) => void, newIdsIn = newIdsInProcessedData): Pick<DedupeStore, 'checkAndAdd' | 'checkAndAddMany'> {
+  const checkAndAddMany = (ids: readonly string[]) => newIdsIn(helpers, key, [...ids], warn);
+  return {
+    checkAndAdd: async (id) => (await checkAndAddMany([id])).has(id),
+    checkAndAddMany,
+  };
+}
+
 export const STATIC_SEEN_MAX = 2_000;
 
 /**
- * Bounded list of seen ids in the poll trigger's static data. commit() writes the list back with a
- * top-level assignment, which n8n's change tracking of static data always notices.
+ * The poll trigger's seen ids: a MemoryDedupeStore (the newest `max`, no age limit: the poll only
+ * meets an id again while it is near the cursor) filled from the list in its static data. commit()
+ * writes the list back with a top-level assignment, which n8n's change tracking of static data always notices.
  */
-export function staticDataRing(state: { seen?: unknown }, max = STATIC_SEEN_MAX): { isNew(id: string): boolean; commit(): void } {
-  const list: string[] = Array.isArray(state.seen) ? state.seen.filter((x): x is string => typeof x === 'string') : [];
-  const set = new Set(list);
+export function staticDataStore(state: { seen?: unknown }, max = STATIC_SEEN_MAX): { store: MemoryDedupeStore; commit(): void } {
+  const ids = Array.isArray(state.seen) ? state.seen.filter((x): x is string => typeof x === 'string') : [];
+  const store = new MemoryDedupeStore({ maxEntries: max, ttlMs: Infinity, ids });
   return {
-    isNew(id) {
-      if (set.has(id)) return false;
-      set.add(id);
-      list.push(id);
-      while (list.length > max) set.delete(list.shift()!);
-      return true;
-    },
+    store,
     commit() {
-      state.seen = [...list];
+      state.seen = store.ids();
     },
   };
 }

@@ -1,6 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { writeFileAtomic } from '../files/atomic-file';
+import { LineFile } from '../files/line-file';
 
 /**
  * Ledgers larger than this are rewritten on start (and while running) to their live entries. About
@@ -36,14 +34,16 @@ export class EventLedger {
   cursor: string | undefined;
   /** Older done ids were dropped by a compaction: ids in the sheet but not here are expected. */
   compacted = false;
-  /** Bytes in the file, as read plus as appended. */
-  size = 0;
-  private fd: number | undefined;
-  /** The file ends in a torn line: the next entry starts on a fresh line, or it would be torn too. */
-  private tornTail = false;
+  private readonly file: LineFile;
 
   constructor(readonly path: string) {
+    this.file = new LineFile(path, { mode: 0o600 });
     this.load();
+  }
+
+  /** Bytes in the file, as read plus as appended. */
+  get size(): number {
+    return this.file.size;
   }
 
   /** Reads the file again, replacing what is held (the writer calls it once it holds the lock). */
@@ -53,19 +53,8 @@ export class EventLedger {
     this.pending.clear();
     this.cursor = undefined;
     this.compacted = false;
-    this.size = 0;
-    this.tornTail = false;
-    if (!existsSync(this.path)) return;
-    const text = readFileSync(this.path, 'utf8');
-    this.size = Buffer.byteLength(text);
-    this.tornTail = text !== '' && !text.endsWith('\n');
-    for (const line of text.split('\n')) {
-      let e: { t?: string; id?: string; rows?: string[][]; after?: string };
-      try {
-        e = line ? (JSON.parse(line) as typeof e) : {};
-      } catch {
-        continue; // the last line, torn by a crash mid-write: that event was not stored
-      }
+    for (const e of this.file.read<{ t?: string; id?: string; rows?: string[][]; after?: string } | null>()) {
+      if (!e || typeof e !== 'object') continue;
       if (e.t === 'begin' && e.id && !this.done.has(e.id)) this.pending.set(e.id, e.rows ?? []);
       else if (e.t === 'done' && e.id) {
         this.done.add(e.id);
@@ -75,17 +64,9 @@ export class EventLedger {
     }
   }
 
+  /** Appends the entries in one write and fsyncs them before the step they guard goes on. */
   private record(...entries: Record<string, unknown>[]): void {
-    if (!entries.length) return;
-    if (this.fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'a', 0o600);
-    }
-    const text = (this.tornTail ? '\n' : '') + entries.map((e) => JSON.stringify(e) + '\n').join('');
-    writeSync(this.fd, text);
-    fsyncSync(this.fd);
-    this.tornTail = false;
-    this.size += Buffer.byteLength(text);
+    this.file.append(...entries);
   }
 
   begin(id: string, rows: string[][]): void {
@@ -122,33 +103,23 @@ export class EventLedger {
     const dropped = Math.max(0, ids.length - keepDone);
     const kept = ids.slice(dropped);
     const marker = this.compacted || dropped > 0;
-    this.close();
-    let bytesAfter = 0;
-    writeFileAtomic(
-      this.path,
-      (write) => {
-        const put = (e: Record<string, unknown>) => {
-          const line = JSON.stringify(e) + '\n';
-          bytesAfter += Buffer.byteLength(line);
-          write(line);
-        };
-        if (marker) put({ t: 'compacted', at: new Date().toISOString(), dropped });
+    const pending = this.pending;
+    const cursor = this.cursor;
+    const bytesAfter = this.file.rewrite(
+      (function* () {
+        if (marker) yield { t: 'compacted', at: new Date().toISOString(), dropped };
         // In order of completion, so the next compaction again drops the oldest.
-        for (const id of kept) put({ t: 'done', id });
-        for (const [id, rows] of this.pending) put({ t: 'begin', id, rows });
-        if (this.cursor !== undefined) put({ t: 'cursor', after: this.cursor });
-      },
-      0o600,
+        for (const id of kept) yield { t: 'done', id };
+        for (const [id, rows] of pending) yield { t: 'begin', id, rows };
+        if (cursor !== undefined) yield { t: 'cursor', after: cursor };
+      })(),
     );
     for (const id of ids.slice(0, dropped)) this.done.delete(id);
     this.compacted = marker;
-    this.size = bytesAfter;
-    this.tornTail = false;
     return { bytesBefore, bytesAfter, dropped };
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.file.close();
   }
 }

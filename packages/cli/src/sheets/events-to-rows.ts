@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { changeSummary, matchCompanySummary, type SummaryLang } from '../../../../src/core/event-summary';
 import type { MonitoringChangeEvent, SearchMatchesEvent, WebhookEvent } from '../../../../src/core/schemas/events';
+import { MemoryDedupeStore } from '../../../../src/webhooks';
 import { defaultStateDir } from './enrich';
 import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE, type CompactionResult } from './event-ledger';
 import type { Table } from './table';
@@ -70,8 +71,12 @@ export class EventSheetWriter {
   private lock: WriterLock | undefined;
   private header: string[] = [];
   private present = new Set<string>();
-  /** Event ids in the sheet: the record of events older than the ledger keeps after compaction. */
-  private inSheet = new Set<string>();
+  /**
+   * Event ids in the sheet, the store that decides duplicates here (also for events older than the
+   * ledger keeps after compaction). Checked and recorded apart, not with checkAndAdd: an id is
+   * recorded only once its rows are in the sheet, so an append that fails leaves the event new.
+   */
+  private readonly inSheet = new MemoryDedupeStore({ maxEntries: Number.MAX_SAFE_INTEGER, ttlMs: Infinity });
   private unsure = false;
   private queue: Promise<unknown> = Promise.resolve();
   readonly stats = { appended: 0, duplicates: 0, ignored: 0, rows: 0, reconciled: 0 };
@@ -124,7 +129,7 @@ export class EventSheetWriter {
         const id = r[idCol] ?? '';
         if (!id) continue;
         this.present.add(rowKey(id, r[codeCol] ?? ''));
-        this.inSheet.add(id);
+        await this.inSheet.add(id);
         if (!this.ledger.done.has(id) && !this.ledger.pending.has(id)) unknown.add(id);
       }
       // Rows in the sheet the ledger does not know: never added again (inSheet). A compacted ledger
@@ -171,7 +176,7 @@ export class EventSheetWriter {
       }
     }
     for (const r of todo) this.present.add(rowKey(r[idCol] ?? id, r[codeCol] ?? ''));
-    this.inSheet.add(id);
+    await this.inSheet.add(id);
     this.stats.rows += todo.length;
     this.ledger.finish(id);
   }
@@ -181,7 +186,7 @@ export class EventSheetWriter {
     const run = async (): Promise<AcceptOutcome> => {
       // The sheet decides, not the ledger: an event the ledger calls done but the sheet lacks (rows
       // lost to another program saving over the file) is written again, not waved off as a duplicate.
-      if (this.inSheet.has(event.id)) {
+      if (await this.inSheet.has(event.id)) {
         this.stats.duplicates++;
         return 'duplicate';
       }

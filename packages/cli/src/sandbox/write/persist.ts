@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../files/atomic-file';
+import { LineFile } from '../../files/line-file';
 
 /**
  * The data dir: state.json (lists, searches, webhooks, counters; replaced atomically by writeFileAtomic, src/files/atomic-file.ts)
  * and append-only JSON-lines logs (events.jsonl, deliveries.jsonl, changes.jsonl) where each line is one
- * record and, for deliveries, the last line of an id wins. A torn last line (crash mid-write) is skipped.
+ * record and, for deliveries, the last line of an id wins (files/line-file.ts: one write per line, a torn
+ * last line skipped and ended before the next append).
  */
 export class DataDir {
+  private readonly logs = new Map<string, LineFile>();
+
   constructor(readonly dir: string) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -29,32 +33,31 @@ export class DataDir {
     writeFileAtomic(this.file(name), JSON.stringify(value));
   }
 
+  /** One line per record, one write each (not fsync'd: the sandbox's logs are test data). */
   append(name: string, record: unknown): void {
-    fs.appendFileSync(this.file(name), `${JSON.stringify(record)}\n`);
+    this.log(name).append(record);
   }
 
   readLines<T>(name: string): T[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file(name), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    const out: T[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        out.push(JSON.parse(line) as T);
-      } catch {
-        // Only a torn last line can be incomplete; earlier lines were written whole.
-      }
-    }
-    return out;
+    return this.log(name).read<T>();
   }
 
   /** Rewrites a log with only the given records (compaction at start-up). */
   rewriteLines(name: string, records: unknown[]): void {
-    writeFileAtomic(this.file(name), (write) => records.forEach((r) => write(`${JSON.stringify(r)}\n`)));
+    this.log(name).rewrite(records);
+  }
+
+  /** Closes the logs' files (they are opened again by the next append). */
+  close(): void {
+    for (const log of this.logs.values()) log.close();
+  }
+
+  private log(name: string): LineFile {
+    let log = this.logs.get(name);
+    if (!log) {
+      log = new LineFile(this.file(name), { sync: 'manual' });
+      this.logs.set(name, log);
+    }
+    return log;
   }
 }

@@ -336,5 +336,6 @@ export class EventService {
     this.unsubscribeClock();
     await this.deliveries.close();
     this.save();
+    this.data?.close();
   }
 }

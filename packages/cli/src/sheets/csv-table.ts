@@ -86,14 +86,7 @@ export class CsvTable implements Table {
 
   private load(): void {
     if (this.loaded) return;
-    const bytes = existsSync(this.path) ? readFileSync(this.path) : Buffer.alloc(0);
-    const found = contentKind(bytes);
-    if (found.kind !== 'text' && found.kind !== 'empty') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', found.text);
-    const text = bytes.toString('utf8');
-    this.bom = text.charCodeAt(0) === 0xfeff;
-    const body = this.bom ? text.slice(1) : text;
-    this.delimiter = this.options.delimiter ?? detectDelimiter(body);
-    this.eol = /\r\n/.test(body.slice(0, 4096)) ? '\r\n' : '\n';
+    const body = this.takeFormat(existsSync(this.path) ? readFileSync(this.path) : Buffer.alloc(0));
     try {
       this.grid = body.trim() === '' ? [] : (parse(body, { delimiter: this.delimiter, relax_column_count: true, skip_empty_lines: false }) as string[][]);
     } catch (e) {
@@ -114,7 +107,11 @@ export class CsvTable implements Table {
         closeSync(fd);
       }
     }
-    const bytes = head.subarray(0, n);
+    this.takeFormat(head.subarray(0, n));
+  }
+
+  /** Refuses what is not CSV text; takes separator, BOM and line ending from `bytes`; returns the text after the BOM. */
+  private takeFormat(bytes: Buffer): string {
     const found = contentKind(bytes);
     if (found.kind !== 'text' && found.kind !== 'empty') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', found.text);
     const text = bytes.toString('utf8');
@@ -122,6 +119,7 @@ export class CsvTable implements Table {
     const body = this.bom ? text.slice(1) : text;
     this.delimiter = this.options.delimiter ?? detectDelimiter(body);
     this.eol = /\r\n/.test(body.slice(0, 4096)) ? '\r\n' : '\n';
+    return body;
   }
 
   private fileStamp(): string {

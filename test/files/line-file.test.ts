@@ -58,6 +58,17 @@ describe('LineFile', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"n":3}\n{"n":4}\n');
   });
 
+  it('rewrite of a file not there yet creates its folders', () => {
+    const path = join(tmp(), 'x', 'y', 'log.jsonl');
+    const f = new LineFile(path, { mode: 0o600, sync: 'manual' });
+    f.rewrite([{ scope: 1 }]);
+    f.appendText('{"n":1}\n');
+    f.flushAppended();
+    f.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"scope":1}\n{"n":1}\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
   it('writes again when another process replaced the file under an open one', () => {
     const dir = tmp();
     const path = join(dir, 'log.jsonl');

@@ -131,10 +131,11 @@ export class LineFile {
     return this.rewriteLines(mapIterable(records, (r) => JSON.stringify(r)));
   }
 
-  /** Replaces the file atomically with these lines (serialised, without newlines). Returns its size. */
+  /** Replaces the file atomically with these lines (serialised, without newlines); creates its folders. Returns its size. */
   rewriteLines(lines: Iterable<string>): number {
     // Appends after this go to the new file, not to the one the rename unlinks.
     this.close();
+    this.makeFolder();
     let bytes = 0;
     writeFileAtomic(
       this.path,
@@ -165,11 +166,15 @@ export class LineFile {
 
   private openForAppend(): number {
     if (this.fd !== undefined) return this.fd;
-    mkdirSync(dirname(this.path), { recursive: true, ...(this.options.dirMode !== undefined ? { mode: this.options.dirMode } : {}) });
+    this.makeFolder();
     // 'a+': O_APPEND for the writes, readable for the torn-line check.
     const fd = openSync(this.path, 'a+', this.options.mode ?? 0o666);
     if (this.sync !== 'background') this.fd = fd;
     return fd;
+  }
+
+  private makeFolder(): void {
+    mkdirSync(dirname(this.path), { recursive: true, ...(this.options.dirMode !== undefined ? { mode: this.options.dirMode } : {}) });
   }
 
   private flush(fd: number): void {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { LookupResult } from '../../../../src/core/schemas/company';
-import { writeFileAtomic } from './atomic-file';
+import { LineFile, scanLines } from '../files/line-file';
 import { LockFile } from './writer-lock';
 import { safeJson } from './lookup-journal';
 
@@ -54,6 +54,8 @@ const LINE_HEAD = /^\{"k":("(?:[^"\\]|\\.)*"),"t":(\d+),"r":/;
  */
 export class AnswerCache {
   readonly path: string;
+  /** Appends (fsync in the background) and compactions of the file. */
+  private readonly file: LineFile;
   private readonly maxAgeMs: number;
   private readonly maxBytes: number;
   private readonly now: () => number;
@@ -69,6 +71,7 @@ export class AnswerCache {
     this.now = o.now ?? Date.now;
     const service = createHash('sha256').update(o.service).digest('hex').slice(0, 12);
     this.path = join(o.stateDir, 'answers', `${service}-limit${o.limit}-${o.lang ?? 'default'}.jsonl`);
+    this.file = new LineFile(this.path, { mode: 0o600, dirMode: 0o700, sync: 'background' });
   }
 
   /** Indexes the newest answer of each wanted key that is young enough to be reused. */
@@ -85,7 +88,9 @@ export class AnswerCache {
     if (this.readFd !== undefined) closeSync(this.readFd);
     this.readFd = fd;
     const oldest = this.now() - this.maxAgeMs;
-    scanLines(fd, 0, (line, offset) => {
+    scanLines(fd, 0, (line, offset, complete) => {
+      // A line without its newline yet (being written, or torn by a kill) is left out.
+      if (!complete) return;
       const m = LINE_HEAD.exec(line);
       if (!m) return;
       const key = safeJson(m[1]!) as string | undefined;
@@ -123,22 +128,9 @@ export class AnswerCache {
    */
   add(entries: ReadonlyArray<{ key: string; answer: LookupResult }>, text = this.lines(entries)): void {
     if (!entries.length) return;
-    mkdirSync(join(this.o.stateDir, 'answers'), { recursive: true, mode: 0o700 });
-    let written: Stats | undefined;
-    for (let attempt = 0; attempt < 3 && !written; attempt++) {
-      const fd = openSync(this.path, 'a+', 0o600);
-      try {
-        // A line torn by a kill -9 of another writer must not swallow the first line of this write.
-        const size = fstatSync(fd).size;
-        const lead = size > 0 && !endsWithNewline(fd, size) ? '\n' : '';
-        writeSync(fd, lead + text);
-        // Written to a file a compaction has just replaced: write it again to the new one.
-        written = statIfSame(fd, this.path);
-      } finally {
-        fsync(fd, () => close(fd, () => undefined));
-      }
-    }
-    if (((written ?? statSafe(this.path))?.size ?? 0) > this.maxBytes) this.compact();
+    // One O_APPEND write; a torn last line is ended first, a file a compaction replaced meanwhile is written again.
+    const size = this.file.appendText(text);
+    if (size > this.maxBytes) this.compact();
   }
 
   close(): void {
@@ -157,7 +149,8 @@ export class AnswerCache {
       try {
         const size = fstatSync(fd).size;
         const newest = new Map<string, { at: number; line: string }>();
-        scanLines(fd, 0, (line) => {
+        scanLines(fd, 0, (line, _offset, complete) => {
+          if (!complete) return;
           const m = LINE_HEAD.exec(line);
           const key = m && (safeJson(m[1]!) as string | undefined);
           if (!m || typeof key !== 'string' || safeJson(line) === undefined) return;
@@ -173,15 +166,17 @@ export class AnswerCache {
           if (bytes > this.maxBytes / 2) break;
           lines.push(e.line);
         }
-        writeFileAtomic(this.path, lines.reverse().map((l) => `${l}\n`).join(''), 0o600);
-        // Lines appended to the old file after it was read above.
+        this.file.rewriteLines(lines.reverse());
+        // Lines appended to the old file after it was read above: copied to the new one, fsync'd at once.
         const late: string[] = [];
-        scanLines(fd, size, (line) => void (LINE_HEAD.test(line) && late.push(line)));
+        scanLines(fd, size, (line, _offset, complete) => void (complete && LINE_HEAD.test(line) && late.push(line)));
         if (late.length) {
-          const again = openSync(this.path, 'a', 0o600);
-          writeSync(again, late.map((l) => `${l}\n`).join(''));
-          fsyncSync(again);
-          closeSync(again);
+          const again = new LineFile(this.path, { mode: 0o600, dirMode: 0o700, sync: 'each' });
+          try {
+            again.appendLines(late);
+          } finally {
+            again.close();
+          }
         }
       } finally {
         closeSync(fd);
@@ -191,47 +186,3 @@ export class AnswerCache {
     }
   }
 }
-
-/** Calls back with every complete line from `start` (to `end`), and its byte offset. */
-function scanLines(fd: number, start: number, onLine: (line: string, offset: number) => void, end = Infinity): void {
-  const chunk = Buffer.alloc(1 << 20);
-  let carry = Buffer.alloc(0);
-  let pos = start;
-  let lineStart = start;
-  while (pos < end) {
-    const n = readSync(fd, chunk, 0, Math.min(chunk.length, end - pos), pos);
-    if (n <= 0) break;
-    pos += n;
-    const buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
-    let from = 0;
-    for (let nl = buf.indexOf(10, from); nl >= 0; nl = buf.indexOf(10, from)) {
-      if (nl > from) onLine(buf.toString('utf8', from, nl), lineStart);
-      lineStart += nl - from + 1;
-      from = nl + 1;
-    }
-    // A line without its newline yet (or torn by a kill) waits for the next chunk, else is dropped.
-    carry = Buffer.from(buf.subarray(from));
-  }
-}
-
-function endsWithNewline(fd: number, size: number): boolean {
-  const b = Buffer.alloc(1);
-  readSync(fd, b, 0, 1, size - 1);
-  return b[0] === 10;
-}
-
-/** The file at `path` when it is still the one `fd` has open (a compaction may have replaced it), else undefined. */
-function statIfSame(fd: number, path: string): Stats | undefined {
-  const now = statSafe(path);
-  const mine = fstatSync(fd);
-  return now && now.ino === mine.ino && now.dev === mine.dev ? now : undefined;
-}
-
-function statSafe(path: string) {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-

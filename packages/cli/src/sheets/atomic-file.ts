@@ -1,5 +1,5 @@
 /**
  * Moved to src/files/atomic-file.ts (the sandbox writes atomically too). Kept as a re-export only
- * while csv-table.ts and answer-cache.ts still import it from here; point them at ../files and delete.
+ * while csv-table.ts still imports it from here; point it at ../files and delete.
  */
 export * from '../files/atomic-file';

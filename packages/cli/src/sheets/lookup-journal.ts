@@ -1,6 +1,6 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { unlinkSync } from 'node:fs';
 import type { LookupResult } from '../../../../src/core/schemas/company';
+import { LineFile } from '../files/line-file';
 
 /**
  * Answers of billed lookups, kept on disk until they are saved to the table, so a run killed between
@@ -11,8 +11,7 @@ import type { LookupResult } from '../../../../src/core/schemas/company';
 export class LookupJournal {
   /** Answers of an earlier, interrupted run (read at start); new answers go to the file only. */
   private readonly answers = new Map<string, LookupResult>();
-  private fd: number | undefined;
-  private unsynced = 0;
+  private readonly file: LineFile;
   /** The file on disk is valid for this scope and is appended to. */
   private reused = false;
 
@@ -20,16 +19,12 @@ export class LookupJournal {
     readonly path: string,
     private readonly scope: Record<string, unknown>,
   ) {
-    if (!existsSync(path)) return;
-    const lines = readFileSync(path, 'utf8').split('\n');
-    const head = safeJson(lines[0] ?? '');
+    this.file = new LineFile(path, { mode: 0o600, sync: 'manual' });
+    const [head, ...rest] = this.file.read<{ k?: string; r?: LookupResult }>();
     // Answers given under other options (limit, lang) or for another table are not reused.
     if (!head || JSON.stringify(head) !== JSON.stringify(scope)) return;
     this.reused = true;
-    for (const line of lines.slice(1)) {
-      const e = safeJson(line) as { k?: string; r?: LookupResult } | undefined;
-      if (e?.k && e.r) this.answers.set(e.k, e.r);
-    }
+    for (const e of rest) if (e?.k && e.r) this.answers.set(e.k, e.r);
   }
 
   get(key: string): LookupResult | undefined {
@@ -48,31 +43,20 @@ export class LookupJournal {
    * answer. Only the file keeps them: this run hands its answers to the table directly.
    */
   add(lines: string): void {
-    if (this.fd === undefined) this.open();
-    writeSync(this.fd!, lines);
-    this.unsynced++;
+    // A fresh start replaces a journal of another scope (or none) with the scope line, on the first answer.
+    if (!this.reused) this.file.rewrite([this.scope]);
+    this.reused = true;
+    this.file.appendText(lines);
   }
 
   /** Makes the answers written so far durable (called once per lookup request, not per answer). */
   sync(): void {
-    if (this.fd !== undefined && this.unsynced) {
-      fsyncSync(this.fd);
-      this.unsynced = 0;
-    }
-  }
-
-  private open(): void {
-    mkdirSync(dirname(this.path), { recursive: true });
-    const fresh = !this.reused;
-    this.fd = openSync(this.path, fresh ? 'w' : 'a', 0o600);
-    if (fresh) writeSync(this.fd, JSON.stringify(this.scope) + '\n');
-    this.reused = true;
+    this.file.flushAppended();
   }
 
   close(): void {
     this.sync();
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.file.close();
   }
 
   /** Everything is in the table now. */

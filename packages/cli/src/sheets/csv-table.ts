@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { parse as parseStream } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { writeFileAtomic, writeStreamAtomic } from './atomic-file';
+import { writeFileAtomic, writeStreamAtomic } from '../files/atomic-file';
 import { contentKind, notAFile } from './file-kind';
 import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 

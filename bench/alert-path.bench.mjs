@@ -46,7 +46,17 @@ for (const workers of WORKERS) {
   const cleanups = [];
   try {
     const t0 = Date.now();
-    const c = await startAlertCluster({ repoDir: root, runtime, webhooks: 2, workers, balance: BALANCE, env: { N8N_EXPRESSION_ENGINE: ENGINE, ...N8N_ENV }, keep, cleanups, log });
+    const c = await startAlertCluster({
+      repoDir: root,
+      runtime,
+      webhooks: 2,
+      workers,
+      balance: BALANCE,
+      env: { N8N_EXPRESSION_ENGINE: ENGINE, ...N8N_ENV },
+      keep,
+      cleanups,
+      log,
+    });
     log(`[bench] ${workers} worker(s), expression engine ${ENGINE}, ${BALANCE}: instance up in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     const chatPath = '/alert';
     const { wf, hookUrl, triggerNodeId } = await publishAlert(c, { chatPath });

@@ -17,7 +17,10 @@ const LATENCY = Number(arg('latency-ms', 300));
 const BATCH = 10;
 const INTERVAL_MS = 1000;
 
-const lib = await load('baseline', "export { buildDataset } from './packages/cli/src/sandbox/dataset'; export { makeRows } from './bench/rows';");
+const lib = await load(
+  'baseline',
+  "export { buildDataset } from './packages/cli/src/sandbox/dataset'; export { makeRows } from './bench/rows';",
+);
 // The same distant service as the enrich and Lookup node figures (round trip --latency-ms, default 300).
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs: LATENCY, perQueryMs: 0.5, jitter: 0.5 } });
 try {
@@ -45,7 +48,9 @@ try {
   // Steady rate: rows sent before the last batch over the time until it went out (a short sample
   // would otherwise gain the missing interval after its last batch).
   const rate = (rows.length - BATCH) / (lastBatchAt / 1000);
-  console.log(`baseline at ${LATENCY} ms: ${rows.length} rows, one GET each, ${seconds.toFixed(1)} s, ${rate.toFixed(2)} rows/s; statuses ${JSON.stringify(statuses)}; 20,000 rows would take ${(20_000 / rate / 60).toFixed(1)} min`);
+  console.log(
+    `baseline at ${LATENCY} ms: ${rows.length} rows, one GET each, ${seconds.toFixed(1)} s, ${rate.toFixed(2)} rows/s; statuses ${JSON.stringify(statuses)}; 20,000 rows would take ${(20_000 / rate / 60).toFixed(1)} min`,
+  );
   report('baseline', {
     latencyMs: LATENCY,
     sampleRows: rows.length,

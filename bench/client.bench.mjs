@@ -21,7 +21,11 @@ const pool = new Pool(origin.origin, { connections: 10 });
 const codes = sb.codes;
 
 async function raw(code) {
-  const res = await pool.request({ method: 'GET', path: `/companies/${code}`, headers: { 'x-api-key': sb.apiKey, accept: 'application/json' } });
+  const res = await pool.request({
+    method: 'GET',
+    path: `/companies/${code}`,
+    headers: { 'x-api-key': sb.apiKey, accept: 'application/json' },
+  });
   const body = JSON.parse(await res.body.text());
   if (res.statusCode !== 200) throw new Error(`raw: ${res.statusCode}`);
   return body.data;
@@ -57,13 +61,24 @@ try {
   roundRatios.sort((a, b) => a - b);
   // The median of per-round ratios: a load spike on this shared machine moves one round, not the figure.
   const medianRatio = quantile(roundRatios, 0.5);
-  const stats = Object.fromEntries(Object.entries(all).map(([k, v]) => {
-    const s = [...v].sort((a, b) => a - b);
-    return [k, { meanMs: mean(v), p50Ms: quantile(s, 0.5), p99Ms: quantile(s, 0.99) }];
-  }));
+  const stats = Object.fromEntries(
+    Object.entries(all).map(([k, v]) => {
+      const s = [...v].sort((a, b) => a - b);
+      return [k, { meanMs: mean(v), p50Ms: quantile(s, 0.5), p99Ms: quantile(s, 0.99) }];
+    }),
+  );
   const ratio = stats.client.meanMs / stats.raw.meanMs;
-  console.log(`client overhead: ${ROUNDS * PER_ROUND} requests each; raw undici mean ${stats.raw.meanMs.toFixed(3)} ms (p50 ${stats.raw.p50Ms.toFixed(3)}), client mean ${stats.client.meanMs.toFixed(3)} ms (p50 ${stats.client.p50Ms.toFixed(3)}); ratio of means ${ratio.toFixed(2)}x, median of ${ROUNDS} round ratios ${medianRatio.toFixed(2)}x, p50 ratio ${(stats.client.p50Ms / stats.raw.p50Ms).toFixed(2)}x; ${((stats.client.meanMs - stats.raw.meanMs) * 1000).toFixed(0)} µs added per request`);
-  report('client', { requests: ROUNDS * PER_ROUND, ...Object.fromEntries(Object.entries(stats).flatMap(([k, v]) => Object.entries(v).map(([m, x]) => [`${k}_${m}`, x]))), ratio, medianRatio, addedMs: stats.client.meanMs - stats.raw.meanMs, p50Ratio: stats.client.p50Ms / stats.raw.p50Ms });
+  console.log(
+    `client overhead: ${ROUNDS * PER_ROUND} requests each; raw undici mean ${stats.raw.meanMs.toFixed(3)} ms (p50 ${stats.raw.p50Ms.toFixed(3)}), client mean ${stats.client.meanMs.toFixed(3)} ms (p50 ${stats.client.p50Ms.toFixed(3)}); ratio of means ${ratio.toFixed(2)}x, median of ${ROUNDS} round ratios ${medianRatio.toFixed(2)}x, p50 ratio ${(stats.client.p50Ms / stats.raw.p50Ms).toFixed(2)}x; ${((stats.client.meanMs - stats.raw.meanMs) * 1000).toFixed(0)} µs added per request`,
+  );
+  report('client', {
+    requests: ROUNDS * PER_ROUND,
+    ...Object.fromEntries(Object.entries(stats).flatMap(([k, v]) => Object.entries(v).map(([m, x]) => [`${k}_${m}`, x]))),
+    ratio,
+    medianRatio,
+    addedMs: stats.client.meanMs - stats.raw.meanMs,
+    p50Ratio: stats.client.p50Ms / stats.raw.p50Ms,
+  });
 } finally {
   await client.close();
   await pool.close();

@@ -54,7 +54,11 @@ const figures = { rows: ROWS, unique, bound: BOUND, runs: {} };
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000 });
 try {
   for (const latencyMs of LATENCIES) {
-    const set = await fetch(`${sb.url}/sandbox/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: latencyMs, per_query_ms: 0.5, jitter: 0.5 }) });
+    const set = await fetch(`${sb.url}/sandbox/latency`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ latency_ms: latencyMs, per_query_ms: 0.5, jitter: 0.5 }),
+    });
     if (!set.ok) throw new Error(`PUT /sandbox/latency answered ${set.status}`);
     const env = { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey };
     const state = join(dir, `state-${latencyMs}`);
@@ -69,7 +73,15 @@ try {
     const b2 = await sb.billed();
     if (first.code !== 0 || again.code !== 0) throw new Error(`enrich failed at ${latencyMs} ms:\n${first.out}\n${again.out}`);
     const rate = unique / first.seconds;
-    const f = { latencyMs, seconds: first.seconds, uniquePerSecond: rate, ofBound: rate / BOUND, billed: b1 - b0, rerunBilled: b2 - b1, rerunSeconds: again.seconds };
+    const f = {
+      latencyMs,
+      seconds: first.seconds,
+      uniquePerSecond: rate,
+      ofBound: rate / BOUND,
+      billed: b1 - b0,
+      rerunBilled: b2 - b1,
+      rerunSeconds: again.seconds,
+    };
     figures.runs[latencyMs] = f;
     console.log(
       `latency ${latencyMs} ms: ${ROWS} rows (${unique} unique) in ${f.seconds.toFixed(2)} s from process start to exit: ${rate.toFixed(0)} unique/s = ${f.ofBound.toFixed(3)} of the bound; billed ${f.billed}; again with another --out: billed ${f.rerunBilled} in ${f.rerunSeconds.toFixed(2)} s`,

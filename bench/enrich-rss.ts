@@ -10,15 +10,28 @@ import { enrichTable } from '../packages/cli/src/sheets/enrich';
 async function main() {
   const [file, stateDir] = [process.env.BENCH_FILE!, process.env.BENCH_STATE!];
   // BENCH_NO_LIMIT=1 (with a sandbox without limit) measures memory quickly; the bench itself keeps the limit.
-  const client = new CompanyDataClient({ baseUrl: process.env.BENCH_BASE_URL!, apiKey: process.env.BENCH_API_KEY!, ...(process.env.BENCH_NO_LIMIT ? { rateLimit: false as const } : {}) });
+  const client = new CompanyDataClient({
+    baseUrl: process.env.BENCH_BASE_URL!,
+    apiKey: process.env.BENCH_API_KEY!,
+    ...(process.env.BENCH_NO_LIMIT ? { rateLimit: false as const } : {}),
+  });
   const t0 = performance.now();
   const table = new CsvTable(file);
   const report = await enrichTable({ table, client, stateDir });
   const seconds = (performance.now() - t0) / 1000;
   await client.close();
   if (process.env.BENCH_HEAP) (globalThis as { gc?: () => void }).gc?.();
-  if (process.env.BENCH_HEAP) process.stderr.write(JSON.stringify({ ...process.memoryUsage(), rows: (await table.read()).rows.length }) + '\n');
-  process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024, seconds, rows: report.rows, billed: report.billedQueries, unique: report.uniqueQueries }) + '\n');
+  if (process.env.BENCH_HEAP)
+    process.stderr.write(JSON.stringify({ ...process.memoryUsage(), rows: (await table.read()).rows.length }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      seconds,
+      rows: report.rows,
+      billed: report.billedQueries,
+      unique: report.uniqueQueries,
+    }) + '\n',
+  );
 }
 
 main().catch((e) => {

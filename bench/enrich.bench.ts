@@ -94,8 +94,20 @@ async function main() {
     process.stderr.write('Google Sheets run...\n');
     const standin = await startSheetsStandin();
     try {
-      standin.create('bench', [{ title: 'Leads', rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])], rowCount: ROWS + 1, columnCount: 26 }]);
-      const table = new GoogleSheetTable({ spreadsheetId: 'bench', sheet: 'Leads', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
+      standin.create('bench', [
+        {
+          title: 'Leads',
+          rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])],
+          rowCount: ROWS + 1,
+          columnCount: 26,
+        },
+      ]);
+      const table = new GoogleSheetTable({
+        spreadsheetId: 'bench',
+        sheet: 'Leads',
+        auth: { accessToken: standin.accessToken },
+        rootUrl: standin.url,
+      });
       const g = await run(table, join(dir, 'state-gs'));
       out['seconds (Google Sheets)'] = g.seconds.toFixed(2);
       out['Sheets API reads (goal <= 1)'] = standin.count('read', false);
@@ -111,7 +123,15 @@ async function main() {
     const big = join(dir, 'big.csv');
     writeFileSync(big, csv(makeRows(RSS_ROWS, real)));
     const bundle = join(dir, 'enrich-rss.cjs');
-    buildSync({ entryPoints: [join(__dirname, 'enrich-rss.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: bundle, logLevel: 'error' });
+    buildSync({
+      entryPoints: [join(__dirname, 'enrich-rss.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      outfile: bundle,
+      logLevel: 'error',
+    });
     await new Promise((r) => setTimeout(r, 1100));
     // Asynchronously: the sandbox answering the child runs in this process.
     const { stdout } = await promisify(execFile)(process.execPath, [bundle], {

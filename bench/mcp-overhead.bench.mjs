@@ -41,7 +41,10 @@ function peakRssMb(pid) {
 
 /** `company-data mcp --http --port 0`; resolves with its URL once it says where it listens. */
 function startHttpServer(env) {
-  const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`mcp --http did not listen within 60 s:\n${err}`)), 60_000);
@@ -50,7 +53,11 @@ function startHttpServer(env) {
       const m = /MCP server listening on (http:\/\/\S+\/mcp)/.exec(err);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], pid: child.pid, close: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))) });
+        resolve({
+          url: m[1],
+          pid: child.pid,
+          close: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+        });
       }
     });
     child.once('exit', (code) => reject(new Error(`mcp --http exited ${code}:\n${err}`)));
@@ -62,7 +69,12 @@ const codes = sb.codes.slice(0, CODES);
 const env = { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey };
 const token = randomBytes(24).toString('base64url');
 const direct = new lib.CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
-const stdioTransport = new StdioClientTransport({ command: process.execPath, args: [mainJs, 'mcp'], env: { ...getDefaultEnvironment(), ...env }, stderr: 'ignore' });
+const stdioTransport = new StdioClientTransport({
+  command: process.execPath,
+  args: [mainJs, 'mcp'],
+  env: { ...getDefaultEnvironment(), ...env },
+  stderr: 'ignore',
+});
 const stdio = new Client({ name: 'mcp-overhead-bench', version: '1' });
 let httpServer;
 const http = new Client({ name: 'mcp-overhead-bench', version: '1' });
@@ -86,14 +98,16 @@ const names = Object.keys(ways);
 try {
   await stdio.connect(stdioTransport);
   httpServer = await startHttpServer({ ...env, COMPANY_DATA_MCP_TOKEN: token });
-  await http.connect(new StreamableHTTPClientTransport(new URL(httpServer.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(httpServer.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
 
   const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = -WARMUP; i < CALLS; i++) {
     const start = performance.now();
     // Rotated order: no way always goes first after the pause (or right after another's answer).
     for (let k = 0; k < names.length; k++) {
-      const name = names[(((i % names.length) + names.length) % names.length + k) % names.length];
+      const name = names[((((i % names.length) + names.length) % names.length) + k) % names.length];
       const t = performance.now();
       await ways[name](codes[((i % codes.length) + codes.length) % codes.length]);
       if (i >= 0) times[name].push(performance.now() - t);
@@ -101,10 +115,12 @@ try {
     await sleep(Math.max(0, PACE_MS - (performance.now() - start)));
   }
 
-  const stats = Object.fromEntries(names.map((n) => {
-    const s = [...times[n]].sort((a, b) => a - b);
-    return [n, { p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), maxMs: s[s.length - 1] }];
-  }));
+  const stats = Object.fromEntries(
+    names.map((n) => {
+      const s = [...times[n]].sort((a, b) => a - b);
+      return [n, { p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), maxMs: s[s.length - 1] }];
+    }),
+  );
   const rss = { stdioServerPeakRssMb: peakRssMb(stdioTransport.pid), httpServerPeakRssMb: peakRssMb(httpServer.pid) };
   const figures = { calls: CALLS, codes: codes.length, paceMs: PACE_MS };
   for (const n of names) for (const [k, v] of Object.entries(stats[n])) figures[`${n}_${k}`] = v;
@@ -115,9 +131,14 @@ try {
   }
   Object.assign(figures, rss);
   const f = (x) => x.toFixed(2);
-  console.log(`mcp overhead: ${CALLS} companies_get calls each way over ${codes.length} registry codes, one round every ${PACE_MS} ms, sandbox rate limit off`);
+  console.log(
+    `mcp overhead: ${CALLS} companies_get calls each way over ${codes.length} registry codes, one round every ${PACE_MS} ms, sandbox rate limit off`,
+  );
   for (const n of names) {
-    const extra = n === 'direct' ? '' : `; ${f(figures[`${n}_p50Ratio`])}x direct at p50, +${f(figures[`${n}_addedP50Ms`])} ms p50, +${f(figures[`${n}_addedP95Ms`])} ms p95; server peak RSS ${rss[`${n}ServerPeakRssMb`].toFixed(0)} MiB`;
+    const extra =
+      n === 'direct'
+        ? ''
+        : `; ${f(figures[`${n}_p50Ratio`])}x direct at p50, +${f(figures[`${n}_addedP50Ms`])} ms p50, +${f(figures[`${n}_addedP95Ms`])} ms p95; server peak RSS ${rss[`${n}ServerPeakRssMb`].toFixed(0)} MiB`;
     console.log(`  ${n.padEnd(6)} p50 ${f(stats[n].p50Ms)} ms, p95 ${f(stats[n].p95Ms)} ms, max ${f(stats[n].maxMs)} ms${extra}`);
   }
   report('mcp-overhead', figures);

@@ -43,10 +43,15 @@ try {
   const billed0 = await sb.billed();
   const t0 = performance.now();
   await new Promise((resolve, reject) =>
-    execFile(process.execPath, ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, cli, 'enrich', file, '--state-dir', join(dir, 'state')], {
-      env: { ...process.env, COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile },
-      maxBuffer: 1 << 20,
-    }, (e, stdout, stderr) => (e ? reject(new Error(`enrich failed: ${stderr}`)) : resolve(stdout))),
+    execFile(
+      process.execPath,
+      ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, cli, 'enrich', file, '--state-dir', join(dir, 'state')],
+      {
+        env: { ...process.env, COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile },
+        maxBuffer: 1 << 20,
+      },
+      (e, stdout, stderr) => (e ? reject(new Error(`enrich failed: ${stderr}`)) : resolve(stdout)),
+    ),
   );
   const seconds = (performance.now() - t0) / 1000;
   const billed = (await sb.billed()) - billed0;
@@ -59,7 +64,9 @@ try {
     else if (/^(matched|no_match)/.test(cells[header] ?? '')) withStatus++;
   }
   const { maxRssMb } = JSON.parse(readFileSync(rssFile, 'utf8'));
-  console.log(`csv ${rows} rows, ${distinct} distinct codes: peak RSS ${maxRssMb.toFixed(0)} MiB, ${seconds.toFixed(1)} s, billed ${billed} (${(billed / distinct).toFixed(2)} per distinct code), ${withStatus}/${n} rows matched or no_match`);
+  console.log(
+    `csv ${rows} rows, ${distinct} distinct codes: peak RSS ${maxRssMb.toFixed(0)} MiB, ${seconds.toFixed(1)} s, billed ${billed} (${(billed / distinct).toFixed(2)} per distinct code), ${withStatus}/${n} rows matched or no_match`,
+  );
   report('million', { rows, distinct, maxRssMb, seconds, billedPerDistinct: billed / distinct, rowsWithStatus: withStatus, cli });
 } finally {
   await sb.close();

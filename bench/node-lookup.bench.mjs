@@ -28,7 +28,14 @@ const lib = await load(
 );
 
 function context(items, credentials, params) {
-  const node = { id: 'bench', name: 'Company Data: Companies', type: 'n8n-nodes-company-data.companyDataCompanies', typeVersion: 1, position: [0, 0], parameters: {} };
+  const node = {
+    id: 'bench',
+    name: 'Company Data: Companies',
+    type: 'n8n-nodes-company-data.companyDataCompanies',
+    typeVersion: 1,
+    position: [0, 0],
+    parameters: {},
+  };
   const warnings = [];
   const hints = [];
   return {
@@ -67,13 +74,23 @@ try {
     await pause();
     const statuses = {};
     for (const it of out[0]) statuses[it.json.company_data_status] = (statuses[it.json.company_data_status] ?? 0) + 1;
-    return { seconds, billed: (await sb.billed()) - b0, out: out[0], outItems: out[0].length, statuses, warnings: ctx.warnings.length, hints: ctx.hints };
+    return {
+      seconds,
+      billed: (await sb.billed()) - b0,
+      out: out[0],
+      outItems: out[0].length,
+      statuses,
+      warnings: ctx.warnings.length,
+      hints: ctx.hints,
+    };
   };
   const first = await run(items);
   // What the sheet gives back on the next read: the updated rows as fresh items.
   const second = await run(first.out.map((o) => ({ json: structuredClone(o.json) })));
   const rate = unique / first.seconds;
-  console.log(`node lookup at ${LATENCY} ms: ${ROWS} items (${unique} unique) in ${first.seconds.toFixed(2)} s: ${rate.toFixed(0)} unique/s = ${(rate / BOUND).toFixed(3)} of the bound; billed ${first.billed}; statuses ${JSON.stringify(first.statuses)}; hint "${first.hints.join(' ')}"; second execution over the first one's output billed ${second.billed} in ${second.seconds.toFixed(2)} s`);
+  console.log(
+    `node lookup at ${LATENCY} ms: ${ROWS} items (${unique} unique) in ${first.seconds.toFixed(2)} s: ${rate.toFixed(0)} unique/s = ${(rate / BOUND).toFixed(3)} of the bound; billed ${first.billed}; statuses ${JSON.stringify(first.statuses)}; hint "${first.hints.join(' ')}"; second execution over the first one's output billed ${second.billed} in ${second.seconds.toFixed(2)} s`,
+  );
   report('node-lookup', {
     rows: ROWS,
     latencyMs: LATENCY,

@@ -83,7 +83,13 @@ await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '-
 await bench('million', 'million.bench.mjs', ['--rows', size(1_000_000, 50_000), '--distinct', size(10_000, 2000)]);
 // 6. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
 {
-  const r = await run('sandbox', process.execPath, ['bench/sandbox.bench.mjs', '--companies', size(300_000, 20_000), '--requests', size(2000, 300)]);
+  const r = await run('sandbox', process.execPath, [
+    'bench/sandbox.bench.mjs',
+    '--companies',
+    size(300_000, 20_000),
+    '--requests',
+    size(2000, 300),
+  ]);
   const parse = (label) => {
     const m = new RegExp(`^${label}[^:]*: (\\d+) requests, (\\d+) req/s, p50 ([\\d.]+) ms, p99 ([\\d.]+) ms`, 'm').exec(r.out);
     return m ? { requests: Number(m[1]), rps: Number(m[2]), p50: Number(m[3]), p99: Number(m[4]) } : undefined;
@@ -106,14 +112,25 @@ await bench('mcp-overhead', 'mcp-overhead.bench.mjs', ['--calls', size(300, 60)]
 // (docs/performance.md, "Alert path in queue mode").
 const LAZY = 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true';
 await bench('alert-path-lazy', 'alert-path.bench.mjs', ['--events', size(2000, 200), '--workers', quick ? '2' : '1,2', '--n8n-env', LAZY]);
-await bench('alert-path-event-id', 'alert-path.bench.mjs', ['--events', size(2000, 200), '--workers', '2', '--n8n-env', LAZY, '--balance', 'event-id']);
+await bench('alert-path-event-id', 'alert-path.bench.mjs', [
+  '--events',
+  size(2000, 200),
+  '--workers',
+  '2',
+  '--n8n-env',
+  LAZY,
+  '--balance',
+  'event-id',
+]);
 await bench('alert-path-vm', 'alert-path.bench.mjs', ['--events', size(500, 100), '--workers', '2', '--engine', 'vm']);
 
 // --- the table ------------------------------------------------------------------------------------
 const rows = [];
-const fmt = (v, d = 2) => (v === undefined || Number.isNaN(v) ? 'n/a' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(d)) : String(v));
+const fmt = (v, d = 2) =>
+  v === undefined || Number.isNaN(v) ? 'n/a' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(d)) : String(v);
 /** pass: true/false, or null for a figure without a goal. */
-const add = (figure, value, goal, pass, d) => rows.push({ figure, value: fmt(value, d), goal, pass: pass === null ? '' : pass ? 'PASS' : 'FAIL' });
+const add = (figure, value, goal, pass, d) =>
+  rows.push({ figure, value: fmt(value, d), goal, pass: pass === null ? '' : pass ? 'PASS' : 'FAIL' });
 const missing = (name, figure) => add(figure, 'did not run', '', false);
 
 const { csv: e, xlsx: x, ...sheetSizes } = results.sheets ?? {};
@@ -125,29 +142,70 @@ const cliGoal = { 300: 0.95, 1000: 0.9 };
 if (d) {
   for (const [lat, f] of Object.entries(d.runs)) {
     const goal = cliGoal[lat];
-    add(`CLI enrich ${d.rows} rows (${d.unique} unique), ${lat} ms round trip, process start to exit: unique/s ÷ 1,000/s bound (${f.seconds.toFixed(1)} s)`, f.ofBound, goal ? `>= ${goal.toFixed(2)}` : '', goal ? f.ofBound >= goal : null, 3);
-    add(`  billed / unique; again with another --out: billed`, `${(f.billed / d.unique).toFixed(2)}; ${f.rerunBilled}`, '1.00; 0', f.billed === d.unique && f.rerunBilled === 0);
+    add(
+      `CLI enrich ${d.rows} rows (${d.unique} unique), ${lat} ms round trip, process start to exit: unique/s ÷ 1,000/s bound (${f.seconds.toFixed(1)} s)`,
+      f.ofBound,
+      goal ? `>= ${goal.toFixed(2)}` : '',
+      goal ? f.ofBound >= goal : null,
+      3,
+    );
+    add(
+      `  billed / unique; again with another --out: billed`,
+      `${(f.billed / d.unique).toFixed(2)}; ${f.rerunBilled}`,
+      '1.00; 0',
+      f.billed === d.unique && f.rerunBilled === 0,
+    );
   }
   const at300 = d.runs[300];
-  if (b && at300) add(`  speed-up at 300 ms vs the per-row loop (${d.rows} rows: ${(d.rows / b.rowsPerSecond / 60).toFixed(0)} min extrapolated vs ${at300.seconds.toFixed(1)} s)`, d.rows / b.rowsPerSecond / at300.seconds, '>= 90x', d.rows / b.rowsPerSecond / at300.seconds >= 90, 0);
+  if (b && at300)
+    add(
+      `  speed-up at 300 ms vs the per-row loop (${d.rows} rows: ${(d.rows / b.rowsPerSecond / 60).toFixed(0)} min extrapolated vs ${at300.seconds.toFixed(1)} s)`,
+      d.rows / b.rowsPerSecond / at300.seconds,
+      '>= 90x',
+      d.rows / b.rowsPerSecond / at300.seconds >= 90,
+      0,
+    );
 } else missing('distant', 'CLI enrich against a distant service');
-if (b) add(`Per-row baseline at ${b.latencyMs} ms: rows/s (${b.sampleRows}-row sample; ${b.rateLimited} answered 429)`, b.rowsPerSecond, '', null);
+if (b)
+  add(
+    `Per-row baseline at ${b.latencyMs} ms: rows/s (${b.sampleRows}-row sample; ${b.rateLimited} answered 429)`,
+    b.rowsPerSecond,
+    '',
+    null,
+  );
 else missing('baseline', 'Per-row baseline');
 if (n) {
-  add(`Lookup node execute(), ${n.rows} items (${n.uniqueValid} unique), ${n.latencyMs} ms: unique/s ÷ bound (${n.seconds.toFixed(1)} s)`, n.ofBound, '>= 0.90', n.ofBound >= 0.9, 3);
-  if (b) add('  speed-up vs the per-row loop', n.rows / b.rowsPerSecond / n.seconds, '>= 90x', n.rows / b.rowsPerSecond / n.seconds >= 90, 0);
+  add(
+    `Lookup node execute(), ${n.rows} items (${n.uniqueValid} unique), ${n.latencyMs} ms: unique/s ÷ bound (${n.seconds.toFixed(1)} s)`,
+    n.ofBound,
+    '>= 0.90',
+    n.ofBound >= 0.9,
+    3,
+  );
+  if (b)
+    add('  speed-up vs the per-row loop', n.rows / b.rowsPerSecond / n.seconds, '>= 90x', n.rows / b.rowsPerSecond / n.seconds >= 90, 0);
   add('  billed queries / unique valid identifiers', n.billedPerUnique.toFixed(2), '1.00', n.billedPerUnique === 1);
   add('  second execution over the output of the first: billed queries', n.secondRunBilled, '0', n.secondRunBilled === 0);
 } else missing('node-lookup', 'Lookup node execute()');
 if (e) {
   add(`CSV enrich, ${e.rows} rows (loopback): peak RSS, MiB`, e.maxRssMb, '< 300', e.maxRssMb < 300, 0);
-  add('  billed / unique; second run billed', `${e.billedPerUnique.toFixed(2)}; ${e.rerunBilled}`, '1.00; 0', e.billedPerUnique === 1 && e.rerunBilled === 0);
+  add(
+    '  billed / unique; second run billed',
+    `${e.billedPerUnique.toFixed(2)}; ${e.rerunBilled}`,
+    '1.00; 0',
+    e.billedPerUnique === 1 && e.rerunBilled === 0,
+  );
 }
 if (results.sheets) {
   for (const [rowsN, f] of Object.entries(sheetSizes)) {
     add(`Google Sheets stand-in, ${rowsN} rows: read calls`, f.reads, '1', f.reads === 1);
     const most = Math.floor(f.seconds / 10) + 1;
-    add(`  write calls (${f.seconds.toFixed(0)} s run; ${f.rateLimited} answered 429)`, f.writes, `<= ${most} (1 per 10 s + 1)`, f.writes <= most);
+    add(
+      `  write calls (${f.seconds.toFixed(0)} s run; ${f.rateLimited} answered 429)`,
+      f.writes,
+      `<= ${most} (1 per 10 s + 1)`,
+      f.writes <= most,
+    );
     add('  peak RSS of the enrich process, MiB', f.maxRssMb, '< 300', f.maxRssMb < 300, 0);
   }
   if (x) {
@@ -157,27 +215,61 @@ if (results.sheets) {
 } else missing('sheets', 'Google Sheets stand-in');
 const m1 = results.million;
 if (m1) {
-  add(`company-data enrich on a CSV of ${m1.rows} rows (${m1.distinct} distinct codes): peak RSS, MiB (${m1.seconds.toFixed(1)} s)`, m1.maxRssMb, '< 300', m1.maxRssMb < 300, 0);
-  add('  billed / distinct code; rows matched or no_match', `${m1.billedPerDistinct.toFixed(2)}; ${m1.rowsWithStatus}`, `1.00; ${m1.rows}`, m1.billedPerDistinct === 1 && m1.rowsWithStatus === m1.rows);
+  add(
+    `company-data enrich on a CSV of ${m1.rows} rows (${m1.distinct} distinct codes): peak RSS, MiB (${m1.seconds.toFixed(1)} s)`,
+    m1.maxRssMb,
+    '< 300',
+    m1.maxRssMb < 300,
+    0,
+  );
+  add(
+    '  billed / distinct code; rows matched or no_match',
+    `${m1.billedPerDistinct.toFixed(2)}; ${m1.rowsWithStatus}`,
+    `1.00; ${m1.rows}`,
+    m1.billedPerDistinct === 1 && m1.rowsWithStatus === m1.rows,
+  );
 } else missing('million', 'CSV enrich of 1,000,000 rows');
 const eb = results.enrichBench;
 if (eb) {
   add(`bench/enrich.bench.ts, ${eb.rows} rows (loopback): unique/s ÷ bound`, eb.ofBound, '>= 0.90', eb.ofBound >= 0.9);
-  add('  billed / unique; second run billed', `${fmt(eb.billedPerUnique)}; ${eb.rerunBilled}`, '1.00; 0', eb.billedPerUnique === 1 && eb.rerunBilled === 0);
+  add(
+    '  billed / unique; second run billed',
+    `${fmt(eb.billedPerUnique)}; ${eb.rerunBilled}`,
+    '1.00; 0',
+    eb.billedPerUnique === 1 && eb.rerunBilled === 0,
+  );
   add(`  CSV enrich, ${eb.rssRows} rows: peak RSS MiB`, eb.csvPeakRssMb, '< 300', eb.csvPeakRssMb < 300, 0);
 }
 const sb = results.sandbox;
 if (sb) {
-  for (const [k, label] of [['lookup', 'lookup of 100 queries'], ['search', 'q search']]) {
+  for (const [k, label] of [
+    ['lookup', 'lookup of 100 queries'],
+    ['search', 'q search'],
+  ]) {
     const f = sb[k];
-    add(`Sandbox (${sb.companies} companies, one core): ${label}, req/s (p50 ${f.p50} ms, p99 ${f.p99} ms)`, f.rps, '>= 200 (20x limit)', f.rps >= 200);
+    add(
+      `Sandbox (${sb.companies} companies, one core): ${label}, req/s (p50 ${f.p50} ms, p99 ${f.p99} ms)`,
+      f.rps,
+      '>= 200 (20x limit)',
+      f.rps >= 200,
+    );
   }
 } else missing('sandbox', 'Sandbox throughput');
 const w = results.webhook;
 if (w) {
   add('Webhook verify + dedupe per event, ms', w.verifyDedupeMs, '< 0.2', w.verifyDedupeMs < 0.2, 4);
-  add(`${w.e2eEvents} events via sandbox -> trigger webhook(): executions`, w.e2eExecutions, String(w.e2eEvents), w.e2eExecutions === w.e2eEvents && w.e2eRejected === 0);
-  add(`  end to end seconds (${w.e2eEventsPerSecond.toFixed(0)} events/s; webhook() p99 ${w.webhookP99Ms.toFixed(2)} ms)`, w.e2eSeconds, '', null);
+  add(
+    `${w.e2eEvents} events via sandbox -> trigger webhook(): executions`,
+    w.e2eExecutions,
+    String(w.e2eEvents),
+    w.e2eExecutions === w.e2eEvents && w.e2eRejected === 0,
+  );
+  add(
+    `  end to end seconds (${w.e2eEventsPerSecond.toFixed(0)} events/s; webhook() p99 ${w.webhookP99Ms.toFixed(2)} ms)`,
+    w.e2eSeconds,
+    '',
+    null,
+  );
 } else missing('webhook', 'Webhooks');
 for (const name of ['alert-path-lazy', 'alert-path-event-id', 'alert-path-vm']) {
   const a = results[name];
@@ -186,25 +278,65 @@ for (const name of ['alert-path-lazy', 'alert-path-event-id', 'alert-path-vm']) 
     continue;
   }
   for (const [key, f] of Object.entries(a).filter(([k]) => k.startsWith('workers'))) {
-    const settings = [`${a.engine} engine`, ...Object.entries(a.n8nEnv ?? {}).map(([k, v]) => `${k}=${v}`), `nginx ${a.balance ?? 'round-robin'}`].join(', ');
+    const settings = [
+      `${a.engine} engine`,
+      ...Object.entries(a.n8nEnv ?? {}).map(([k, v]) => `${k}=${v}`),
+      `nginx ${a.balance ?? 'round-robin'}`,
+    ].join(', ');
     const label = `Alert path, queue mode (2 webhook processes, ${key.slice('workers'.length)} worker(s), ${settings}), ${a.events} events`;
     // The speed goals hold with the setting the README recommends; n8n's untouched defaults are measured for comparison.
     const reference = name === 'alert-path-vm';
-    add(`${label}: events/s to the last execution`, f.eventsPerSecond, reference ? 'reference (>= 20 with the setting)' : '>= 20', reference ? null : f.eventsPerSecond >= 20, 1);
-    add(`  answer ms p50 ${f.burst.p50}, redelivery p99 ${f.redelivery.p99}; burst p99`, f.burst.p99, reference ? 'reference (< 1000 with the setting)' : '< 1000', reference ? null : f.burst.p99 < 1000, 0);
+    add(
+      `${label}: events/s to the last execution`,
+      f.eventsPerSecond,
+      reference ? 'reference (>= 20 with the setting)' : '>= 20',
+      reference ? null : f.eventsPerSecond >= 20,
+      1,
+    );
+    add(
+      `  answer ms p50 ${f.burst.p50}, redelivery p99 ${f.redelivery.p99}; burst p99`,
+      f.burst.p99,
+      reference ? 'reference (< 1000 with the setting)' : '< 1000',
+      reference ? null : f.burst.p99 < 1000,
+      0,
+    );
     const bad = [f.postedTwice, f.notPosted, f.missingIds, f.failedExecutions, f.burst.over10s + f.redelivery.over10s];
-    add('  duplicate alerts / events not run / ids missing in store / failed executions / answers > 10 s', bad.join(' / '), '0 / 0 / 0 / 0 / 0', bad.every((x) => x === 0));
-    add(`  executions started, burst + redelivery (${f.posted} ran the workflow, the rest stopped at the trigger; ${f.orphans} never queued)`, f.executions, '', null);
+    add(
+      '  duplicate alerts / events not run / ids missing in store / failed executions / answers > 10 s',
+      bad.join(' / '),
+      '0 / 0 / 0 / 0 / 0',
+      bad.every((x) => x === 0),
+    );
+    add(
+      `  executions started, burst + redelivery (${f.posted} ran the workflow, the rest stopped at the trigger; ${f.orphans} never queued)`,
+      f.executions,
+      '',
+      null,
+    );
     add(`  peak RSS MB (${Object.keys(f.peakRssMb).join(', ')})`, Object.values(f.peakRssMb).join(', '), '', null);
   }
 }
 const c = results.client;
-if (c) add(`Client vs raw undici per request (median of round ratios; +${(c.addedMs * 1000).toFixed(0)} µs)`, c.medianRatio, '<= 1.2x', c.medianRatio <= 1.2);
+if (c)
+  add(
+    `Client vs raw undici per request (median of round ratios; +${(c.addedMs * 1000).toFixed(0)} µs)`,
+    c.medianRatio,
+    '<= 1.2x',
+    c.medianRatio <= 1.2,
+  );
 else missing('client', 'Client overhead');
 const m = results['mcp-overhead'];
 if (m) {
-  for (const [way, label, most] of [['stdio', 'stdio', 5], ['http', 'Streamable HTTP', 10]]) {
-    add(`MCP companies_get over ${label} vs the direct client, ${m.calls} calls: ms added at p50 (p50 ${fmt(m[`${way}_p50Ms`])} vs ${fmt(m.direct_p50Ms)} ms, ${fmt(m[`${way}_p50Ratio`])}x; p95 ${fmt(m[`${way}_p95Ms`])} vs ${fmt(m.direct_p95Ms)} ms)`, m[`${way}_addedP50Ms`], `< ${most}`, m[`${way}_addedP50Ms`] < most);
+  for (const [way, label, most] of [
+    ['stdio', 'stdio', 5],
+    ['http', 'Streamable HTTP', 10],
+  ]) {
+    add(
+      `MCP companies_get over ${label} vs the direct client, ${m.calls} calls: ms added at p50 (p50 ${fmt(m[`${way}_p50Ms`])} vs ${fmt(m.direct_p50Ms)} ms, ${fmt(m[`${way}_p50Ratio`])}x; p95 ${fmt(m[`${way}_p95Ms`])} vs ${fmt(m.direct_p95Ms)} ms)`,
+      m[`${way}_addedP50Ms`],
+      `< ${most}`,
+      m[`${way}_addedP50Ms`] < most,
+    );
     add(`  peak RSS of the ${label} server process, MiB`, m[`${way}ServerPeakRssMb`], '< 200', m[`${way}ServerPeakRssMb`] < 200, 0);
   }
 } else missing('mcp-overhead', 'MCP tool call overhead');
@@ -216,14 +348,21 @@ const cpu = (() => {
     return cpus()[0]?.model;
   }
 })();
-const machine = `${cpus().length} CPUs (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}, Node ${process.version}`;
+const machine = `${cpus().length} CPUs (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load ${loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ')}, Node ${process.version}`;
 const widths = ['figure', 'value', 'goal', 'pass'].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
-const line = (r) => ['figure', 'value', 'goal', 'pass'].map((k, i) => (k === 'value' ? r[k].padStart(widths[i]) : r[k].padEnd(widths[i]))).join(' | ');
-process.stdout.write(`\n== Results ${new Date().toISOString()}${quick ? ' (QUICK: small sizes, not the goals\' sizes)' : ''}\n${machine}\n\n`);
+const line = (r) =>
+  ['figure', 'value', 'goal', 'pass'].map((k, i) => (k === 'value' ? r[k].padStart(widths[i]) : r[k].padEnd(widths[i]))).join(' | ');
+process.stdout.write(
+  `\n== Results ${new Date().toISOString()}${quick ? " (QUICK: small sizes, not the goals' sizes)" : ''}\n${machine}\n\n`,
+);
 process.stdout.write(line({ figure: 'Figure', value: 'Value', goal: 'Goal', pass: 'Pass' }) + '\n');
 process.stdout.write(widths.map((w2) => '-'.repeat(w2)).join('-|-') + '\n');
 for (const r of rows) process.stdout.write(line(r) + '\n');
 const graded = rows.filter((r) => r.pass);
-process.stdout.write(`\n${graded.filter((r) => r.pass === 'PASS').length} of ${graded.length} goals met; ${((Date.now() - started) / 1000).toFixed(0)} s${failures.length ? `; did not run: ${failures.join(', ')}` : ''}\n`);
+process.stdout.write(
+  `\n${graded.filter((r) => r.pass === 'PASS').length} of ${graded.length} goals met; ${((Date.now() - started) / 1000).toFixed(0)} s${failures.length ? `; did not run: ${failures.join(', ')}` : ''}\n`,
+);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), machine, quick, results, table: rows }, null, 2));
 process.exit(failures.length ? 1 : 0);

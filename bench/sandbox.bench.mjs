@@ -23,7 +23,10 @@ if (process.argv[2] === 'serve') {
   const pick = (k) => ds.companies[(k * 7919) % ds.companies.length];
   const names = Array.from({ length: 400 }, (_, k) => pick(k).name);
   const codes = Array.from({ length: 400 }, (_, k) => pick(k + 400).code);
-  const vats = ds.companies.filter((c) => c.vat).slice(0, 400).map((c) => c.vat);
+  const vats = ds.companies
+    .filter((c) => c.vat)
+    .slice(0, 400)
+    .map((c) => c.vat);
   process.send({ url: sb.url, apiKey: sb.apiKey, names, codes, vats, buildMs: ds.buildMs, rss: process.memoryUsage().rss });
   process.on('message', async () => {
     await sb.close();
@@ -36,11 +39,21 @@ if (process.argv[2] === 'serve') {
   const root = join(fileURLToPath(import.meta.url), '../..');
   const out = join(mkdtempSync(join(tmpdir(), 'sb-bench-')), 'sandbox.cjs');
   const { buildSync } = await import('esbuild');
-  buildSync({ entryPoints: [join(root, 'packages/cli/src/sandbox/index.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: out, logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(root, 'packages/cli/src/sandbox/index.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: out,
+    logLevel: 'error',
+  });
   const t0 = Date.now();
   const child = fork(fileURLToPath(import.meta.url), ['serve', out, String(companies)]);
   const info = await new Promise((resolve) => child.once('message', resolve));
-  console.log(`dataset: ${companies} companies generated and indexed in ${info.buildMs} ms (server ready in ${Date.now() - t0} ms, rss ${Math.round(info.rss / 1e6)} MB)`);
+  console.log(
+    `dataset: ${companies} companies generated and indexed in ${info.buildMs} ms (server ready in ${Date.now() - t0} ms, rss ${Math.round(info.rss / 1e6)} MB)`,
+  );
 
   const headers = { 'x-api-key': info.apiKey, 'content-type': 'application/json' };
   async function run(label, make) {
@@ -48,21 +61,25 @@ if (process.argv[2] === 'serve') {
     let next = 0;
     let failed = 0;
     const start = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < requests) {
-        const k = next++;
-        const [path, init] = make(k);
-        const t = performance.now();
-        const res = await fetch(info.url + path, { headers, ...init });
-        await res.arrayBuffer();
-        if (res.status !== 200) failed++;
-        times.push(performance.now() - t);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < requests) {
+          const k = next++;
+          const [path, init] = make(k);
+          const t = performance.now();
+          const res = await fetch(info.url + path, { headers, ...init });
+          await res.arrayBuffer();
+          if (res.status !== 200) failed++;
+          times.push(performance.now() - t);
+        }
+      }),
+    );
     const secs = (performance.now() - start) / 1000;
     times.sort((a, b) => a - b);
     const q = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
-    console.log(`${label}: ${requests} requests, ${(requests / secs).toFixed(0)} req/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms${failed ? `, ${failed} failed` : ''}`);
+    console.log(
+      `${label}: ${requests} requests, ${(requests / secs).toFixed(0)} req/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms${failed ? `, ${failed} failed` : ''}`,
+    );
   }
   const words = ['Ehitus', 'Kase', 'Tamme Invest', 'Põhja', 'Kinnisvara', 'Mere Haldus', 'Auto', 'Lepa Grupp', 'IT', 'Rebase'];
   await run('lookup, 100 queries each (names, codes, VAT numbers)', (k) => {
@@ -72,6 +89,9 @@ if (process.argv[2] === 'serve') {
     });
     return ['/companies/lookup', { method: 'POST', body: JSON.stringify({ queries, limit: 1 }) }];
   });
-  await run('search with q', (k) => [`/companies?q=${encodeURIComponent(k % 2 ? words[k % words.length] : info.names[k % 400].split(' ').slice(0, 2).join(' '))}&limit=25`, {}]);
+  await run('search with q', (k) => [
+    `/companies?q=${encodeURIComponent(k % 2 ? words[k % words.length] : info.names[k % 400].split(' ').slice(0, 2).join(' '))}&limit=25`,
+    {},
+  ]);
   child.send('stop');
 }

@@ -24,15 +24,33 @@ import { buildIfStale } from '../e2e/lib/build.mjs';
 import { arg, bundleFile, load, realCompanies, report, root } from './support.mjs';
 
 if (process.argv[2] === 'child') {
-  const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(process.argv[3]);
+  const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(
+    process.argv[3],
+  );
   const e = process.env;
   const client = new CompanyDataClient({ baseUrl: e.BENCH_BASE_URL, apiKey: e.BENCH_API_KEY });
-  const table = e.BENCH_CSV ? new CsvTable(e.BENCH_CSV) : new GoogleSheetTable({ spreadsheetId: e.BENCH_SHEET_ID, sheet: 'Leads', auth: { accessToken: e.BENCH_TOKEN }, rootUrl: e.BENCH_ROOT });
+  const table = e.BENCH_CSV
+    ? new CsvTable(e.BENCH_CSV)
+    : new GoogleSheetTable({
+        spreadsheetId: e.BENCH_SHEET_ID,
+        sheet: 'Leads',
+        auth: { accessToken: e.BENCH_TOKEN },
+        rootUrl: e.BENCH_ROOT,
+      });
   const t0 = performance.now();
   const r = await enrichTable({ table, client, stateDir: e.BENCH_STATE });
   const seconds = (performance.now() - t0) / 1000;
   await client.close();
-  process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024, seconds, rows: r.rows, unique: r.uniqueQueries, billed: r.billedQueries, errors: r.errors }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      seconds,
+      rows: r.rows,
+      unique: r.uniqueQueries,
+      billed: r.billedQueries,
+      errors: r.errors,
+    }) + '\n',
+  );
   process.exit(0);
 }
 
@@ -66,7 +84,10 @@ const runNode = (args, env) =>
       err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
     ),
   );
-const child = async (env) => JSON.parse(await runNode([new URL(import.meta.url).pathname, 'child', childBundle], { BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey, ...env }));
+const child = async (env) =>
+  JSON.parse(
+    await runNode([new URL(import.meta.url).pathname, 'child', childBundle], { BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey, ...env }),
+  );
 const billed = () => sb.usage(sb.apiKey).billed_lookup_queries;
 const pause = () => new Promise((r) => setTimeout(r, 1100));
 try {
@@ -84,16 +105,41 @@ try {
     const second = await child(env);
     const b2 = billed();
     const rate = unique / first.seconds;
-    console.log(`csv ${csvRows} rows: ${first.seconds.toFixed(2)} s, ${rate.toFixed(0)} unique/s (${(rate / BOUND).toFixed(2)} of the bound, on loopback); peak RSS ${first.maxRssMb.toFixed(0)} MiB; billed ${b1 - b0} for ${unique} unique; second run billed ${b2 - b1} in ${second.seconds.toFixed(2)} s`);
-    figures.csv = { rows: csvRows, unique, seconds: first.seconds, uniquePerSecond: rate, ofBound: rate / BOUND, billed: b1 - b0, billedPerUnique: (b1 - b0) / unique, rerunBilled: b2 - b1, rerunSeconds: second.seconds, maxRssMb: first.maxRssMb };
+    console.log(
+      `csv ${csvRows} rows: ${first.seconds.toFixed(2)} s, ${rate.toFixed(0)} unique/s (${(rate / BOUND).toFixed(2)} of the bound, on loopback); peak RSS ${first.maxRssMb.toFixed(0)} MiB; billed ${b1 - b0} for ${unique} unique; second run billed ${b2 - b1} in ${second.seconds.toFixed(2)} s`,
+    );
+    figures.csv = {
+      rows: csvRows,
+      unique,
+      seconds: first.seconds,
+      uniquePerSecond: rate,
+      ofBound: rate / BOUND,
+      billed: b1 - b0,
+      billedPerUnique: (b1 - b0) / unique,
+      rerunBilled: b2 - b1,
+      rerunSeconds: second.seconds,
+      maxRssMb: first.maxRssMb,
+    };
     await pause();
   }
   for (const n of sizes) {
     const id = `bench-${n}`;
     const rows = lib.makeRows(n, real);
-    standin.create(id, [{ title: 'Leads', rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])], rowCount: n + 1, columnCount: 26 }]);
+    standin.create(id, [
+      {
+        title: 'Leads',
+        rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])],
+        rowCount: n + 1,
+        columnCount: 26,
+      },
+    ]);
     const before = standin.calls.length;
-    const out = await child({ BENCH_SHEET_ID: id, BENCH_TOKEN: standin.accessToken, BENCH_ROOT: standin.url, BENCH_STATE: join(dir, `state-${n}`) });
+    const out = await child({
+      BENCH_SHEET_ID: id,
+      BENCH_TOKEN: standin.accessToken,
+      BENCH_ROOT: standin.url,
+      BENCH_STATE: join(dir, `state-${n}`),
+    });
     const calls = standin.calls.slice(before);
     const reads = calls.filter((c) => c.kind === 'read').length;
     const writes = calls.filter((c) => c.kind === 'write').length;
@@ -101,9 +147,21 @@ try {
     const values = standin.values(id, 'Leads');
     const status = values[0].indexOf('enrich_status');
     const filled = values.slice(1).filter((r) => String(r[status] ?? '') !== '').length;
-    console.log(`sheets ${n} rows: ${reads} reads, ${writes} writes (${limited} answered 429), ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MiB, ${filled}/${n} rows have a status`);
+    console.log(
+      `sheets ${n} rows: ${reads} reads, ${writes} writes (${limited} answered 429), ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MiB, ${filled}/${n} rows have a status`,
+    );
     await pause();
-    figures[n] = { reads, writes, rateLimited: limited, seconds: out.seconds, maxRssMb: out.maxRssMb, rowsWithStatus: filled, errors: out.errors, billed: out.billed, unique: out.unique };
+    figures[n] = {
+      reads,
+      writes,
+      rateLimited: limited,
+      seconds: out.seconds,
+      maxRssMb: out.maxRssMb,
+      rowsWithStatus: filled,
+      errors: out.errors,
+      billed: out.billed,
+      unique: out.unique,
+    };
   }
   const xlsxRows = Math.max(...sizes);
   if (Number.isFinite(xlsxRows)) {
@@ -119,17 +177,31 @@ try {
     const rssFile = join(dir, 'xlsx-rss.json');
     const t0 = performance.now();
     const cli = await runNode(
-      ['--require', new URL('./rss-hook.cjs', import.meta.url).pathname, join(root, 'packages', 'cli', 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', join(dir, 'state-xlsx')],
+      [
+        '--require',
+        new URL('./rss-hook.cjs', import.meta.url).pathname,
+        join(root, 'packages', 'cli', 'dist', 'cli', 'main.js'),
+        'enrich',
+        file,
+        '--state-dir',
+        join(dir, 'state-xlsx'),
+      ],
       { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile },
     );
-    const out = { seconds: (performance.now() - t0) / 1000, ...JSON.parse(readFileSync(rssFile, 'utf8')), errors: Number(/errors (\d+)/.exec(cli)?.[1] ?? NaN) };
+    const out = {
+      seconds: (performance.now() - t0) / 1000,
+      ...JSON.parse(readFileSync(rssFile, 'utf8')),
+      errors: Number(/errors (\d+)/.exec(cli)?.[1] ?? NaN),
+    };
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const sheet = back.getWorksheet('Leads');
     const status = /** @type {import('exceljs').CellValue[]} */ (sheet.getRow(1).values).indexOf('enrich_status');
     let filled = 0;
     sheet.eachRow((row, i) => void (i > 1 && row.getCell(status).value ? filled++ : 0));
-    console.log(`xlsx ${xlsxRows} rows: ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MiB, ${filled}/${xlsxRows} rows have a status when exceljs reads the file back`);
+    console.log(
+      `xlsx ${xlsxRows} rows: ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MiB, ${filled}/${xlsxRows} rows have a status when exceljs reads the file back`,
+    );
     figures.xlsx = { rows: xlsxRows, seconds: out.seconds, maxRssMb: out.maxRssMb, rowsWithStatus: filled, errors: out.errors };
   }
   report('sheets', figures);

@@ -59,7 +59,8 @@ export async function httpRequest(o) {
     signal: o.timeout ? AbortSignal.timeout(o.timeout) : undefined,
   });
   const text = await res.text();
-  if (!o.ignoreHttpStatusErrors && res.status >= 400) throw Object.assign(new Error(`Request failed with status code ${res.status}`), { httpCode: String(res.status) });
+  if (!o.ignoreHttpStatusErrors && res.status >= 400)
+    throw Object.assign(new Error(`Request failed with status code ${res.status}`), { httpCode: String(res.status) });
   const parsed = o.encoding === 'text' || o.json === false ? text : text ? JSON.parse(text) : undefined;
   return o.returnFullResponse ? { statusCode: res.status, headers: Object.fromEntries(res.headers), body: parsed } : parsed;
 }
@@ -68,7 +69,8 @@ export async function httpRequest(o) {
 export function n8nAuthenticated(credentials) {
   return async (type, o) => {
     if (type !== 'companyDataApi') throw new Error(`unexpected credential ${type}`);
-    const header = credentials.authStyle === 'bearer' ? { Authorization: `Bearer ${credentials.apiKey}` } : { 'X-API-Key': credentials.apiKey };
+    const header =
+      credentials.authStyle === 'bearer' ? { Authorization: `Bearer ${credentials.apiKey}` } : { 'X-API-Key': credentials.apiKey };
     return httpRequest({ ...o, headers: { ...o.headers, ...header } });
   };
 }
@@ -91,18 +93,23 @@ export function realCompanies(dataset, max = 5000) {
  */
 export async function forkSandbox(opts) {
   const bundle = await bundleFile('sandbox', "export { startSandbox } from './packages/cli/src/sandbox';");
-  const child = fork(fileURLToPath(import.meta.url), ['serve-sandbox', bundle, JSON.stringify(opts)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['serve-sandbox', bundle, JSON.stringify(opts)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const info = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`sandbox child exited with ${code}`)));
   });
   return {
     ...info,
-    billed: async () => /** @type {any} */ (await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()).data.billed_lookup_queries,
-    close: () => new Promise((r) => {
-      child.once('exit', r);
-      child.send('stop');
-    }),
+    billed: async () =>
+      /** @type {any} */ (await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()).data
+        .billed_lookup_queries,
+    close: () =>
+      new Promise((r) => {
+        child.once('exit', r);
+        child.send('stop');
+      }),
   };
 }
 

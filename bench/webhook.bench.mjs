@@ -31,7 +31,9 @@ const event = (n) => ({
   data: {
     company: { registry_code: '13545698', name: 'Lõunaranna Tarkvara OÜ' },
     lists: [{ id: 'lst_a1b2c3d4e5f6', name: 'Key clients', external_ref: 'CRM-991' }],
-    category: 'tax', kind: 'tax_debt', tone: 'bad',
+    category: 'tax',
+    kind: 'tax_debt',
+    tone: 'bad',
     details: { old: 0, new: 1234.56, snapshot_date: '2026-11-19' },
     detected_at: '2026-11-20T07:00:00.000Z',
   },
@@ -56,7 +58,14 @@ const perEventMs = (performance.now() - t0) / N;
 console.log(`verify + dedupe: ${N} events, ${(perEventMs * 1000).toFixed(1)} µs per event (${fresh} new)`);
 
 // --- 2. 1,000 events through the trigger --------------------------------------------------------
-const node = { id: 'bench-trigger', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+const node = {
+  id: 'bench-trigger',
+  name: 'Company Data Trigger',
+  type: 'n8n-nodes-company-data.companyDataTrigger',
+  typeVersion: 1,
+  position: [0, 0],
+  parameters: {},
+};
 const quiet = { warn() {}, info() {}, debug() {}, error() {} };
 const param = (name, fallback) => (name === 'events' ? ['monitoring.change', 'search.matches', 'webhook.test'] : fallback);
 
@@ -101,7 +110,11 @@ const receiverUrl = `http://127.0.0.1:${/** @type {import('node:net').AddressInf
 
 try {
   const api = async (method, path, body) => {
-    const res = await fetch(sb.url + path, { method, headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    const res = await fetch(sb.url + path, {
+      method,
+      headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
     const j = /** @type {any} */ (await res.json());
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j.error)}`);
     return j.data;
@@ -131,7 +144,9 @@ try {
   while (executions < events && Date.now() < deadline) await sleep(5);
   const seconds = (performance.now() - t1) / 1000;
   handled.sort((a, b) => a - b);
-  console.log(`trigger end to end: ${events} events, ${executions} executions, ${rejected} rejected, ${seconds.toFixed(2)} s (${(executions / seconds).toFixed(0)} events/s); webhook() p50 ${quantile(handled, 0.5).toFixed(2)} ms, p99 ${quantile(handled, 0.99).toFixed(2)} ms`);
+  console.log(
+    `trigger end to end: ${events} events, ${executions} executions, ${rejected} rejected, ${seconds.toFixed(2)} s (${(executions / seconds).toFixed(0)} events/s); webhook() p50 ${quantile(handled, 0.5).toFixed(2)} ms, p99 ${quantile(handled, 0.99).toFixed(2)} ms`,
+  );
   report('webhook', {
     verifyDedupeMs: perEventMs,
     events: N,

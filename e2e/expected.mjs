@@ -1,8 +1,24 @@
 // What the enrichment example must write for each row of examples/companies.csv (sandbox seed 1; the
 // Lookup at version 3 with its Language option unset, so English, and the best match in flat
 // company_data_match_* columns). Names, codes and VAT numbers are the fixtures of docs/sandbox.md.
-const company = (registry_code, name, legal_form, status, vat_number = '') => ({ enrich_status: 'matched', registry_code, name, legal_form, status, vat_number, reason: '' });
-const none = (enrich_status, reason = '') => ({ enrich_status, registry_code: '', name: '', legal_form: '', status: '', vat_number: '', reason });
+const company = (registry_code, name, legal_form, status, vat_number = '') => ({
+  enrich_status: 'matched',
+  registry_code,
+  name,
+  legal_form,
+  status,
+  vat_number,
+  reason: '',
+});
+const none = (enrich_status, reason = '') => ({
+  enrich_status,
+  registry_code: '',
+  name: '',
+  legal_form: '',
+  status: '',
+  vat_number: '',
+  reason,
+});
 
 const active = company('13545698', 'Lõunaranna Tarkvara OÜ', 'Private limited company', 'Registered', 'EE102224658');
 const largeAs = company('10022830', 'Põhjakalda Energia AS', 'Public limited company', 'Registered', 'EE101151683');
@@ -18,7 +34,11 @@ export const expectedEnrichment = [
   active, // by VAT number
   bankrupt, // VAT number without EE
   // VAT group: the first registered member, with the lookup's own status word and the number of holders
-  { ...company('11750537', 'Mereranna Invest AS', 'Public limited company', 'Registered', 'EE100786208'), enrich_status: 'vat_group', reason: '3 holders' },
+  {
+    ...company('11750537', 'Mereranna Invest AS', 'Public limited company', 'Registered', 'EE100786208'),
+    enrich_status: 'vat_group',
+    reason: '3 holders',
+  },
   { ...company('14370568', 'Allikaoru Disain OÜ', 'Private limited company', 'Registered'), reason: 'last VAT holder' }, // VAT ended: found, no current VAT number
   active, // name without the legal form
   renamed, // an earlier name

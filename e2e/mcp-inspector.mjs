@@ -39,7 +39,10 @@ async function inspect(inspector, args) {
 
 /** The Inspector's answer to a successful request; otherwise an error that shows what it said. */
 function resultOf(r, what) {
-  assert(r.code === 0 && r.json?.result, `${what}: the Inspector exited ${r.code}\nstdout: ${r.stdout.slice(0, 1500)}\nstderr: ${r.stderr.slice(-1500)}`);
+  assert(
+    r.code === 0 && r.json?.result,
+    `${what}: the Inspector exited ${r.code}\nstdout: ${r.stdout.slice(0, 1500)}\nstderr: ${r.stderr.slice(-1500)}`,
+  );
   return r.json.result;
 }
 
@@ -69,7 +72,10 @@ function answerOf(result, what) {
 
 function checkCompany(result, expected, what) {
   const answer = answerOf(result, what);
-  assert(Array.isArray(answer.items) && answer.items.length === 1, `${what}: expected one item, got ${JSON.stringify(answer).slice(0, 300)}`);
+  assert(
+    Array.isArray(answer.items) && answer.items.length === 1,
+    `${what}: expected one item, got ${JSON.stringify(answer).slice(0, 300)}`,
+  );
   const company = answer.items[0];
   assertEqual(company.registry_code, expected.registry_code, `${what}: registry_code`);
   assertEqual(company.name, expected.name, `${what}: name`);
@@ -77,7 +83,11 @@ function checkCompany(result, expected, what) {
 
 /** `mcp --http` with the given env; resolves once it says where it listens. */
 async function startHttpServer(env) {
-  const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], { cwd: repoDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], {
+    cwd: repoDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stdout.on('data', (b) => (err += b));
   child.stderr.on('data', (b) => (err += b));
@@ -88,10 +98,14 @@ async function startHttpServer(env) {
       await exited;
     }
   });
-  const url = await waitFor('the MCP server to listen', () => {
-    if (child.exitCode !== null) throw new Error(`mcp --http exited ${child.exitCode}:\n${err}`);
-    return /MCP server listening on (http:\/\/\S+\/mcp)/.exec(err)?.[1];
-  }, { timeoutMs: 60_000, everyMs: 100 });
+  const url = await waitFor(
+    'the MCP server to listen',
+    () => {
+      if (child.exitCode !== null) throw new Error(`mcp --http exited ${child.exitCode}:\n${err}`);
+      return /MCP server listening on (http:\/\/\S+\/mcp)/.exec(err)?.[1];
+    },
+    { timeoutMs: 60_000, everyMs: 100 },
+  );
   return { url, output: () => err };
 }
 
@@ -120,28 +134,64 @@ async function main() {
   log(`        reference: ${company.registry_code} is ${company.name} (GET /sandbox/fixtures); ${wrongDigit} has a wrong check digit`);
 
   // --- stdio, offline: no key anywhere, so the server starts its own sandbox.
-  await check('stdio, offline: tools/list has companies_get, _search and _lookup; every tool has a description and an object inputSchema', async () => {
-    const r = await inspect(inspector, [...stdioTarget(), '--method', 'tools/list']);
-    const names = checkToolList(resultOf(r, 'tools/list'));
-    assert(/offline sandbox/i.test(r.stderr), `the server did not say it uses the offline sandbox; its stderr: ${r.stderr.slice(0, 500)}`);
-    log(`        ${names.length} tools`);
-  });
+  await check(
+    'stdio, offline: tools/list has companies_get, _search and _lookup; every tool has a description and an object inputSchema',
+    async () => {
+      const r = await inspect(inspector, [...stdioTarget(), '--method', 'tools/list']);
+      const names = checkToolList(resultOf(r, 'tools/list'));
+      assert(
+        /offline sandbox/i.test(r.stderr),
+        `the server did not say it uses the offline sandbox; its stderr: ${r.stderr.slice(0, 500)}`,
+      );
+      log(`        ${names.length} tools`);
+    },
+  );
   await check("stdio: the tool schemas pass the Inspector's portability check (--strict: no error-severity problem)", async () => {
     const r = await inspect(inspector, ['--strict', ...stdioTarget(), '--method', 'tools/list']);
     assert(r.code === 0, `--strict exited ${r.code} (6: a schema problem of error severity):\n${r.stderr.slice(-3000)}`);
     const summary = /(\d+) errors?, (\d+) warnings?/.exec(r.stderr);
     if (summary) log(`        ${summary[0]}`);
   });
-  await check('stdio, offline: companies_get with registry_code as JSON text returns the company the sandbox has under that code', async () => {
-    const r = await inspect(inspector, [...stdioTarget(), '--method', 'tools/call', '--tool-name', 'companies_get', '--tool-arg', `registry_code="${company.registry_code}"`]);
-    checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
-  });
-  await check(`stdio, offline: companies_get with registry_code=${company.registry_code} typed bare (the Inspector sends it as a number) returns the company`, async () => {
-    const r = await inspect(inspector, [...stdioTarget(), '--method', 'tools/call', '--tool-name', 'companies_get', '--tool-arg', `registry_code=${company.registry_code}`]);
-    checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
-  });
+  await check(
+    'stdio, offline: companies_get with registry_code as JSON text returns the company the sandbox has under that code',
+    async () => {
+      const r = await inspect(inspector, [
+        ...stdioTarget(),
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'companies_get',
+        '--tool-arg',
+        `registry_code="${company.registry_code}"`,
+      ]);
+      checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
+    },
+  );
+  await check(
+    `stdio, offline: companies_get with registry_code=${company.registry_code} typed bare (the Inspector sends it as a number) returns the company`,
+    async () => {
+      const r = await inspect(inspector, [
+        ...stdioTarget(),
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'companies_get',
+        '--tool-arg',
+        `registry_code=${company.registry_code}`,
+      ]);
+      checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
+    },
+  );
   await check(`stdio, offline: companies_get with a wrong check digit (${wrongDigit}) is a tool error that says check digit`, async () => {
-    const r = await inspect(inspector, [...stdioTarget(), '--method', 'tools/call', '--tool-name', 'companies_get', '--tool-arg', `registry_code="${wrongDigit}"`]);
+    const r = await inspect(inspector, [
+      ...stdioTarget(),
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'companies_get',
+      '--tool-arg',
+      `registry_code="${wrongDigit}"`,
+    ]);
     // The Inspector prints the result and exits 5 (tool_is_error) when the tool says isError.
     assert(r.json?.result, `no result from the Inspector (exit ${r.code}): ${r.stdout.slice(0, 500)} ${r.stderr.slice(-500)}`);
     assert(r.json.result.isError === true, `expected isError, got ${JSON.stringify(r.json.result).slice(0, 500)}`);
@@ -153,14 +203,33 @@ async function main() {
 
   // --- stdio with a key: the server uses the sandbox above; the key goes in the server's environment.
   const online = { COMPANY_DATA_BASE_URL: sandbox.url, COMPANY_DATA_API_KEY: apiKey };
-  await check('stdio, with an API key: companies_get answers from the service (the server does not fall back to its own sandbox)', async () => {
-    const r = await inspect(inspector, [...stdioTarget(online), '--method', 'tools/call', '--tool-name', 'companies_get', '--tool-arg', `registry_code="${company.registry_code}"`]);
-    checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
-    assert(!/offline sandbox/i.test(r.stderr), `the server says offline sandbox although it has a key: ${r.stderr.slice(0, 500)}`);
-  });
+  await check(
+    'stdio, with an API key: companies_get answers from the service (the server does not fall back to its own sandbox)',
+    async () => {
+      const r = await inspect(inspector, [
+        ...stdioTarget(online),
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'companies_get',
+        '--tool-arg',
+        `registry_code="${company.registry_code}"`,
+      ]);
+      checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
+      assert(!/offline sandbox/i.test(r.stderr), `the server says offline sandbox although it has a key: ${r.stderr.slice(0, 500)}`);
+    },
+  );
   const wrongKey = `sk_test_${randomBytes(16).toString('hex')}`;
   await check('stdio, with a wrong API key: companies_get is a tool error about the key, which it does not repeat', async () => {
-    const r = await inspect(inspector, [...stdioTarget({ ...online, COMPANY_DATA_API_KEY: wrongKey }), '--method', 'tools/call', '--tool-name', 'companies_get', '--tool-arg', `registry_code="${company.registry_code}"`]);
+    const r = await inspect(inspector, [
+      ...stdioTarget({ ...online, COMPANY_DATA_API_KEY: wrongKey }),
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'companies_get',
+      '--tool-arg',
+      `registry_code="${company.registry_code}"`,
+    ]);
     assert(r.json?.result?.isError === true, `expected a tool error, got (exit ${r.code}) ${r.stdout.slice(0, 500)}`);
     const text = r.json.result.content?.map((c) => c.text ?? '').join(' ') ?? '';
     assert(/key|auth/i.test(text), `the error does not mention the key or authentication: ${text}`);
@@ -177,14 +246,29 @@ async function main() {
     checkToolList(resultOf(r, 'tools/list over HTTP'));
   });
   await check('HTTP: companies_get with the bearer token returns the company', async () => {
-    const r = await inspect(inspector, [...http, ...bearer, '--method', 'tools/call', '--tool-name', 'companies_get', '--tool-arg', `registry_code="${company.registry_code}"`]);
+    const r = await inspect(inspector, [
+      ...http,
+      ...bearer,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'companies_get',
+      '--tool-arg',
+      `registry_code="${company.registry_code}"`,
+    ]);
     checkCompany(resultOf(r, 'tools/call companies_get over HTTP'), company, 'companies_get over HTTP');
   });
-  for (const [what, headers] of [['without a token', []], ['with a wrong token', ['--header', `Authorization: Bearer ${randomBytes(24).toString('base64url')}`]]]) {
+  for (const [what, headers] of [
+    ['without a token', []],
+    ['with a wrong token', ['--header', `Authorization: Bearer ${randomBytes(24).toString('base64url')}`]],
+  ]) {
     await check(`HTTP: tools/list ${what} is refused (no tools, the Inspector fails)`, async () => {
       const r = await inspect(inspector, [...http, ...headers, '--method', 'tools/list']);
       assert(r.code !== 0 && !r.json?.result, `expected a refusal, got exit ${r.code}: ${r.stdout.slice(0, 300)}`);
-      assert(/401|unauthori[sz]ed|auth/i.test(r.stdout + r.stderr), `the Inspector's error does not say why: ${r.stdout.slice(0, 300)} ${r.stderr.slice(-300)}`);
+      assert(
+        /401|unauthori[sz]ed|auth/i.test(r.stdout + r.stderr),
+        `the Inspector's error does not say why: ${r.stdout.slice(0, 300)} ${r.stderr.slice(-300)}`,
+      );
     });
   }
 

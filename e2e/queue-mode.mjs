@@ -54,17 +54,24 @@ async function main() {
     for (const w of q.webhooks) assert(/Webhook listener waiting for requests/.test(w.logText()), `${w.logName} did not say it listens`);
   });
 
-  await check('alert: publishing in main registers the production URL of the webhook processes (the balancer) with the sandbox', async () => {
-    const watch = await sandbox.call('POST', '/monitoring/lists', { name: 'Queue watch' });
-    await sandbox.call('POST', `/monitoring/lists/${watch.id}/companies`, { add: monitored.map((registry_code) => ({ registry_code })) });
-    ({ wf, hookUrl, triggerNodeId } = await publishAlert(c, { chatPath }));
-    assert(hookUrl.startsWith(q.balancer.url), `the registered URL ${hookUrl} is not the balancer's`);
-  });
+  await check(
+    'alert: publishing in main registers the production URL of the webhook processes (the balancer) with the sandbox',
+    async () => {
+      const watch = await sandbox.call('POST', '/monitoring/lists', { name: 'Queue watch' });
+      await sandbox.call('POST', `/monitoring/lists/${watch.id}/companies`, { add: monitored.map((registry_code) => ({ registry_code })) });
+      ({ wf, hookUrl, triggerNodeId } = await publishAlert(c, { chatPath }));
+      assert(hookUrl.startsWith(q.balancer.url), `the registered URL ${hookUrl} is not the balancer's`);
+    },
+  );
 
   const executions = () => listExecutions(n8n, { workflowId: wf.id, includeData: true });
   const settled = async () => {
     // Executions are saved by the worker; wait until none is still queued or running.
-    await waitFor('executions to finish', async () => (await executions()).every((e) => !['new', 'running', 'waiting'].includes(e.status)), { timeoutMs: 30_000 });
+    await waitFor(
+      'executions to finish',
+      async () => (await executions()).every((e) => !['new', 'running', 'waiting'].includes(e.status)),
+      { timeoutMs: 30_000 },
+    );
     return executions();
   };
   const deliveries = async () => (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
@@ -75,63 +82,94 @@ async function main() {
   const assertAllOnWorker = (list) => {
     const workerLog = q.workers.map((w) => w.logText()).join('\n');
     const notOnWorker = list.filter((e) => !workerLog.includes(`Worker started execution ${e.id} `));
-    assertEqual(notOnWorker.map((e) => e.id), [], 'executions not run by a worker');
+    assertEqual(
+      notOnWorker.map((e) => e.id),
+      [],
+      'executions not run by a worker',
+    );
   };
   const assertDuplicatesEmpty = (list, withItems) => {
     const extra = list.filter((e) => triggerItems(e) === 0);
     assertEqual(list.length, withItems + extra.length, 'executions: with items + without');
     const bad = extra.filter((e) => e.status !== 'success' || postedToChat(e));
-    assertEqual(bad.map((e) => [e.id, e.status]), [], 'duplicate executions that failed or posted');
+    assertEqual(
+      bad.map((e) => [e.id, e.status]),
+      [],
+      'duplicate executions that failed or posted',
+    );
     return extra.length;
   };
 
   const changes = [];
   const firstDelivery = {};
-  await check('two changes, each delivered 3 times, plus a retry: one chat message per event; duplicates end with no items on the worker', async () => {
-    for (const [registry_code, kind] of [[monitored[0], 'name_changed'], [monitored[2], 'address_changed']]) {
-      const res = await sandbox.call('POST', '/sandbox/changes', { registry_code, category: 'registry', kind });
-      assertEqual(res.events.length, 1, `events for ${registry_code}`);
-      changes.push(res.events[0]);
-    }
-    await waitFor('every copy of both events to be delivered', async () => {
-      const ds = (await deliveries()).filter((d) => changes.includes(d.event_id));
-      return ds.length === 2 && ds.every((d) => d.status === 'delivered' && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2);
-    });
-    for (const d of await deliveries()) if (changes.includes(d.event_id) && !d.retry_of) firstDelivery[d.event_id] = d;
-    await retry(firstDelivery[changes[0]].id);
-    await waitFor('two chat messages', () => chat.at(chatPath).length >= 2, { timeoutMs: 30_000 });
-    await sleep(2000); // room for a wrong extra message
-    assertEqual(chat.at(chatPath).length, 2, `chat messages (${JSON.stringify(chat.at(chatPath).map((m) => m.body.text))})`);
-    const list = await settled();
-    assertEqual(list.filter((e) => triggerItems(e) > 0).length, 2, 'executions with the event');
-    const extra = assertDuplicatesEmpty(list, 2);
-    assertAllOnWorker(list);
-    log(`        ${list.length} executions, all on workers; ${extra} duplicate(s) reached the worker and ended with no items`);
-  });
+  await check(
+    'two changes, each delivered 3 times, plus a retry: one chat message per event; duplicates end with no items on the worker',
+    async () => {
+      for (const [registry_code, kind] of [
+        [monitored[0], 'name_changed'],
+        [monitored[2], 'address_changed'],
+      ]) {
+        const res = await sandbox.call('POST', '/sandbox/changes', { registry_code, category: 'registry', kind });
+        assertEqual(res.events.length, 1, `events for ${registry_code}`);
+        changes.push(res.events[0]);
+      }
+      await waitFor('every copy of both events to be delivered', async () => {
+        const ds = (await deliveries()).filter((d) => changes.includes(d.event_id));
+        return (
+          ds.length === 2 &&
+          ds.every((d) => d.status === 'delivered' && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2)
+        );
+      });
+      for (const d of await deliveries()) if (changes.includes(d.event_id) && !d.retry_of) firstDelivery[d.event_id] = d;
+      await retry(firstDelivery[changes[0]].id);
+      await waitFor('two chat messages', () => chat.at(chatPath).length >= 2, { timeoutMs: 30_000 });
+      await sleep(2000); // room for a wrong extra message
+      assertEqual(chat.at(chatPath).length, 2, `chat messages (${JSON.stringify(chat.at(chatPath).map((m) => m.body.text))})`);
+      const list = await settled();
+      assertEqual(list.filter((e) => triggerItems(e) > 0).length, 2, 'executions with the event');
+      const extra = assertDuplicatesEmpty(list, 2);
+      assertAllOnWorker(list);
+      log(`        ${list.length} executions, all on workers; ${extra} duplicate(s) reached the worker and ended with no items`);
+    },
+  );
 
-  await check('both webhook processes killed (SIGKILL) and restarted: redelivered events start executions that end with no items, no message', async () => {
-    const before = (await settled()).length;
-    const tRestart = Date.now();
-    await Promise.all(q.webhooks.map((_, i) => q.restartWebhook(i)));
-    log(`        webhook processes restarted in ${secs(tRestart)}`);
-    // The fresh process has an empty memory: the redeliveries pass webhook() and only the worker's
-    // processed-data check (PostgreSQL) can stop them.
-    for (const id of changes) await retry(firstDelivery[id].id);
-    await sleep(2000);
-    const list = await settled();
-    const fresh = list.slice(0, list.length - before);
-    assert(fresh.length >= 2, `each redelivery should start an execution in the restarted webhook process (memory empty), got ${fresh.length}`);
-    assertEqual(fresh.filter((e) => triggerItems(e) > 0).map((e) => e.id), [], 'executions with items after the redeliveries');
-    assertDuplicatesEmpty(fresh, 0);
-    assertAllOnWorker(fresh);
-    assertEqual(chat.at(chatPath).length, 2, 'chat messages after the redeliveries');
-    log(`        ${fresh.length} executions started by ${changes.length} redeliveries, all on workers, all ended with no items`);
-  });
+  await check(
+    'both webhook processes killed (SIGKILL) and restarted: redelivered events start executions that end with no items, no message',
+    async () => {
+      const before = (await settled()).length;
+      const tRestart = Date.now();
+      await Promise.all(q.webhooks.map((_, i) => q.restartWebhook(i)));
+      log(`        webhook processes restarted in ${secs(tRestart)}`);
+      // The fresh process has an empty memory: the redeliveries pass webhook() and only the worker's
+      // processed-data check (PostgreSQL) can stop them.
+      for (const id of changes) await retry(firstDelivery[id].id);
+      await sleep(2000);
+      const list = await settled();
+      const fresh = list.slice(0, list.length - before);
+      assert(
+        fresh.length >= 2,
+        `each redelivery should start an execution in the restarted webhook process (memory empty), got ${fresh.length}`,
+      );
+      assertEqual(
+        fresh.filter((e) => triggerItems(e) > 0).map((e) => e.id),
+        [],
+        'executions with items after the redeliveries',
+      );
+      assertDuplicatesEmpty(fresh, 0);
+      assertAllOnWorker(fresh);
+      assertEqual(chat.at(chatPath).length, 2, 'chat messages after the redeliveries');
+      log(`        ${fresh.length} executions started by ${changes.length} redeliveries, all on workers, all ended with no items`);
+    },
+  );
 
   await check('after the restart a new change still posts exactly one message (3 copies)', async () => {
     const res = await sandbox.call('POST', '/sandbox/changes', { registry_code: monitored[1], category: 'registry', kind: 'name_changed' });
     await waitFor('a third chat message', () => chat.at(chatPath).length >= 3, { timeoutMs: 30_000 });
-    await waitFor('all copies delivered', async () => (await deliveries()).some((d) => d.event_id === res.events[0] && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2));
+    await waitFor('all copies delivered', async () =>
+      (await deliveries()).some(
+        (d) => d.event_id === res.events[0] && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2,
+      ),
+    );
     await sleep(2000);
     assertEqual(chat.at(chatPath).length, 3, 'chat messages');
     const list = await settled();
@@ -159,84 +197,127 @@ async function main() {
     assertEqual(chat.at(chatPath).length, 3, 'chat messages after forged deliveries');
   });
 
-  await check('answer on receipt: with a chat that takes 5 s to answer, each new event and each copy is answered before its execution ends', async () => {
-    const sign = await signer(repoDir, signingSecret(postgres, wf.id));
-    const events = burstEvents(4, 'slow');
-    const maxBefore = n8nState(postgres, wf.id).maxId;
-    chat.setDelay(5000);
-    try {
-      const results = await deliver(hookUrl, withCopies(events), { sign, concurrency: 8 });
-      assertEqual(results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]), [], 'deliveries not answered 200');
-      const slowest = Math.max(...results.map((r) => r.ms));
-      const done = await settle(postgres, wf.id, Number(maxBefore), () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_slow_')).length >= events.length, { timeoutMs: 60_000 });
-      const [[shortest]] = postgres.query(`SELECT round(min(extract(epoch FROM ("stoppedAt" - "startedAt")) * 1000)) FROM execution_entity WHERE "workflowId" = ${sqlText(wf.id)} AND id > ${Number(maxBefore)} AND "stoppedAt" - "startedAt" > interval '4 seconds'`);
-      log(`        slowest answer ${Math.round(slowest)} ms; the executions that posted took ${shortest} ms or more; ${done.executions} executions`);
-      assert(slowest < 5000, `a delivery waited ${Math.round(slowest)} ms: n8n answered only after the workflow ran`);
-      assert(Number(shortest) >= 5000, 'no execution waited for the slow chat');
-    } finally {
-      chat.setDelay(0);
-    }
-  });
-
-  await check('routed by event id (a second nginx hashing X-Service-Event-Id over the same webhook processes): every copy meets its first in one process, so executions = events', async () => {
-    const hashed = await startBalancer(
-      q.webhooks.map((p) => p.port),
-      { balance: 'event-id', log: (m) => log(`        ${m}`) },
-    );
-    try {
+  await check(
+    'answer on receipt: with a chat that takes 5 s to answer, each new event and each copy is answered before its execution ends',
+    async () => {
       const sign = await signer(repoDir, signingSecret(postgres, wf.id));
-      const events = burstEvents(60, 'hash');
-      const before = n8nState(postgres, wf.id).maxId;
-      const results = await deliver(hookUrl.replace(q.balancer.url, hashed.url), withCopies(events), { sign, concurrency: 8 });
-      assertEqual(results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]), [], 'deliveries not answered 200');
-      const posted = () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_hash_'));
-      const done = await settle(postgres, wf.id, before, () => posted().length >= events.length, { timeoutMs: 120_000 });
-      log(`        ${results.length} deliveries of ${events.length} events: ${done.executions} executions, ${posted().length} chat messages`);
-      assertEqual(done.executions, events.length, 'executions = distinct events');
-      assertEqual(posted().map((m) => m.body.event_id).sort(), events.map((e) => e.id).sort(), 'one chat message per event');
-    } finally {
-      await hashed.stop();
-    }
-  });
+      const events = burstEvents(4, 'slow');
+      const maxBefore = n8nState(postgres, wf.id).maxId;
+      chat.setDelay(5000);
+      try {
+        const results = await deliver(hookUrl, withCopies(events), { sign, concurrency: 8 });
+        assertEqual(
+          results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]),
+          [],
+          'deliveries not answered 200',
+        );
+        const slowest = Math.max(...results.map((r) => r.ms));
+        const done = await settle(
+          postgres,
+          wf.id,
+          Number(maxBefore),
+          () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_slow_')).length >= events.length,
+          { timeoutMs: 60_000 },
+        );
+        const [[shortest]] = postgres.query(
+          `SELECT round(min(extract(epoch FROM ("stoppedAt" - "startedAt")) * 1000)) FROM execution_entity WHERE "workflowId" = ${sqlText(wf.id)} AND id > ${Number(maxBefore)} AND "stoppedAt" - "startedAt" > interval '4 seconds'`,
+        );
+        log(
+          `        slowest answer ${Math.round(slowest)} ms; the executions that posted took ${shortest} ms or more; ${done.executions} executions`,
+        );
+        assert(slowest < 5000, `a delivery waited ${Math.round(slowest)} ms: n8n answered only after the workflow ran`);
+        assert(Number(shortest) >= 5000, 'no execution waited for the slow chat');
+      } finally {
+        chat.setDelay(0);
+      }
+    },
+  );
 
-  await check(`scale: ${BURST_EVENTS} events (a third 2-3 times) through nginx to 2 webhook processes, one restarted mid-burst, then all redelivered: each event runs once, every id is in n8n's store, answers within 10 s but for a rare few under load`, async () => {
-    const entriesBefore = processedData(postgres, wf.id, triggerNodeId).entries;
-    const r = await alertBurst({
-      q,
-      postgres,
-      chat,
-      chatPath,
-      workflowId: wf.id,
-      nodeId: triggerNodeId,
-      hookUrl,
-      sign: await signer(repoDir, signingSecret(postgres, wf.id)),
-      count: BURST_EVENTS,
-      prefix: 'q',
-      restartIndex: 1,
-      log: (m) => log(`        ${m}`),
-    });
-    log(`        answers: burst p50 ${r.burst.p50} ms, p99 ${r.burst.p99} ms, max ${r.burst.max} ms; redelivery p50 ${r.redelivery.p50} ms, p99 ${r.redelivery.p99} ms`);
-    log(`        ${r.eventsPerSecond} events/s (first delivery to last execution of the burst, ${r.seconds} s); ${r.executions} executions: ${r.posted} ran the workflow, ${r.executions - r.posted - r.orphans} stopped at the trigger (copies and redeliveries that reached another webhook process than the first copy)${r.orphans ? `, ${r.orphans} saved by the killed process but never queued` : ''}`);
-    assertEqual(r.unanswered, 0, 'deliveries never answered with 2xx');
-    // Answer time is a speed target (graded by npm run bench on an idle machine); here it only has to stay
-    // rare, since a late answer is what the service's retry is for and exactly once (below) must hold through
-    // it. On a loaded 2-core machine n8n's defaults take up to ~8 s at p99, so a few may pass 10 s.
-    const late = r.burst.over10s + r.redelivery.over10s;
-    if (late) log(`        ${late} deliveries answered after 10 s (the service would retry them; exactly once is checked below)`);
-    assert(late <= Math.ceil(BURST_EVENTS * 0.02), `deliveries answered after 10 s: ${late}, more than 2% of ${BURST_EVENTS} events`);
-    assertEqual(r.redelivery.failed, 0, 'redeliveries not answered with 2xx');
-    assertEqual(r.postedTwice, [], 'events that ran the workflow twice (duplicate alerts)');
-    assertEqual(r.notPosted, [], 'events that never ran the workflow');
-    assertEqual(r.posted, BURST_EVENTS, 'executions that ran the workflow = distinct events');
-    // An execution row the killed process saved but never queued stays 'new' (n8n's; the delivery got no answer and its retry ran the event).
-    const otherStates = Object.entries(r.byStatus)
-      .map(([s, n]) => [s, s === 'new' ? n - r.orphans : n])
-      .filter(([s, n]) => s !== 'success' && n > 0);
-    assertEqual(otherStates, [], `execution states other than success, beyond ${r.orphans} orphaned by the kill (${JSON.stringify(r.byStatus)})`);
-    assertEqual(r.processedData.missing, [], "event ids missing in n8n's processed-data store");
-    assertEqual(r.processedData.entries, entriesBefore + BURST_EVENTS, 'processed-data entries = events');
-    assertEqual(r.processedData.turnRow, false, 'the turn row is given back');
-  });
+  await check(
+    'routed by event id (a second nginx hashing X-Service-Event-Id over the same webhook processes): every copy meets its first in one process, so executions = events',
+    async () => {
+      const hashed = await startBalancer(
+        q.webhooks.map((p) => p.port),
+        { balance: 'event-id', log: (m) => log(`        ${m}`) },
+      );
+      try {
+        const sign = await signer(repoDir, signingSecret(postgres, wf.id));
+        const events = burstEvents(60, 'hash');
+        const before = n8nState(postgres, wf.id).maxId;
+        const results = await deliver(hookUrl.replace(q.balancer.url, hashed.url), withCopies(events), { sign, concurrency: 8 });
+        assertEqual(
+          results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]),
+          [],
+          'deliveries not answered 200',
+        );
+        const posted = () => chat.at(chatPath).filter((m) => m.body?.event_id?.startsWith('evt_hash_'));
+        const done = await settle(postgres, wf.id, before, () => posted().length >= events.length, { timeoutMs: 120_000 });
+        log(
+          `        ${results.length} deliveries of ${events.length} events: ${done.executions} executions, ${posted().length} chat messages`,
+        );
+        assertEqual(done.executions, events.length, 'executions = distinct events');
+        assertEqual(
+          posted()
+            .map((m) => m.body.event_id)
+            .sort(),
+          events.map((e) => e.id).sort(),
+          'one chat message per event',
+        );
+      } finally {
+        await hashed.stop();
+      }
+    },
+  );
+
+  await check(
+    `scale: ${BURST_EVENTS} events (a third 2-3 times) through nginx to 2 webhook processes, one restarted mid-burst, then all redelivered: each event runs once, every id is in n8n's store, answers within 10 s but for a rare few under load`,
+    async () => {
+      const entriesBefore = processedData(postgres, wf.id, triggerNodeId).entries;
+      const r = await alertBurst({
+        q,
+        postgres,
+        chat,
+        chatPath,
+        workflowId: wf.id,
+        nodeId: triggerNodeId,
+        hookUrl,
+        sign: await signer(repoDir, signingSecret(postgres, wf.id)),
+        count: BURST_EVENTS,
+        prefix: 'q',
+        restartIndex: 1,
+        log: (m) => log(`        ${m}`),
+      });
+      log(
+        `        answers: burst p50 ${r.burst.p50} ms, p99 ${r.burst.p99} ms, max ${r.burst.max} ms; redelivery p50 ${r.redelivery.p50} ms, p99 ${r.redelivery.p99} ms`,
+      );
+      log(
+        `        ${r.eventsPerSecond} events/s (first delivery to last execution of the burst, ${r.seconds} s); ${r.executions} executions: ${r.posted} ran the workflow, ${r.executions - r.posted - r.orphans} stopped at the trigger (copies and redeliveries that reached another webhook process than the first copy)${r.orphans ? `, ${r.orphans} saved by the killed process but never queued` : ''}`,
+      );
+      assertEqual(r.unanswered, 0, 'deliveries never answered with 2xx');
+      // Answer time is a speed target (graded by npm run bench on an idle machine); here it only has to stay
+      // rare, since a late answer is what the service's retry is for and exactly once (below) must hold through
+      // it. On a loaded 2-core machine n8n's defaults take up to ~8 s at p99, so a few may pass 10 s.
+      const late = r.burst.over10s + r.redelivery.over10s;
+      if (late) log(`        ${late} deliveries answered after 10 s (the service would retry them; exactly once is checked below)`);
+      assert(late <= Math.ceil(BURST_EVENTS * 0.02), `deliveries answered after 10 s: ${late}, more than 2% of ${BURST_EVENTS} events`);
+      assertEqual(r.redelivery.failed, 0, 'redeliveries not answered with 2xx');
+      assertEqual(r.postedTwice, [], 'events that ran the workflow twice (duplicate alerts)');
+      assertEqual(r.notPosted, [], 'events that never ran the workflow');
+      assertEqual(r.posted, BURST_EVENTS, 'executions that ran the workflow = distinct events');
+      // An execution row the killed process saved but never queued stays 'new' (n8n's; the delivery got no answer and its retry ran the event).
+      const otherStates = Object.entries(r.byStatus)
+        .map(([s, n]) => [s, s === 'new' ? n - r.orphans : n])
+        .filter(([s, n]) => s !== 'success' && n > 0);
+      assertEqual(
+        otherStates,
+        [],
+        `execution states other than success, beyond ${r.orphans} orphaned by the kill (${JSON.stringify(r.byStatus)})`,
+      );
+      assertEqual(r.processedData.missing, [], "event ids missing in n8n's processed-data store");
+      assertEqual(r.processedData.entries, entriesBefore + BURST_EVENTS, 'processed-data entries = events');
+      assertEqual(r.processedData.turnRow, false, 'the turn row is given back');
+    },
+  );
 }
 
 await finish(main);

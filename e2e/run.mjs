@@ -12,7 +12,22 @@ import { parse } from 'csv-parse/sync';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ensureRuntime } from './lib/runtime.mjs';
-import { api, rest, callWebhook, createCredential, createWorkflow, getExecution, listExecutions, loadOptionsResults, nodeTypeNames, publishWorkflow, resourceLocatorResults, runManual, sleep, startN8n } from './lib/n8n.mjs';
+import {
+  api,
+  rest,
+  callWebhook,
+  createCredential,
+  createWorkflow,
+  getExecution,
+  listExecutions,
+  loadOptionsResults,
+  nodeTypeNames,
+  publishWorkflow,
+  resourceLocatorResults,
+  runManual,
+  sleep,
+  startN8n,
+} from './lib/n8n.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 import { startChatReceiver } from './lib/chat.mjs';
 import { mcpItems, mcpLookupScript, offeredTools, profileLookupScript, startLlmStandIn, toolResults } from './lib/llm.mjs';
@@ -28,8 +43,16 @@ const keep = process.argv.includes('--keep');
 const { secs, log, check, cleanups, finish } = checkRun({ traceLines: 6 });
 
 const NODE_TYPES = [
-  'companyDataCompanies', 'companyDataPeople', 'companyDataFinancials', 'companyDataRisk', 'companyDataAssets',
-  'companyDataMonitoring', 'companyDataSavedSearches', 'companyDataReference', 'companyDataTrigger', 'companyDataPollTrigger',
+  'companyDataCompanies',
+  'companyDataPeople',
+  'companyDataFinancials',
+  'companyDataRisk',
+  'companyDataAssets',
+  'companyDataMonitoring',
+  'companyDataSavedSearches',
+  'companyDataReference',
+  'companyDataTrigger',
+  'companyDataPollTrigger',
 ].map((n) => `n8n-nodes-company-data.${n}`);
 
 async function main() {
@@ -87,7 +110,12 @@ async function main() {
     assert(credential?.id, 'no credential id');
     // What the editor's "Test" button does: n8n calls GET /usage on the sandbox with the key.
     const test = await rest(n8n, 'POST', '/credentials/test', {
-      credentials: { id: credential.id, name: CREDENTIAL_NAME, type: 'companyDataApi', data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' } },
+      credentials: {
+        id: credential.id,
+        name: CREDENTIAL_NAME,
+        type: 'companyDataApi',
+        data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
+      },
     });
     const result = test?.data ?? test;
     assertEqual(result?.status, 'OK', `credential test (${result?.message})`);
@@ -98,7 +126,9 @@ async function main() {
     const data = { apiKey: llmKey, url: llm.url, organizationId: '', header: false };
     llmCredential = await createCredential(n8n, { name: 'OpenAI (local stand-in)', type: 'openAiApi', data });
     assert(llmCredential?.id, 'no credential id');
-    const test = await rest(n8n, 'POST', '/credentials/test', { credentials: { id: llmCredential.id, name: llmCredential.name, type: 'openAiApi', data } });
+    const test = await rest(n8n, 'POST', '/credentials/test', {
+      credentials: { id: llmCredential.id, name: llmCredential.name, type: 'openAiApi', data },
+    });
     const result = test?.data ?? test;
     assertEqual(result?.status, 'OK', `credential test (${result?.message})`);
   });
@@ -108,7 +138,10 @@ async function main() {
   const monitored = ['13545698', '14453248', '12623091'];
   const watch = await sandbox.call('POST', '/monitoring/lists', { name: 'E2E watch' });
   await sandbox.call('POST', `/monitoring/lists/${watch.id}/companies`, { add: monitored.map((registry_code) => ({ registry_code })) });
-  const search = await sandbox.call('POST', '/searches', { name: 'New in Tartu', filters: { county: ['Tartu'], registered_within_days: 30 } });
+  const search = await sandbox.call('POST', '/searches', {
+    name: 'New in Tartu',
+    filters: { county: ['Tartu'], registered_within_days: 30 },
+  });
   await check('every example workflow imports with node types n8n knows', async () => {
     const names = new Set(await nodeTypeNames(n8n));
     for (const file of exampleFiles()) {
@@ -134,28 +167,74 @@ async function main() {
 
   // What the editor asks n8n when a picker opens, its search box changes, or an option list loads.
   const pick = (nodeName, version, parameters, path, methodName, more = {}) =>
-    resourceLocatorResults(n8n, { node: { type: `n8n-nodes-company-data.${nodeName}`, version, parameters }, credentialType: 'companyDataApi', credential, path, methodName, ...more });
-  await check('editor: the company picker lists, searches and pages through n8n\'s resource-locator endpoint', async () => {
+    resourceLocatorResults(n8n, {
+      node: { type: `n8n-nodes-company-data.${nodeName}`, version, parameters },
+      credentialType: 'companyDataApi',
+      credential,
+      path,
+      methodName,
+      ...more,
+    });
+  await check("editor: the company picker lists, searches and pages through n8n's resource-locator endpoint", async () => {
     const params = { operation: 'get', registryCode: { __rl: true, mode: 'list', value: '' } };
     const first = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies');
     assertEqual(first.results.length, 50, 'companies on the first page');
     assertEqual(first.paginationToken, '2', 'pagination token');
-    const next = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies', { paginationToken: first.paginationToken });
+    const next = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies', {
+      paginationToken: first.paginationToken,
+    });
     assert(next.results.length > 0 && next.results[0].value !== first.results[0].value, 'the second page differs from the first');
     const byName = await pick('companyDataCompanies', 2, params, 'registryCode', 'searchCompanies', { filter: agentCode });
-    assertEqual(byName.results.map((r) => r.value), [agentCode], 'search by registry code');
+    assertEqual(
+      byName.results.map((r) => r.value),
+      [agentCode],
+      'search by registry code',
+    );
     assert(/^https?:\/\//.test(byName.results[0].url ?? ''), `a result links to the company page: ${JSON.stringify(byName.results[0])}`);
     log(`        "${agentCode}" → ${byName.results[0].name}`);
   });
 
   await check('editor: the triggers load monitoring lists and saved searches from the account (options endpoint)', async () => {
-    const node = (nodeName) => ({ type: `n8n-nodes-company-data.${nodeName}`, version: 2, parameters: { events: ['monitoring.change', 'search.matches'] } });
-    const lists = await loadOptionsResults(n8n, { node: node('companyDataTrigger'), credentialType: 'companyDataApi', credential, path: 'filters.listIds', methodName: 'getMonitoringLists' });
-    assert(lists.some((o) => o.value === watch.id && o.name === 'E2E watch'), `monitoring lists: ${JSON.stringify(lists)}`);
-    const searches = await loadOptionsResults(n8n, { node: node('companyDataPollTrigger'), credentialType: 'companyDataApi', credential, path: 'searchIds', methodName: 'getSavedSearches' });
-    assert(searches.some((o) => o.value === search.id && o.name === 'New in Tartu'), `saved searches: ${JSON.stringify(searches)}`);
-    const listPicker = await pick('companyDataMonitoring', 2, { resource: 'monitoring', operation: 'getList' }, 'listId', 'searchMonitoringLists', { filter: 'e2e' });
-    assertEqual(listPicker.results.map((r) => r.value), [watch.id], 'the list picker filtered by name');
+    const node = (nodeName) => ({
+      type: `n8n-nodes-company-data.${nodeName}`,
+      version: 2,
+      parameters: { events: ['monitoring.change', 'search.matches'] },
+    });
+    const lists = await loadOptionsResults(n8n, {
+      node: node('companyDataTrigger'),
+      credentialType: 'companyDataApi',
+      credential,
+      path: 'filters.listIds',
+      methodName: 'getMonitoringLists',
+    });
+    assert(
+      lists.some((o) => o.value === watch.id && o.name === 'E2E watch'),
+      `monitoring lists: ${JSON.stringify(lists)}`,
+    );
+    const searches = await loadOptionsResults(n8n, {
+      node: node('companyDataPollTrigger'),
+      credentialType: 'companyDataApi',
+      credential,
+      path: 'searchIds',
+      methodName: 'getSavedSearches',
+    });
+    assert(
+      searches.some((o) => o.value === search.id && o.name === 'New in Tartu'),
+      `saved searches: ${JSON.stringify(searches)}`,
+    );
+    const listPicker = await pick(
+      'companyDataMonitoring',
+      2,
+      { resource: 'monitoring', operation: 'getList' },
+      'listId',
+      'searchMonitoringLists',
+      { filter: 'e2e' },
+    );
+    assertEqual(
+      listPicker.results.map((r) => r.value),
+      [watch.id],
+      'the list picker filtered by name',
+    );
   });
 
   await check('versions: a version-1 workflow (code typed) and a version-2 workflow (company picked by URL) both run', async () => {
@@ -176,7 +255,10 @@ async function main() {
       ],
       connections: { Start: { main: [[{ node: 'Profile', type: 'main', index: 0 }]] } },
     });
-    for (const [version, value] of [[1, agentCode], [2, { __rl: true, mode: 'url', value: profile.url }]]) {
+    for (const [version, value] of [
+      [1, agentCode],
+      [2, { __rl: true, mode: 'url', value: profile.url }],
+    ]) {
       const created = await createWorkflow(n8n, workflow(version, value));
       const ex = await runManual(n8n, created.id, { timeoutMs: 60_000 });
       const err = ex.data?.resultData?.error;
@@ -194,16 +276,26 @@ async function main() {
     const lookupItems = ex.data.resultData.runData['Look up companies'][0].data.main[0];
     assertEqual(lookupItems.length, 30, 'items out of the lookup node');
     // n8n's Convert to File starts the CSV with a byte-order mark (for spreadsheet apps).
-    const out = /** @type {Record<string, string>[]} */ (parse(fs.readFileSync(path.join(filesDir, 'companies-enriched.csv'), 'utf8'), { columns: true, bom: true }));
+    const out = /** @type {Record<string, string>[]} */ (
+      parse(fs.readFileSync(path.join(filesDir, 'companies-enriched.csv'), 'utf8'), { columns: true, bom: true })
+    );
     fs.writeFileSync(path.join(work, 'enriched-rows.json'), JSON.stringify(out, null, 1));
-    const input = /** @type {Record<string, string>[]} */ (parse(fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8'), { columns: true }));
+    const input = /** @type {Record<string, string>[]} */ (
+      parse(fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8'), { columns: true })
+    );
     assertEqual(out.length, input.length, 'rows written back');
-    assertEqual(Object.keys(out[0]), ['company', 'owner', 'note', 'enrich_status', 'registry_code', 'name', 'legal_form', 'status', 'vat_number', 'address', 'reason'], 'columns');
+    assertEqual(
+      Object.keys(out[0]),
+      ['company', 'owner', 'note', 'enrich_status', 'registry_code', 'name', 'legal_form', 'status', 'vat_number', 'address', 'reason'],
+      'columns',
+    );
     const bad = [];
     out.forEach((row, i) => {
       const want = expectedEnrichment[i];
-      if (row.company !== input[i].company || row.owner !== input[i].owner || row.note !== input[i].note) bad.push(`row ${i + 2}: input columns changed`);
-      for (const [k, v] of Object.entries(want)) if (row[k] !== v) bad.push(`row ${i + 2} (${input[i].company}): ${k} = ${JSON.stringify(row[k])}, expected ${JSON.stringify(v)}`);
+      if (row.company !== input[i].company || row.owner !== input[i].owner || row.note !== input[i].note)
+        bad.push(`row ${i + 2}: input columns changed`);
+      for (const [k, v] of Object.entries(want))
+        if (row[k] !== v) bad.push(`row ${i + 2} (${input[i].company}): ${k} = ${JSON.stringify(row[k])}, expected ${JSON.stringify(v)}`);
     });
     assertEqual(bad, [], 'enriched rows');
     const usage = await sandbox.call('GET', '/usage');
@@ -211,143 +303,244 @@ async function main() {
     log(`        lookup billed ${usage.billed_lookup_queries} queries for ${input.length} rows`);
   });
 
-  await check('agent: a chat message makes the AI agent call our Companies tool against the sandbox and answer with the company name', async () => {
-    const agent = wf['ai-agent-company-research'];
-    assert(agent, 'the agent example was not imported');
-    const profile = await sandbox.call('GET', `/companies/${agentCode}`);
-    const name = profile?.name;
-    assert(name, `sandbox has no name for ${agentCode}`);
-    await publishWorkflow(n8n, agent.created.id);
-    const usageBefore = await sandbox.call('GET', '/usage');
-    const trigger = agent.json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
-    const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
-      body: { action: 'sendMessage', sessionId: `e2e-${Date.now()}`, chatInput: `Who is behind registry code ${agentCode}?` },
-      timeoutMs: 60_000,
-    });
-    const usageAfter = await sandbox.call('GET', '/usage');
-    assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
-    assertEqual(llm.requests.length, 2, 'requests to the stand-in LLM');
-    fs.writeFileSync(path.join(work, 'agent-llm-requests.json'), JSON.stringify(llm.requests, null, 1));
-    const [first, second] = llm.requests;
-    const tools = offeredTools(first);
-    const ours = tools.filter((t) => t.parameters?.properties?.registry_code || t.parameters?.properties?.q);
-    assertEqual(ours.map((t) => t.name).sort(), ['Company_profile', 'Search_companies'], `tools offered to the LLM (${JSON.stringify(tools.map((t) => t.name))})`);
-    const result = toolResults(second).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-    assert(result.includes(name) && result.includes(agentCode), `the tool result sent back to the LLM should hold ${name}: ${result.slice(0, 300)}`);
-    // The sandbox counts a request before answering it: the difference is our tool's one request plus the second /usage read.
-    assertEqual(usageAfter.requests - usageBefore.requests, 2, 'sandbox requests between the two /usage reads (the tool\'s and the read itself)');
-    const output = answer.json?.output;
-    assert(typeof output === 'string' && output.includes(name), `chat answer should quote ${name}: ${answer.text.slice(0, 300)}`);
-    const [ex] = await listExecutions(n8n, { workflowId: agent.created.id });
-    const full = await getExecution(n8n, ex.id);
-    assertEqual(full.status, 'success', 'agent execution status');
-    assert(full.data.resultData.runData['Company profile'], `the "Company profile" tool node should have run (ran: ${Object.keys(full.data.resultData.runData)})`);
-    log(`        tools offered: ${tools.map((t) => t.name).join(', ')}; answer: ${JSON.stringify(output)}`);
-  });
+  await check(
+    'agent: a chat message makes the AI agent call our Companies tool against the sandbox and answer with the company name',
+    async () => {
+      const agent = wf['ai-agent-company-research'];
+      assert(agent, 'the agent example was not imported');
+      const profile = await sandbox.call('GET', `/companies/${agentCode}`);
+      const name = profile?.name;
+      assert(name, `sandbox has no name for ${agentCode}`);
+      await publishWorkflow(n8n, agent.created.id);
+      const usageBefore = await sandbox.call('GET', '/usage');
+      const trigger = agent.json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+      const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
+        body: { action: 'sendMessage', sessionId: `e2e-${Date.now()}`, chatInput: `Who is behind registry code ${agentCode}?` },
+        timeoutMs: 60_000,
+      });
+      const usageAfter = await sandbox.call('GET', '/usage');
+      assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
+      assertEqual(llm.requests.length, 2, 'requests to the stand-in LLM');
+      fs.writeFileSync(path.join(work, 'agent-llm-requests.json'), JSON.stringify(llm.requests, null, 1));
+      const [first, second] = llm.requests;
+      const tools = offeredTools(first);
+      const ours = tools.filter((t) => t.parameters?.properties?.registry_code || t.parameters?.properties?.q);
+      assertEqual(
+        ours.map((t) => t.name).sort(),
+        ['Company_profile', 'Search_companies'],
+        `tools offered to the LLM (${JSON.stringify(tools.map((t) => t.name))})`,
+      );
+      const result = toolResults(second)
+        .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+        .join('\n');
+      assert(
+        result.includes(name) && result.includes(agentCode),
+        `the tool result sent back to the LLM should hold ${name}: ${result.slice(0, 300)}`,
+      );
+      // The sandbox counts a request before answering it: the difference is our tool's one request plus the second /usage read.
+      assertEqual(
+        usageAfter.requests - usageBefore.requests,
+        2,
+        "sandbox requests between the two /usage reads (the tool's and the read itself)",
+      );
+      const output = answer.json?.output;
+      assert(typeof output === 'string' && output.includes(name), `chat answer should quote ${name}: ${answer.text.slice(0, 300)}`);
+      const [ex] = await listExecutions(n8n, { workflowId: agent.created.id });
+      const full = await getExecution(n8n, ex.id);
+      assertEqual(full.status, 'success', 'agent execution status');
+      assert(
+        full.data.resultData.runData['Company profile'],
+        `the "Company profile" tool node should have run (ran: ${Object.keys(full.data.resultData.runData)})`,
+      );
+      log(`        tools offered: ${tools.map((t) => t.name).join(', ')}; answer: ${JSON.stringify(output)}`);
+    },
+  );
 
   // The agent again, its tools this time from our MCP server (`company-data mcp --http`, serving the run's
   // sandbox) through n8n's own MCP Client Tool, answering from a second stand-in model.
   let mcp;
   let mcpToolNames;
   let mcpResultItem;
-  await check('mcp: `company-data mcp --http` refuses requests without the token or with a wrong one (401) and from a foreign Origin (403)', async () => {
-    mcp = await startMcpServer({ repoDir, baseUrl: sandbox.url, apiKey });
-    cleanups.push(() => mcp.close());
-    log(`        ${mcp.url} (child pid ${mcp.pid})`);
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } };
-    const post = async (headers) => {
-      const res = await fetch(mcp.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
-      await res.arrayBuffer();
-      return res.status;
-    };
-    assertEqual(await post({}), 401, 'initialize without Authorization');
-    assertEqual(await post({ authorization: `Bearer ${mcp.token.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'))}` }), 401, 'initialize with a wrong token');
-    assertEqual(await post({ authorization: `Bearer ${mcp.token}`, origin: 'https://attacker.example' }), 403, 'initialize from a foreign Origin, with the token');
-    // With the token the same server answers, through the MCP SDK's own client: the refusals were the guards.
-    const client = new McpClient({ name: 'company-data-e2e', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }));
-    try {
-      const tools = [];
-      for (let cursor; ; ) {
-        const page = await client.listTools(cursor ? { cursor } : {});
-        tools.push(...page.tools);
-        if (!(cursor = page.nextCursor)) break;
+  await check(
+    'mcp: `company-data mcp --http` refuses requests without the token or with a wrong one (401) and from a foreign Origin (403)',
+    async () => {
+      mcp = await startMcpServer({ repoDir, baseUrl: sandbox.url, apiKey });
+      cleanups.push(() => mcp.close());
+      log(`        ${mcp.url} (child pid ${mcp.pid})`);
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+      };
+      const post = async (headers) => {
+        const res = await fetch(mcp.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: JSON.stringify(initialize),
+        });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      assertEqual(await post({}), 401, 'initialize without Authorization');
+      assertEqual(
+        await post({ authorization: `Bearer ${mcp.token.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'))}` }),
+        401,
+        'initialize with a wrong token',
+      );
+      assertEqual(
+        await post({ authorization: `Bearer ${mcp.token}`, origin: 'https://attacker.example' }),
+        403,
+        'initialize from a foreign Origin, with the token',
+      );
+      // With the token the same server answers, through the MCP SDK's own client: the refusals were the guards.
+      const client = new McpClient({ name: 'company-data-e2e', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }),
+      );
+      try {
+        const tools = [];
+        for (let cursor; ; ) {
+          const page = await client.listTools(cursor ? { cursor } : {});
+          tools.push(...page.tools);
+          if (!(cursor = page.nextCursor)) break;
+        }
+        mcpToolNames = tools.map((t) => t.name);
+      } finally {
+        await client.close();
       }
-      mcpToolNames = tools.map((t) => t.name);
-    } finally {
-      await client.close();
-    }
-    assert(mcpToolNames.includes('companies_get'), `tools/list should hold companies_get: ${mcpToolNames.join(', ')}`);
-    log(`        ${mcpToolNames.length} tools listed with the token`);
-  });
+      assert(mcpToolNames.includes('companies_get'), `tools/list should hold companies_get: ${mcpToolNames.join(', ')}`);
+      log(`        ${mcpToolNames.length} tools listed with the token`);
+    },
+  );
 
-  await check('mcp: a chat message makes the AI agent call companies_get through n8n\'s MCP Client Tool and answer with the company name; no secret in n8n\'s data', async () => {
-    assert(mcp && mcpToolNames, 'the MCP server did not start (previous check)');
-    const profile = await sandbox.call('GET', `/companies/${agentCode}`);
-    const name = profile?.name;
-    assert(name, `sandbox has no name for ${agentCode}`);
-    const mcpLlmKey = `sk-standin-${randomBytes(16).toString('hex')}`;
-    const mcpLlm = await startLlmStandIn({ apiKey: mcpLlmKey, reply: mcpLookupScript(agentCode) });
-    cleanups.push(() => mcpLlm.close());
-    const llmCred = await createCredential(n8n, { name: 'OpenAI (MCP stand-in)', type: 'openAiApi', data: { apiKey: mcpLlmKey, url: mcpLlm.url, organizationId: '', header: false } });
-    // The credential the MCP Client Tool asks for with Authentication "Bearer Auth".
-    const bearer = await createCredential(n8n, { name: 'Company Data MCP token', type: 'httpBearerAuth', data: { token: mcp.token } });
-    assert(llmCred?.id && bearer?.id, 'credentials were not created');
-    const json = adaptMcpWorkflow(readMcpWorkflow(), { mcpUrl: mcp.url, bearerCredential: bearer, llmCredential: llmCred, publicChat: true });
-    const names = new Set(await nodeTypeNames(n8n));
-    assertEqual(json.nodes.map((nd) => nd.type).filter((ty) => !names.has(ty)), [], 'node types of the MCP workflow n8n does not know');
-    const created = await createWorkflow(n8n, json);
-    await publishWorkflow(n8n, created.id);
+  await check(
+    "mcp: a chat message makes the AI agent call companies_get through n8n's MCP Client Tool and answer with the company name; no secret in n8n's data",
+    async () => {
+      assert(mcp && mcpToolNames, 'the MCP server did not start (previous check)');
+      const profile = await sandbox.call('GET', `/companies/${agentCode}`);
+      const name = profile?.name;
+      assert(name, `sandbox has no name for ${agentCode}`);
+      const mcpLlmKey = `sk-standin-${randomBytes(16).toString('hex')}`;
+      const mcpLlm = await startLlmStandIn({ apiKey: mcpLlmKey, reply: mcpLookupScript(agentCode) });
+      cleanups.push(() => mcpLlm.close());
+      const llmCred = await createCredential(n8n, {
+        name: 'OpenAI (MCP stand-in)',
+        type: 'openAiApi',
+        data: { apiKey: mcpLlmKey, url: mcpLlm.url, organizationId: '', header: false },
+      });
+      // The credential the MCP Client Tool asks for with Authentication "Bearer Auth".
+      const bearer = await createCredential(n8n, { name: 'Company Data MCP token', type: 'httpBearerAuth', data: { token: mcp.token } });
+      assert(llmCred?.id && bearer?.id, 'credentials were not created');
+      const json = adaptMcpWorkflow(readMcpWorkflow(), {
+        mcpUrl: mcp.url,
+        bearerCredential: bearer,
+        llmCredential: llmCred,
+        publicChat: true,
+      });
+      const names = new Set(await nodeTypeNames(n8n));
+      assertEqual(
+        json.nodes.map((nd) => nd.type).filter((ty) => !names.has(ty)),
+        [],
+        'node types of the MCP workflow n8n does not know',
+      );
+      const created = await createWorkflow(n8n, json);
+      await publishWorkflow(n8n, created.id);
 
-    const usageBefore = await sandbox.call('GET', '/usage');
-    const trigger = json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
-    const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
-      body: { action: 'sendMessage', sessionId: `e2e-mcp-${Date.now()}`, chatInput: `Who is ${agentCode}?` },
-      timeoutMs: 60_000,
-    });
-    const usageAfter = await sandbox.call('GET', '/usage');
-    fs.writeFileSync(path.join(work, 'mcp-llm-requests.json'), JSON.stringify(mcpLlm.requests, null, 1));
-    assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
-    assertEqual(mcpLlm.requests.length, 2, 'requests to the stand-in LLM');
-    const [first, second] = mcpLlm.requests;
+      const usageBefore = await sandbox.call('GET', '/usage');
+      const trigger = json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+      const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
+        body: { action: 'sendMessage', sessionId: `e2e-mcp-${Date.now()}`, chatInput: `Who is ${agentCode}?` },
+        timeoutMs: 60_000,
+      });
+      const usageAfter = await sandbox.call('GET', '/usage');
+      fs.writeFileSync(path.join(work, 'mcp-llm-requests.json'), JSON.stringify(mcpLlm.requests, null, 1));
+      assertEqual(answer.status, 200, `chat webhook status (${answer.text.slice(0, 300)})`);
+      assertEqual(mcpLlm.requests.length, 2, 'requests to the stand-in LLM');
+      const [first, second] = mcpLlm.requests;
 
-    const mcpNode = json.nodes.find((nd) => nd.type === MCP_NODE_TYPE);
-    const getTool = mcpToolName(mcpNode.name, 'companies_get');
-    const offered = offeredTools(first).map((t) => t.name);
-    assertEqual([...offered].sort(), mcpToolNames.map((t) => mcpToolName(mcpNode.name, t)).sort(), 'tools offered to the model (every tool of the MCP server, named by n8n)');
-    const getSchema = offeredTools(first).find((t) => t.name === getTool)?.parameters;
-    assert(getSchema?.properties?.registry_code, `${getTool} should take registry_code: ${JSON.stringify(getSchema)}`);
-    const call = second.messages.find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0];
-    assertEqual([call?.function?.name, JSON.parse(call?.function?.arguments ?? 'null')], [getTool, { registry_code: agentCode }], 'the tool call in the conversation');
-    const result = toolResults(second).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-    const item = mcpItems(result)?.[0];
-    assertEqual([item?.registry_code, item?.name], [agentCode, name], `the company in the MCP tool result sent back to the model (${result.slice(0, 300)})`);
-    mcpResultItem = item;
-    // The sandbox counts a request before answering it: the MCP server's one for companies_get plus the second /usage read.
-    assertEqual(usageAfter.requests - usageBefore.requests, 2, 'sandbox requests between the two /usage reads (the MCP server\'s and the read itself)');
-    const output = answer.json?.output;
-    assert(typeof output === 'string' && output.includes(name), `chat answer should quote ${name}: ${answer.text.slice(0, 300)}`);
+      const mcpNode = json.nodes.find((nd) => nd.type === MCP_NODE_TYPE);
+      const getTool = mcpToolName(mcpNode.name, 'companies_get');
+      const offered = offeredTools(first).map((t) => t.name);
+      assertEqual(
+        [...offered].sort(),
+        mcpToolNames.map((t) => mcpToolName(mcpNode.name, t)).sort(),
+        'tools offered to the model (every tool of the MCP server, named by n8n)',
+      );
+      const getSchema = offeredTools(first).find((t) => t.name === getTool)?.parameters;
+      assert(getSchema?.properties?.registry_code, `${getTool} should take registry_code: ${JSON.stringify(getSchema)}`);
+      const call = second.messages.find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0];
+      assertEqual(
+        [call?.function?.name, JSON.parse(call?.function?.arguments ?? 'null')],
+        [getTool, { registry_code: agentCode }],
+        'the tool call in the conversation',
+      );
+      const result = toolResults(second)
+        .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+        .join('\n');
+      const item = mcpItems(result)?.[0];
+      assertEqual(
+        [item?.registry_code, item?.name],
+        [agentCode, name],
+        `the company in the MCP tool result sent back to the model (${result.slice(0, 300)})`,
+      );
+      mcpResultItem = item;
+      // The sandbox counts a request before answering it: the MCP server's one for companies_get plus the second /usage read.
+      assertEqual(
+        usageAfter.requests - usageBefore.requests,
+        2,
+        "sandbox requests between the two /usage reads (the MCP server's and the read itself)",
+      );
+      const output = answer.json?.output;
+      assert(typeof output === 'string' && output.includes(name), `chat answer should quote ${name}: ${answer.text.slice(0, 300)}`);
 
-    const [ex] = await listExecutions(n8n, { workflowId: created.id });
-    const full = await getExecution(n8n, ex.id);
-    assertEqual(full.status, 'success', `MCP agent execution status${full.data?.resultData?.error ? ` (${full.data.resultData.error.message})` : ''}`);
-    assert(full.data.resultData.runData[mcpNode.name], `the "${mcpNode.name}" node should have run (ran: ${Object.keys(full.data.resultData.runData)})`);
-    // The token lives in the encrypted credential only: not in the execution, the stored workflow, what the
-    // model saw, or n8n's log. Nor does the API key the MCP server holds.
-    const stored = await api(n8n, 'GET', `/workflows/${created.id}`);
-    const n8nLog = fs.readFileSync(path.join(userFolder, 'n8n.log'), 'utf8');
-    const places = { 'execution data': JSON.stringify(full), 'stored workflow': JSON.stringify(stored), 'model requests': JSON.stringify(mcpLlm.requests), 'n8n log': n8nLog };
-    const leaks = Object.entries(places).flatMap(([where, text]) => [['MCP token', mcp.token], ['API key', apiKey]].filter(([, secret]) => text.includes(secret)).map(([what]) => `${what} in ${where}`));
-    assertEqual(leaks, [], 'secrets found');
-    log(`        ${offered.length} MCP tools offered; called ${call.function.name}; answer: ${JSON.stringify(output)}`);
-  });
+      const [ex] = await listExecutions(n8n, { workflowId: created.id });
+      const full = await getExecution(n8n, ex.id);
+      assertEqual(
+        full.status,
+        'success',
+        `MCP agent execution status${full.data?.resultData?.error ? ` (${full.data.resultData.error.message})` : ''}`,
+      );
+      assert(
+        full.data.resultData.runData[mcpNode.name],
+        `the "${mcpNode.name}" node should have run (ran: ${Object.keys(full.data.resultData.runData)})`,
+      );
+      // The token lives in the encrypted credential only: not in the execution, the stored workflow, what the
+      // model saw, or n8n's log. Nor does the API key the MCP server holds.
+      const stored = await api(n8n, 'GET', `/workflows/${created.id}`);
+      const n8nLog = fs.readFileSync(path.join(userFolder, 'n8n.log'), 'utf8');
+      const places = {
+        'execution data': JSON.stringify(full),
+        'stored workflow': JSON.stringify(stored),
+        'model requests': JSON.stringify(mcpLlm.requests),
+        'n8n log': n8nLog,
+      };
+      const leaks = Object.entries(places).flatMap(([where, text]) =>
+        [
+          ['MCP token', mcp.token],
+          ['API key', apiKey],
+        ]
+          .filter(([, secret]) => text.includes(secret))
+          .map(([what]) => `${what} in ${where}`),
+      );
+      assertEqual(leaks, [], 'secrets found');
+      log(`        ${offered.length} MCP tools offered; called ${call.function.name}; answer: ${JSON.stringify(output)}`);
+    },
+  );
 
-  await check('mcp: labels in the tool result n8n got are in the server\'s language (English unless --lang or a call says otherwise)', async () => {
-    assert(mcpResultItem, 'no MCP tool result (previous check)');
-    // The service's own default is Estonian; the server was started without --lang, so it must ask for English.
-    const en = await sandbox.call('GET', `/companies/${agentCode}?lang=en`);
-    assertEqual([mcpResultItem.legal_form, mcpResultItem.status_label], [en.legal_form?.label, en.status?.label], 'legal form and status labels');
-  });
+  await check(
+    "mcp: labels in the tool result n8n got are in the server's language (English unless --lang or a call says otherwise)",
+    async () => {
+      assert(mcpResultItem, 'no MCP tool result (previous check)');
+      // The service's own default is Estonian; the server was started without --lang, so it must ask for English.
+      const en = await sandbox.call('GET', `/companies/${agentCode}?lang=en`);
+      assertEqual(
+        [mcpResultItem.legal_form, mcpResultItem.status_label],
+        [en.legal_form?.label, en.status?.label],
+        'legal form and status labels',
+      );
+    },
+  );
 
   // Alert to chat: the trigger registers the webhook at publish; each event reaches the chat once.
   const hookUrl = () => `${n8n.baseUrl}/webhook/${wf['alert-to-chat'].json.nodes[0].webhookId}/webhook`;
@@ -361,43 +554,59 @@ async function main() {
   });
 
   const alertExecutions = () => listExecutions(n8n, { workflowId: wf['alert-to-chat'].created.id });
-  await check('alert: each event posts exactly one chat message although the sandbox delivers it 3 times and once more on retry', async () => {
-    for (const [registry_code, category, kind] of [[monitored[0], 'registry', 'name_changed'], [monitored[2], 'registry', 'address_changed']]) {
-      const res = await sandbox.call('POST', '/sandbox/changes', { registry_code, category, kind });
-      assertEqual(res.events.length, 1, `events for ${registry_code}`);
-      changes.push(res.events[0]);
-    }
-    const deliveries = async () => (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
-    await waitFor('every copy of both events to be delivered', async () => {
-      const ds = (await deliveries()).filter((d) => changes.includes(d.event_id));
-      return ds.length === 2 && ds.every((d) => d.status === 'delivered' && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2);
-    });
-    // A manual redelivery of the first event: a new delivery of the same event id.
-    const first = (await deliveries()).find((d) => d.event_id === changes[0]);
-    await sandbox.call('POST', `/webhook/deliveries/${first.id}/retry`);
-    await waitFor('the redelivery', async () => (await deliveries()).some((d) => d.retry_of === first.id && d.status === 'delivered'));
-    await waitFor('two chat messages', () => chat.at(chatPath.alert).length >= 2, { timeoutMs: 20_000 }).catch(async (e) => {
-      const runs = await Promise.all((await alertExecutions()).map((ex) => getExecution(n8n, ex.id)));
-      const why = runs.map((ex) => `${ex.id}:${ex.status}${ex.data?.resultData?.error ? ` (${ex.data.resultData.error.message})` : ''}`);
-      throw new Error(`${e.message}; alert executions: ${why.join(', ') || 'none'}`);
-    });
-    await sleep(2000); // room for a wrong extra message to arrive
-    const texts = chat.at(chatPath.alert).map((m) => m.body.text);
-    assertEqual(texts.length, 2, `chat messages (${JSON.stringify(texts)})`);
-    const events = await sandbox.call('GET', '/monitoring/events?limit=100');
-    const byId = Object.fromEntries(events.map((e) => [e.id, e]));
-    // The two events are delivered concurrently, so their messages may arrive in either order:
-    // each event must be named by exactly one message.
-    changes.forEach((id) => {
-      const name = byId[id]?.data?.company?.name;
-      const naming = texts.filter((t) => name && t.includes(name));
-      assert(naming.length === 1, `exactly one message should name ${name}: ${JSON.stringify(texts)}`);
-    });
-    assert(texts.filter((t) => /Name/.test(t)).length === 1 && texts.filter((t) => /Address/.test(t)).length === 1, `one message should report the name change and one the address change: ${JSON.stringify(texts)}`);
-    // Both first events reach n8n's processed-data store at once, before its row exists: no execution may fail on that.
-    const failed = (await alertExecutions()).filter((ex) => ex.status !== 'success');
-    assertEqual(failed.map((ex) => `${ex.id}:${ex.status}`), [], 'alert executions that did not succeed');
-  });
+  await check(
+    'alert: each event posts exactly one chat message although the sandbox delivers it 3 times and once more on retry',
+    async () => {
+      for (const [registry_code, category, kind] of [
+        [monitored[0], 'registry', 'name_changed'],
+        [monitored[2], 'registry', 'address_changed'],
+      ]) {
+        const res = await sandbox.call('POST', '/sandbox/changes', { registry_code, category, kind });
+        assertEqual(res.events.length, 1, `events for ${registry_code}`);
+        changes.push(res.events[0]);
+      }
+      const deliveries = async () => (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
+      await waitFor('every copy of both events to be delivered', async () => {
+        const ds = (await deliveries()).filter((d) => changes.includes(d.event_id));
+        return (
+          ds.length === 2 &&
+          ds.every((d) => d.status === 'delivered' && d.log.filter((a) => a.duplicate && a.status_code === 200).length === 2)
+        );
+      });
+      // A manual redelivery of the first event: a new delivery of the same event id.
+      const first = (await deliveries()).find((d) => d.event_id === changes[0]);
+      await sandbox.call('POST', `/webhook/deliveries/${first.id}/retry`);
+      await waitFor('the redelivery', async () => (await deliveries()).some((d) => d.retry_of === first.id && d.status === 'delivered'));
+      await waitFor('two chat messages', () => chat.at(chatPath.alert).length >= 2, { timeoutMs: 20_000 }).catch(async (e) => {
+        const runs = await Promise.all((await alertExecutions()).map((ex) => getExecution(n8n, ex.id)));
+        const why = runs.map((ex) => `${ex.id}:${ex.status}${ex.data?.resultData?.error ? ` (${ex.data.resultData.error.message})` : ''}`);
+        throw new Error(`${e.message}; alert executions: ${why.join(', ') || 'none'}`);
+      });
+      await sleep(2000); // room for a wrong extra message to arrive
+      const texts = chat.at(chatPath.alert).map((m) => m.body.text);
+      assertEqual(texts.length, 2, `chat messages (${JSON.stringify(texts)})`);
+      const events = await sandbox.call('GET', '/monitoring/events?limit=100');
+      const byId = Object.fromEntries(events.map((e) => [e.id, e]));
+      // The two events are delivered concurrently, so their messages may arrive in either order:
+      // each event must be named by exactly one message.
+      changes.forEach((id) => {
+        const name = byId[id]?.data?.company?.name;
+        const naming = texts.filter((t) => name && t.includes(name));
+        assert(naming.length === 1, `exactly one message should name ${name}: ${JSON.stringify(texts)}`);
+      });
+      assert(
+        texts.filter((t) => /Name/.test(t)).length === 1 && texts.filter((t) => /Address/.test(t)).length === 1,
+        `one message should report the name change and one the address change: ${JSON.stringify(texts)}`,
+      );
+      // Both first events reach n8n's processed-data store at once, before its row exists: no execution may fail on that.
+      const failed = (await alertExecutions()).filter((ex) => ex.status !== 'success');
+      assertEqual(
+        failed.map((ex) => `${ex.id}:${ex.status}`),
+        [],
+        'alert executions that did not succeed',
+      );
+    },
+  );
 
   await check('alert: a forged delivery gets 401 and starts no execution', async () => {
     const before = (await alertExecutions()).length;
@@ -422,7 +631,8 @@ async function main() {
 
   // Saved-search digest through the poll trigger, across an n8n restart.
   const digestMessages = () => chat.at(chatPath.digest);
-  const registerMatching = async (n) => (await sandbox.call('POST', '/sandbox/companies', { count: n, template: { county: 'Tartu maakond' } })).registry_codes;
+  const registerMatching = async (n) =>
+    (await sandbox.call('POST', '/sandbox/companies', { count: n, template: { county: 'Tartu maakond' } })).registry_codes;
   let firstBatch = [];
   await check('digest: a morning run with new matches gives one chat message listing them', async () => {
     // Activation polls once: with "Start From: Now" that only marks where to start. n8n 2.41 activates
@@ -436,8 +646,13 @@ async function main() {
     firstBatch = await registerMatching(3);
     const run = await sandbox.call('POST', '/sandbox/runs', { kind: 'searches' });
     assert(run.search_events >= 1, `search events of the run: ${JSON.stringify(run)}`);
-    await waitFor('the digest message (polls once a minute)', () => digestMessages().length >= 1, { timeoutMs: 75_000, everyMs: 500 }).catch(async (e) => {
-      throw new Error(`${e.message}; trigger state ${JSON.stringify((await api(n8n, 'GET', `/workflows/${wf['saved-search-digest'].created.id}`)).staticData)}`);
+    await waitFor('the digest message (polls once a minute)', () => digestMessages().length >= 1, {
+      timeoutMs: 75_000,
+      everyMs: 500,
+    }).catch(async (e) => {
+      throw new Error(
+        `${e.message}; trigger state ${JSON.stringify((await api(n8n, 'GET', `/workflows/${wf['saved-search-digest'].created.id}`)).staticData)}`,
+      );
     });
     await sleep(1500);
     assertEqual(digestMessages().length, 1, 'digest messages');
@@ -456,7 +671,10 @@ async function main() {
     assert(run.search_events >= 1, `search events of the run while down: ${JSON.stringify(run)}`);
     n8n = await startN8n({ runtime, packageDir: repoDir, userFolder, port, env: n8nEnv, log: (m) => log(`[n8n] ${m}`) });
     log(`        restarted in ${secs(t)}`);
-    await waitFor('the digest of the event made while n8n was down', () => digestMessages().length >= 2, { timeoutMs: 75_000, everyMs: 500 });
+    await waitFor('the digest of the event made while n8n was down', () => digestMessages().length >= 2, {
+      timeoutMs: 75_000,
+      everyMs: 500,
+    });
     const text = digestMessages()[1].body.text;
     for (const code of downBatch) assert(text.includes(code), `second digest should list ${code}: ${JSON.stringify(text)}`);
     for (const code of firstBatch) assert(!text.includes(code), `second digest repeats ${code} from the first`);
@@ -483,37 +701,53 @@ async function main() {
 
   // n8n's processed-data store has no lock: executions checking it at once used to fail on its unique key or
   // overwrite each other's ids. A restart empties webhook()'s memory, so only the store can stop the redeliveries.
-  await check('burst: six changes at once give six messages, no execution fails; redelivered after a restart, none gives a message', async () => {
-    const before = chat.at(chatPath.alert).length;
-    const made = await Promise.all(
-      [0, 1, 2, 0, 1, 2].map((k, j) => sandbox.call('POST', '/sandbox/changes', { registry_code: monitored[k], category: 'registry', kind: j < 3 ? 'address_changed' : 'name_changed' })),
-    );
-    const ids = made.map((r) => r.events[0]);
-    const deliveries = async () => ((await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? []).filter((d) => ids.includes(d.event_id));
-    await waitFor('six more chat messages', () => chat.at(chatPath.alert).length >= before + 6, { timeoutMs: 30_000 });
-    await waitFor('every copy of the six events to be delivered', async () => {
-      const ds = await deliveries();
-      return ds.length === 6 && ds.every((d) => d.status === 'delivered');
-    });
-    await sleep(2000);
-    assertEqual(chat.at(chatPath.alert).length, before + 6, 'chat messages for the burst');
-    const failed = (await alertExecutions()).filter((ex) => ex.status !== 'success');
-    assertEqual(failed.map((ex) => `${ex.id}:${ex.status}`), [], 'alert executions that did not succeed');
+  await check(
+    'burst: six changes at once give six messages, no execution fails; redelivered after a restart, none gives a message',
+    async () => {
+      const before = chat.at(chatPath.alert).length;
+      const made = await Promise.all(
+        [0, 1, 2, 0, 1, 2].map((k, j) =>
+          sandbox.call('POST', '/sandbox/changes', {
+            registry_code: monitored[k],
+            category: 'registry',
+            kind: j < 3 ? 'address_changed' : 'name_changed',
+          }),
+        ),
+      );
+      const ids = made.map((r) => r.events[0]);
+      const deliveries = async () =>
+        ((await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? []).filter((d) => ids.includes(d.event_id));
+      await waitFor('six more chat messages', () => chat.at(chatPath.alert).length >= before + 6, { timeoutMs: 30_000 });
+      await waitFor('every copy of the six events to be delivered', async () => {
+        const ds = await deliveries();
+        return ds.length === 6 && ds.every((d) => d.status === 'delivered');
+      });
+      await sleep(2000);
+      assertEqual(chat.at(chatPath.alert).length, before + 6, 'chat messages for the burst');
+      const failed = (await alertExecutions()).filter((ex) => ex.status !== 'success');
+      assertEqual(
+        failed.map((ex) => `${ex.id}:${ex.status}`),
+        [],
+        'alert executions that did not succeed',
+      );
 
-    const port = n8n.port;
-    await n8n.stop({ keepUserFolder: true });
-    n8n = await startN8n({ runtime, packageDir: repoDir, userFolder, port, env: n8nEnv, log: (m) => log(`[n8n] ${m}`) });
-    const runsBefore = (await alertExecutions()).length;
-    for (const d of await deliveries()) await sandbox.call('POST', `/webhook/deliveries/${d.id}/retry`);
-    await waitFor('the six redeliveries', async () => {
-      const all = (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
-      return all.filter((d) => ids.includes(d.event_id) && d.retry_of && d.status === 'delivered').length === 6;
-    });
-    await waitFor('an execution per redelivery', async () => (await alertExecutions()).length >= runsBefore + 6, { timeoutMs: 20_000 });
-    await sleep(2000);
-    assertEqual(chat.at(chatPath.alert).length, before + 6, 'chat messages after redelivering all six');
-    log(`        6 events, 18 deliveries, 6 messages; after the restart 6 redeliveries started ${(await alertExecutions()).length - runsBefore} executions that posted nothing`);
-  });
+      const port = n8n.port;
+      await n8n.stop({ keepUserFolder: true });
+      n8n = await startN8n({ runtime, packageDir: repoDir, userFolder, port, env: n8nEnv, log: (m) => log(`[n8n] ${m}`) });
+      const runsBefore = (await alertExecutions()).length;
+      for (const d of await deliveries()) await sandbox.call('POST', `/webhook/deliveries/${d.id}/retry`);
+      await waitFor('the six redeliveries', async () => {
+        const all = (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
+        return all.filter((d) => ids.includes(d.event_id) && d.retry_of && d.status === 'delivered').length === 6;
+      });
+      await waitFor('an execution per redelivery', async () => (await alertExecutions()).length >= runsBefore + 6, { timeoutMs: 20_000 });
+      await sleep(2000);
+      assertEqual(chat.at(chatPath.alert).length, before + 6, 'chat messages after redelivering all six');
+      log(
+        `        6 events, 18 deliveries, 6 messages; after the restart 6 redeliveries started ${(await alertExecutions()).length - runsBefore} executions that posted nothing`,
+      );
+    },
+  );
 }
 
 await finish(main);

@@ -31,7 +31,20 @@ const clicks = process.argv.flatMap((a, i) => (a === '--click' ? [process.argv[i
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-shot-'));
-const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--window-size=${width},${height}`, `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const browser = spawn(
+  chromium,
+  [
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--hide-scrollbars',
+    `--window-size=${width},${height}`,
+    `--user-data-dir=${profile}`,
+    '--remote-debugging-port=0',
+    'about:blank',
+  ],
+  { stdio: ['ignore', 'ignore', 'pipe'] },
+);
 const cleanup = () => {
   browser.kill('SIGKILL');
   fs.rmSync(profile, { recursive: true, force: true });
@@ -52,7 +65,9 @@ try {
     });
   });
   const port = new URL(wsUrl).port;
-  const targets = /** @type {{ type: string, webSocketDebuggerUrl: string }[]} */ (await (await fetch(`http://127.0.0.1:${port}/json`)).json());
+  const targets = /** @type {{ type: string, webSocketDebuggerUrl: string }[]} */ (
+    await (await fetch(`http://127.0.0.1:${port}/json`)).json()
+  );
   const page = targets.find((t) => t.type === 'page');
   const ws = new WebSocket(page.webSocketDebuggerUrl);
   await new Promise((r) => ws.addEventListener('open', r, { once: true }));
@@ -73,14 +88,17 @@ try {
       pending.set(id, { resolve, reject });
       ws.send(JSON.stringify({ id, method, params }));
     });
-  const evaluate = async (expression) => (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result.value;
+  const evaluate = async (expression) =>
+    (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result.value;
 
   await send('Page.enable');
   await send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
   await send('Page.navigate', { url: `${base}/signin` });
   await sleep(4000);
   // Log in from the page itself, so the session carries the browser id the editor sends.
-  const login = await evaluate(`fetch('/rest/login', { method: 'POST', headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') || '' }, body: JSON.stringify(${JSON.stringify({ emailOrLdapLoginId: email, password })}) }).then((r) => r.status)`);
+  const login = await evaluate(
+    `fetch('/rest/login', { method: 'POST', headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') || '' }, body: JSON.stringify(${JSON.stringify({ emailOrLdapLoginId: email, password })}) }).then((r) => r.status)`,
+  );
   if (login !== 200) throw new Error(`login answered ${login}`);
   const rest = (p, init = {}) =>
     evaluate(
@@ -91,8 +109,12 @@ try {
     const json = JSON.parse(fs.readFileSync(workflowFile, 'utf8'));
     const credential = (await rest('/credentials')).find((c) => c.type === 'companyDataApi');
     if (!credential) throw new Error('n8n has no Company Data credential (start n8n with npm start)');
-    for (const nd of json.nodes) if (nd.credentials?.companyDataApi) nd.credentials.companyDataApi = { id: credential.id, name: credential.name };
-    wf = await rest('/workflows', { method: 'POST', body: { name: json.name, nodes: json.nodes, connections: json.connections ?? {}, settings: {} } });
+    for (const nd of json.nodes)
+      if (nd.credentials?.companyDataApi) nd.credentials.companyDataApi = { id: credential.id, name: credential.name };
+    wf = await rest('/workflows', {
+      method: 'POST',
+      body: { name: json.name, nodes: json.nodes, connections: json.connections ?? {}, settings: {} },
+    });
     if (!wf?.id) throw new Error(`importing ${workflowFile}: ${JSON.stringify(wf).slice(0, 300)}`);
   } else {
     wf = (await rest('/workflows')).find((w) => w.name === workflowName);
@@ -101,15 +123,20 @@ try {
   await send('Page.navigate', { url: `${base}/workflow/${wf.id}` });
   await sleep(8000);
   // Close pop-ups and toasts that cover the canvas.
-  await evaluate(`document.querySelectorAll('.el-message-box__headerbtn, .el-notification__closeBtn, [data-test-id="close-button"]').forEach((b) => b.click())`);
+  await evaluate(
+    `document.querySelectorAll('.el-message-box__headerbtn, .el-notification__closeBtn, [data-test-id="close-button"]').forEach((b) => b.click())`,
+  );
   await sleep(1000);
   // A real mouse click at the element's centre: n8n's dropdowns open on pointer events, not on element.click().
   const clickOn = async (selector, count = 1) => {
-    const at = await evaluate(`(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return null; el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
+    const at = await evaluate(
+      `(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return null; el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+    );
     if (!at) throw new Error(`nothing on the page matches ${selector}`);
     await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: at.x, y: at.y });
     for (let n = 1; n <= count; n++) {
-      for (const type of ['mousePressed', 'mouseReleased']) await send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: n });
+      for (const type of ['mousePressed', 'mouseReleased'])
+        await send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: n });
     }
   };
   if (nodeName) {

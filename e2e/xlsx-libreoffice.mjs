@@ -22,18 +22,29 @@ const keep = process.argv.includes('--keep');
 const { log, check, cleanups, finish } = checkRun();
 
 const soffice = () =>
-  which('soffice') ?? installDebianPackage('libreoffice-calc', { what: 'LibreOffice (soffice)', found: () => which('soffice'), options: ['--no-install-recommends'], log: (m) => log(`[libreoffice] ${m}`) });
+  which('soffice') ??
+  installDebianPackage('libreoffice-calc', {
+    what: 'LibreOffice (soffice)',
+    found: () => which('soffice'),
+    options: ['--no-install-recommends'],
+    log: (m) => log(`[libreoffice] ${m}`),
+  });
 
 /** Every sheet of `file` as CSV, the way LibreOffice Calc reads it: { sheetName: string[][] }. */
 function libreOfficeSheets(bin, file, outDir, profile) {
   fs.mkdirSync(outDir, { recursive: true });
   // Filter options: comma, double quote, UTF-8, from row 1, ..., every sheet to its own file (-1).
   const filter = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1';
-  execFileSync(bin, [`-env:UserInstallation=file://${profile}`, '--headless', '--norestore', '--convert-to', filter, '--outdir', outDir, file], { stdio: 'ignore', timeout: 180_000 });
+  execFileSync(
+    bin,
+    [`-env:UserInstallation=file://${profile}`, '--headless', '--norestore', '--convert-to', filter, '--outdir', outDir, file],
+    { stdio: 'ignore', timeout: 180_000 },
+  );
   const base = path.basename(file, '.xlsx');
   const out = {};
   for (const name of fs.readdirSync(outDir)) {
-    if (name.startsWith(`${base}-`) && name.endsWith('.csv')) out[name.slice(base.length + 1, -4)] = parse(fs.readFileSync(path.join(outDir, name), 'utf8'), { relax_column_count: true });
+    if (name.startsWith(`${base}-`) && name.endsWith('.csv'))
+      out[name.slice(base.length + 1, -4)] = parse(fs.readFileSync(path.join(outDir, name), 'utf8'), { relax_column_count: true });
   }
   return out;
 }
@@ -55,7 +66,9 @@ async function leadsWorkbook(file) {
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Leads');
   ws.addRow([...lines[0], 'chars', 'added on']);
-  lines.slice(1).forEach((l, i) => ws.addRow([...l, { formula: `LEN(A${i + 2})`, result: l[0].length }, new Date(Date.UTC(2026, 10, 2 + (i % 20)))]));
+  lines
+    .slice(1)
+    .forEach((l, i) => ws.addRow([...l, { formula: `LEN(A${i + 2})`, result: l[0].length }, new Date(Date.UTC(2026, 10, 2 + (i % 20)))]));
   ws.getRow(1).font = { bold: true };
   ws.getColumn(1).width = 28;
   ws.getColumn(5).numFmt = 'yyyy-mm-dd';
@@ -85,27 +98,44 @@ async function main() {
   const before = libreOfficeSheets(bin, file, path.join(work, 'before'), profile);
   await check('`company-data enrich leads.xlsx` on the embedded sandbox enriches every row', async () => {
     const env = { ...process.env, COMPANY_DATA_BASE_URL: '', COMPANY_DATA_API_KEY: '' };
-    const out = execFileSync(process.execPath, [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', path.join(work, 'state')], { encoding: 'utf8', env });
+    const out = execFileSync(
+      process.execPath,
+      [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', path.join(work, 'state')],
+      { encoding: 'utf8', env },
+    );
     assert(/Rows enriched this run: 27\b/.test(out), `enrich output: ${out}`);
     log(`        ${out.split('\n').find((l) => l.startsWith('Matched'))}`);
   });
 
-  await check('LibreOffice reads every cell of the enriched sheet as our reader does; input columns and the other sheet unchanged', async () => {
-    const after = libreOfficeSheets(bin, file, path.join(work, 'after'), profile);
-    assertEqual(Object.keys(after).sort(), ['Leads', 'Notes'], 'sheets LibreOffice found');
-    const { XlsxTable } = createRequire(import.meta.url)(path.join(repoDir, 'packages', 'cli', 'dist', 'sheets.js'));
-    const ours = await new XlsxTable(file, { sheet: 'Leads' }).read();
-    const lo = trimmed(after.Leads);
-    assertEqual(lo, trimmed([ours.header, ...ours.rows]), 'Leads as LibreOffice reads it vs as our reader does');
-    const header = lo[0];
-    for (const col of ['name', 'registry_code', 'enrich_status', 'enriched_at']) assert(header.includes(col), `no ${col} column: ${header}`);
-    const status = header.indexOf('enrich_status');
-    assert(lo.slice(1).every((r) => /^(matched|no_match|vat_group|invalid|skipped)/.test(r[status] ?? '')), 'every row has a status');
-    const inputWidth = before.Leads[0].length;
-    assertEqual(lo.map((r) => r.slice(0, inputWidth)), trimmed(before.Leads).map((r) => [...r, ...Array(Math.max(0, inputWidth - r.length)).fill('')].slice(0, inputWidth)), 'input columns (with the formula results and dates)');
-    assertEqual(after.Notes, before.Notes, 'the Notes sheet');
-    log(`        ${lo.length - 1} rows x ${header.length} columns identical; e.g. ${JSON.stringify(lo[1].slice(inputWidth, inputWidth + 2))}`);
-  });
+  await check(
+    'LibreOffice reads every cell of the enriched sheet as our reader does; input columns and the other sheet unchanged',
+    async () => {
+      const after = libreOfficeSheets(bin, file, path.join(work, 'after'), profile);
+      assertEqual(Object.keys(after).sort(), ['Leads', 'Notes'], 'sheets LibreOffice found');
+      const { XlsxTable } = createRequire(import.meta.url)(path.join(repoDir, 'packages', 'cli', 'dist', 'sheets.js'));
+      const ours = await new XlsxTable(file, { sheet: 'Leads' }).read();
+      const lo = trimmed(after.Leads);
+      assertEqual(lo, trimmed([ours.header, ...ours.rows]), 'Leads as LibreOffice reads it vs as our reader does');
+      const header = lo[0];
+      for (const col of ['name', 'registry_code', 'enrich_status', 'enriched_at'])
+        assert(header.includes(col), `no ${col} column: ${header}`);
+      const status = header.indexOf('enrich_status');
+      assert(
+        lo.slice(1).every((r) => /^(matched|no_match|vat_group|invalid|skipped)/.test(r[status] ?? '')),
+        'every row has a status',
+      );
+      const inputWidth = before.Leads[0].length;
+      assertEqual(
+        lo.map((r) => r.slice(0, inputWidth)),
+        trimmed(before.Leads).map((r) => [...r, ...Array(Math.max(0, inputWidth - r.length)).fill('')].slice(0, inputWidth)),
+        'input columns (with the formula results and dates)',
+      );
+      assertEqual(after.Notes, before.Notes, 'the Notes sheet');
+      log(
+        `        ${lo.length - 1} rows x ${header.length} columns identical; e.g. ${JSON.stringify(lo[1].slice(inputWidth, inputWidth + 2))}`,
+      );
+    },
+  );
 }
 
 await finish(main);

@@ -38,12 +38,23 @@ try {
   // --- the n8n node package
   const installed = unpackTarball(nodePkg.file, path.join(work, 'n8n', 'node_modules', nodePkg.name));
   const scanner = await ensureScanner((m) => console.log(m));
-  for (const [leg, dir] of [['source', repo], ['tarball', installed]]) {
+  for (const [leg, dir] of [
+    ['source', repo],
+    ['tarball', installed],
+  ]) {
     const r = await scanLeg(scanner, dir, leg);
-    check(`n8n scanner, ${leg} (${r.files} files)`, r.passed && r.errors === 0 && r.warnings === 0, `${r.errors} errors, ${r.warnings} warnings`);
+    check(
+      `n8n scanner, ${leg} (${r.files} files)`,
+      r.passed && r.errors === 0 && r.warnings === 0,
+      `${r.errors} errors, ${r.warnings} warnings`,
+    );
     for (const line of r.details) console.log(`     ${line}`);
   }
-  check('node package unpacked size', nodePkg.unpackedSize <= NODE_PACKAGE_MAX_UNPACKED, `${mb(nodePkg.unpackedSize)} of at most ${mb(NODE_PACKAGE_MAX_UNPACKED)}`);
+  check(
+    'node package unpacked size',
+    nodePkg.unpackedSize <= NODE_PACKAGE_MAX_UNPACKED,
+    `${mb(nodePkg.unpackedSize)} of at most ${mb(NODE_PACKAGE_MAX_UNPACKED)}`,
+  );
   const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
   check('node package has no runtime dependencies', !manifest.dependencies || Object.keys(manifest.dependencies).length === 0);
   check('node package does not carry the tool', !nodePkg.files.some((f) => /cli|sandbox|sheets/.test(f)) && !manifest.bin);
@@ -62,7 +73,9 @@ try {
     const instance = typeof exported[0] === 'function' ? new exported[0]() : undefined;
     const name = instance?.description?.name ?? instance?.name;
     if (!name) problems.push(`${rel}: exports no node or credential`);
-    for (const icon of [instance?.description?.icon ?? instance?.icon].flatMap((i) => (i && typeof i === 'object' ? Object.values(i) : i ? [i] : []))) {
+    for (const icon of [instance?.description?.icon ?? instance?.icon].flatMap((i) =>
+      i && typeof i === 'object' ? Object.values(i) : i ? [i] : [],
+    )) {
       const file = path.join(path.dirname(rel), String(icon).replace(/^file:/, ''));
       if (!nodePkg.files.includes(file)) problems.push(`${rel}: icon ${file} not in the tarball`);
     }
@@ -73,12 +86,17 @@ try {
 
   // --- the tool package, installed as a user would
   const prefix = path.join(work, 'prefix');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('COMPANY_DATA_') && k !== 'GOOGLE_APPLICATION_CREDENTIALS'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('COMPANY_DATA_') && k !== 'GOOGLE_APPLICATION_CREDENTIALS'),
+  );
   env.HOME = path.join(work, 'home');
   env.npm_config_update_notifier = 'false';
   fs.mkdirSync(env.HOME);
   const t0 = Date.now();
-  execFileSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', toolPkg.file], { env, stdio: 'inherit' });
+  execFileSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', toolPkg.file], {
+    env,
+    stdio: 'inherit',
+  });
   const bin = path.join(prefix, 'bin', 'company-data');
   check('npm i -g of the tool tarball', fs.existsSync(bin), `${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const help = execFileSync(bin, ['--help'], { env, encoding: 'utf8' });
@@ -92,21 +110,43 @@ try {
     const { tools } = await mcp.listTools();
     const got = await mcp.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } });
     const row = /** @type {{ items?: { registry_code?: string, name?: unknown }[] } | undefined} */ (got.structuredContent)?.items?.[0];
-    check('company-data mcp from the tarball: tools/list and companies_get on the embedded sandbox', tools.length > 40 && row?.registry_code === '13545698' && typeof row?.name === 'string', `${tools.length} tools; ${row?.name}`);
+    check(
+      'company-data mcp from the tarball: tools/list and companies_get on the embedded sandbox',
+      tools.length > 40 && row?.registry_code === '13545698' && typeof row?.name === 'string',
+      `${tools.length} tools; ${row?.name}`,
+    );
   } finally {
     await mcp.close();
   }
   const sheet = path.join(work, 'companies.csv');
   fs.copyFileSync(path.join(repo, 'examples', 'companies.csv'), sheet);
-  const run = spawnSync(bin, ['enrich', sheet, '--out', path.join(work, 'enriched.csv'), '--state-dir', path.join(work, 'state')], { env, encoding: 'utf8', cwd: work });
+  const run = spawnSync(bin, ['enrich', sheet, '--out', path.join(work, 'enriched.csv'), '--state-dir', path.join(work, 'state')], {
+    env,
+    encoding: 'utf8',
+    cwd: work,
+  });
   const out = `${run.stderr}${run.stdout}`;
   const enriched = fs.readFileSync(path.join(work, 'enriched.csv'), 'utf8').trim().split('\n');
   const input = fs.readFileSync(sheet, 'utf8').trim().split('\n');
-  check('company-data enrich on the embedded sandbox', run.status === 0 && /offline sandbox/.test(out) && /Matched \d+/.test(out) && enriched.length === input.length && /enrich_status/.test(enriched[0]), out.trim().split('\n').slice(-3).join(' | '));
+  check(
+    'company-data enrich on the embedded sandbox',
+    run.status === 0 &&
+      /offline sandbox/.test(out) &&
+      /Matched \d+/.test(out) &&
+      enriched.length === input.length &&
+      /enrich_status/.test(enriched[0]),
+    out.trim().split('\n').slice(-3).join(' | '),
+  );
   const lib = createRequire(path.join(prefix, 'lib', 'node_modules', 'company-data', 'package.json'));
   const main = lib('company-data');
   const sheets = lib('company-data/sheets');
-  check('library entries company-data and company-data/sheets', typeof main.CompanyDataClient === 'function' && typeof main.verifyWebhook === 'function' && typeof sheets.enrichTable === 'function' && typeof sheets.XlsxTable === 'function');
+  check(
+    'library entries company-data and company-data/sheets',
+    typeof main.CompanyDataClient === 'function' &&
+      typeof main.verifyWebhook === 'function' &&
+      typeof sheets.enrichTable === 'function' &&
+      typeof sheets.XlsxTable === 'function',
+  );
 } catch (error) {
   check('package check ran', false, error.stack ?? String(error));
 } finally {

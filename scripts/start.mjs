@@ -17,7 +17,9 @@ const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2);
 const withN8n = !args.includes('--no-n8n');
 if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write('npm start [-- --no-n8n]\n  Starts the sandbox on 127.0.0.1:4010 and n8n with this package on 127.0.0.1:5678.\n  --no-n8n   only the sandbox (for the company-data command-line tool)\n');
+  process.stdout.write(
+    'npm start [-- --no-n8n]\n  Starts the sandbox on 127.0.0.1:4010 and n8n with this package on 127.0.0.1:5678.\n  --no-n8n   only the sandbox (for the company-data command-line tool)\n',
+  );
   process.exit(0);
 }
 
@@ -112,7 +114,8 @@ function portFree(port) {
 async function main() {
   const wanted = withN8n ? Object.entries(PORTS) : [['sandbox', PORTS.sandbox]];
   for (const [what, port] of wanted) {
-    if (!(await portFree(port))) throw new Error(`port ${port} (${what}) is in use on ${HOST}: stop what runs there, or an earlier npm start`);
+    if (!(await portFree(port)))
+      throw new Error(`port ${port} (${what}) is in use on ${HOST}: stop what runs there, or an earlier npm start`);
   }
 
   step('Building the package');
@@ -204,7 +207,10 @@ async function main() {
     type: 'openAiApi',
     data: { apiKey: llmKey, url: llm.url, organizationId: '', header: false },
   });
-  const search = await sandbox.call('POST', '/searches', { name: 'New in Tartu', filters: { county: ['Tartu'], registered_within_days: 30 } });
+  const search = await sandbox.call('POST', '/searches', {
+    name: 'New in Tartu',
+    filters: { county: ['Tartu'], registered_within_days: 30 },
+  });
   const created = {};
   for (const file of exampleFiles()) {
     const wf = adaptExample(readExample(file), {
@@ -244,8 +250,12 @@ async function main() {
   say(`       -d '{"registry_code":"${WATCHED[0]}","category":"registry","kind":"name_changed"}'`);
   say(`  3. ${wfTitle('saved-search-digest.json')}: ${wfUrl('saved-search-digest.json')}`);
   say('     Register companies in Tartu and run the morning search, then click "Execute workflow":');
-  say(`     curl -X POST ${sandbox.url}/sandbox/companies -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"count":3,"template":{"county":"Tartu maakond"}}'`);
-  say(`     curl -X POST ${sandbox.url}/sandbox/runs -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"kind":"searches"}'`);
+  say(
+    `     curl -X POST ${sandbox.url}/sandbox/companies -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"count":3,"template":{"county":"Tartu maakond"}}'`,
+  );
+  say(
+    `     curl -X POST ${sandbox.url}/sandbox/runs -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -d '{"kind":"searches"}'`,
+  );
   say(`  4. ${wfTitle('ai-agent-company-research.json')}: ${wfUrl('ai-agent-company-research.json')}`);
   say('     Open the chat, write e.g. "Who is 14453248?". An offline stand-in plays the model and calls the');
   say('     Company Data tool; with a real OpenAI credential the agent answers any question.');
@@ -255,7 +265,11 @@ async function main() {
     say('Needs your own account (imported, but cannot run as they are):');
     for (const { file, types } of needAccount) {
       say(`  - ${wfTitle(file)}: ${wfUrl(file)}`);
-      for (const type of types) for (const line of OWN_ACCOUNT_STEPS[type] ?? [`needs a ${type} credential of your own: create one in n8n and select it in the workflow's nodes.`]) say(`     ${line}`);
+      for (const type of types)
+        for (const line of OWN_ACCOUNT_STEPS[type] ?? [
+          `needs a ${type} credential of your own: create one in n8n and select it in the workflow's nodes.`,
+        ])
+          say(`     ${line}`);
     }
   }
   say('');

@@ -77,6 +77,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   fi
 fi
 
+# One formatter over the whole repo (.prettierrc.json; .prettierignore leaves out generated files and prose).
+stage "format" npx prettier --check --log-level warn .
 stage "type check" npx tsc --noEmit -p tsconfig.json
 # e2e/, bench/ and scripts/ (JavaScript) at // @ts-check level, through their JSDoc types.
 stage "type check of scripts" npx tsc -p tsconfig.scripts.json

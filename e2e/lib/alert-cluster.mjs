@@ -37,7 +37,18 @@ export async function startAlertCluster({ repoDir, runtime, webhooks, workers, b
     if (!keep) fs.rmSync(work, { recursive: true, force: true });
     else log(`[keep] ${work} (n8n.log, n8n-webhook-*.log, n8n-worker-*.log)`);
   });
-  const q = await startQueueN8n({ runtime, packageDir: repoDir, userFolder: path.join(work, 'n8n'), redis, postgres, webhooks, workers, balance, env, log: (m) => log(`[n8n] ${m}`) });
+  const q = await startQueueN8n({
+    runtime,
+    packageDir: repoDir,
+    userFolder: path.join(work, 'n8n'),
+    redis,
+    postgres,
+    webhooks,
+    workers,
+    balance,
+    env,
+    log: (m) => log(`[n8n] ${m}`),
+  });
   cleanups.push(() => q.stop());
   return { redis, postgres, sandbox, apiKey, chat, work, q, n8n: q.main };
 }

@@ -4,7 +4,17 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const SOURCES = ['src', 'nodes', 'credentials', 'package.json', 'tsup.config.ts', 'tsup.common.ts', 'packages/cli/src', 'packages/cli/package.json', 'packages/cli/tsup.config.ts'];
+const SOURCES = [
+  'src',
+  'nodes',
+  'credentials',
+  'package.json',
+  'tsup.config.ts',
+  'tsup.common.ts',
+  'packages/cli/src',
+  'packages/cli/package.json',
+  'packages/cli/tsup.config.ts',
+];
 const OUTPUTS = [
   'dist/shared/index.js',
   'dist/credentials/CompanyDataApi.credentials.js',
@@ -47,7 +57,8 @@ export async function buildIfStale(repoDir, log = /** @type {(m: string) => void
   if (!fs.existsSync(tsup)) throw new Error('tsup is not installed: run npm install first');
   for (const args of CONFIGS) {
     const res = spawnSync(process.execPath, [tsup, ...args], { cwd: repoDir, encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`build failed (exit ${res.status}):\n${(res.stdout + res.stderr).split('\n').slice(-30).join('\n')}`);
+    if (res.status !== 0)
+      throw new Error(`build failed (exit ${res.status}):\n${(res.stdout + res.stderr).split('\n').slice(-30).join('\n')}`);
   }
   log(`built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return true;

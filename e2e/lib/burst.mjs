@@ -103,10 +103,14 @@ export const quantile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.l
 /** Answer times of the deliveries that got an answer: p50, p99, max (ms); plus counts. */
 export function answerStats(results) {
   const ok = results.filter((r) => r.status >= 200 && r.status < 300);
-  const ms = results.filter((r) => r.status !== 0).map((r) => r.ms).sort((a, b) => a - b);
+  const ms = results
+    .filter((r) => r.status !== 0)
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
   // What the failed ones got: an HTTP status, or the error of a request that got none.
   const failures = {};
-  for (const r of results) if (!(r.status >= 200 && r.status < 300)) failures[r.status || r.error] = (failures[r.status || r.error] ?? 0) + 1;
+  for (const r of results)
+    if (!(r.status >= 200 && r.status < 300)) failures[r.status || r.error] = (failures[r.status || r.error] ?? 0) + 1;
   return {
     deliveries: results.length,
     answered2xx: ok.length,
@@ -137,10 +141,21 @@ export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined
   );
   const byStatus = Object.fromEntries(rows.map(([s, n]) => [s, Number(n)]));
   const orphans = rows.reduce((sum, r) => sum + Number(r[2]), 0);
-  const lastStop = rows.map((r) => r[3]).filter(Boolean).sort().at(-1);
+  const lastStop = rows
+    .map((r) => r[3])
+    .filter(Boolean)
+    .sort()
+    .at(-1);
   const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
   const unfinished = (byStatus.new ?? 0) + (byStatus.running ?? 0) + (byStatus.waiting ?? 0) - orphans;
-  return { byStatus, executions, unfinished, orphans, lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined, maxId: Math.max(Number(afterId), ...rows.map((r) => Number(r[4]))) };
+  return {
+    byStatus,
+    executions,
+    unfinished,
+    orphans,
+    lastStoppedAt: lastStop ? Date.parse(lastStop) : undefined,
+    maxId: Math.max(Number(afterId), ...rows.map((r) => Number(r[4]))),
+  };
 }
 
 /**
@@ -148,7 +163,11 @@ export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined
  * hold, and whether the turn row (the workflow-scope row) is there.
  */
 export function processedData(postgres, workflowId, nodeId, ids = []) {
-  const rows = Object.fromEntries(postgres.query(`SELECT context, value FROM processed_data WHERE "workflowId" = ${sqlText(workflowId)}`).map(([context, value]) => [context, JSON.parse(value)]));
+  const rows = Object.fromEntries(
+    postgres
+      .query(`SELECT context, value FROM processed_data WHERE "workflowId" = ${sqlText(workflowId)}`)
+      .map(([context, value]) => [context, JSON.parse(value)]),
+  );
   const data = rows[`n:${nodeId}`]?.data ?? [];
   const held = new Set(data);
   return { entries: data.length, missing: ids.filter((id) => !held.has(processedDataHash(id))), turnRow: '' in rows };
@@ -210,14 +229,29 @@ export function rssWatch(processes, peakRssMb) {
  * sent again until answered (the service's retries), then every event delivered once more.
  * Returns the figures and what the assertions need; asserts nothing itself.
  */
-export async function alertBurst({ q, postgres, chat, chatPath, workflowId, nodeId, hookUrl, sign, count, prefix, restartIndex, concurrency = 8, log = /** @type {(m: string) => void} */ (() => {}) }) {
+export async function alertBurst({
+  q,
+  postgres,
+  chat,
+  chatPath,
+  workflowId,
+  nodeId,
+  hookUrl,
+  sign,
+  count,
+  prefix,
+  restartIndex,
+  concurrency = 8,
+  log = /** @type {(m: string) => void} */ (() => {}),
+}) {
   const before = n8nState(postgres, workflowId).maxId;
   const events = burstEvents(count, prefix);
   const ids = events.map((e) => e.id);
   const deliveries = withCopies(events);
   const posts = () => {
     const n = new Map();
-    for (const m of chat.at(chatPath)) if (m.body?.event_id?.startsWith(`evt_${prefix}_`)) n.set(m.body.event_id, (n.get(m.body.event_id) ?? 0) + 1);
+    for (const m of chat.at(chatPath))
+      if (m.body?.event_id?.startsWith(`evt_${prefix}_`)) n.set(m.body.event_id, (n.get(m.body.event_id) ?? 0) + 1);
     return n;
   };
 
@@ -246,15 +280,25 @@ export async function alertBurst({ q, postgres, chat, chatPath, workflowId, node
   const retries = [];
   let failed = burst.filter((r) => !answered(r));
   for (let round = 1; failed.length && round <= 5; round++) {
-    const again = await deliver(hookUrl, failed.map((r) => events[ids.indexOf(r.id)]).map((e) => ({ ...e, copy: `retry${round}` })), { sign, concurrency });
+    const again = await deliver(
+      hookUrl,
+      failed.map((r) => events[ids.indexOf(r.id)]).map((e) => ({ ...e, copy: `retry${round}` })),
+      { sign, concurrency },
+    );
     retries.push(...again);
     failed = again.filter((r) => !answered(r));
   }
-  log(`${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${restartIndex + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`);
+  log(
+    `${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${restartIndex + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`,
+  );
   const afterBurst = await settle(postgres, workflowId, before, () => posts().size >= count, { killedAt });
   const seconds = ((afterBurst.lastStoppedAt ?? Date.now()) - t0) / 1000;
 
-  const redelivered = await deliver(hookUrl, events.map((e) => ({ ...e, copy: 'redelivery' })), { sign, concurrency });
+  const redelivered = await deliver(
+    hookUrl,
+    events.map((e) => ({ ...e, copy: 'redelivery' })),
+    { sign, concurrency },
+  );
   const afterAll = await settle(postgres, workflowId, before, undefined, { killedAt });
   const p = posts();
   return {

@@ -54,7 +54,12 @@ export function checkRun({ log = (m) => process.stdout.write(`${m}\n`), traceLin
       log(`  ok    ${name} (${secs(start)})`);
     } catch (err) {
       results.push({ name, ok: false, err });
-      log(`  FAIL  ${name} (${secs(start)})\n        ${String(err?.stack ?? err).split('\n').slice(0, traceLines).join('\n        ')}`);
+      log(
+        `  FAIL  ${name} (${secs(start)})\n        ${String(err?.stack ?? err)
+          .split('\n')
+          .slice(0, traceLines)
+          .join('\n        ')}`,
+      );
     }
   }
 

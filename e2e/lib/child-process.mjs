@@ -21,7 +21,12 @@ function kill(pid, signal) {
  * Returns { address, logs, pid, exited (resolves with { code, signal }), stop() }.
  */
 export async function startCli({ repoDir, args, env = process.env, secrets = [], ready, name, readyTimeoutMs = 60_000 }) {
-  const child = spawn(process.execPath, [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), ...args], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), ...args], {
+    cwd: repoDir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   live.add(child.pid);
   if (!installed) {
     installed = true;

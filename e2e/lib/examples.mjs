@@ -12,7 +12,11 @@ export const DOCKER_FILES_DIR = '/home/node/.n8n-files';
 const CHAT_PLACEHOLDER = 'https://hooks.slack.com/services/REPLACE/WITH/YOURS';
 const SEARCH_PLACEHOLDER = 'srch_REPLACE_WITH_YOURS';
 
-export const exampleFiles = () => fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort();
+export const exampleFiles = () =>
+  fs
+    .readdirSync(EXAMPLES_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
 export function readExample(file) {
   return JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
@@ -39,7 +43,8 @@ export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId
     const p = node.parameters ?? {};
     if (filesDir) {
       for (const key of ['fileSelector', 'fileName']) {
-        if (typeof p[key] === 'string' && p[key].startsWith(`${DOCKER_FILES_DIR}/`)) p[key] = path.join(filesDir, p[key].slice(DOCKER_FILES_DIR.length + 1));
+        if (typeof p[key] === 'string' && p[key].startsWith(`${DOCKER_FILES_DIR}/`))
+          p[key] = path.join(filesDir, p[key].slice(DOCKER_FILES_DIR.length + 1));
       }
     }
     if (chatUrl && p.url === CHAT_PLACEHOLDER) p.url = chatUrl;

@@ -23,7 +23,12 @@ function inspectorDir() {
 
 /** Node 24 for npm and the Inspector: its bin folder first on PATH, so `#!/usr/bin/env node` scripts get it too. */
 function node24Env(nodeBin, extra = {}) {
-  return { ...process.env, PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`, npm_config_update_notifier: 'false', ...extra };
+  return {
+    ...process.env,
+    PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`,
+    npm_config_update_notifier: 'false',
+    ...extra,
+  };
 }
 
 /**
@@ -35,7 +40,13 @@ export async function ensureInspector(log = /** @type {(m: string) => void} */ (
   const dir = inspectorDir();
   const stamp = path.join(dir, 'stamp');
   const bin = path.join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-  const found = () => ({ nodeBin, bin, dir, version: JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'package.json'), 'utf8')).version });
+  const found = () => ({
+    nodeBin,
+    bin,
+    dir,
+    version: JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'package.json'), 'utf8'))
+      .version,
+  });
   if (fs.existsSync(stamp)) return found();
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const release = await acquireLock(`${dir}.lock`, log);
@@ -47,7 +58,10 @@ export async function ensureInspector(log = /** @type {(m: string) => void} */ (
     log(`installing the MCP Inspector into ${dir}`);
     // No install scripts: the Inspector's only one (install-clients.mjs) installs its clients' dependencies
     // in a source checkout and exits at once when the package sits under node_modules.
-    await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict'], { cwd: dir, env: node24Env(nodeBin) });
+    await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict'], {
+      cwd: dir,
+      env: node24Env(nodeBin),
+    });
     if (!fs.existsSync(bin)) throw new Error(`the Inspector installed without its launcher ${bin}`);
     fs.writeFileSync(stamp, new Date().toISOString());
   } finally {
@@ -74,7 +88,11 @@ export function runInspector(inspector, args, { cwd, timeoutMs = 60_000 } = {}) 
   const full = [inspector.bin, '--cli', '--format', 'json', ...(isHttp ? ['--stored-auth-only'] : []), ...args];
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(inspector.nodeBin, full, { cwd, env: node24Env(inspector.nodeBin, { HOME: home }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(inspector.nodeBin, full, {
+      cwd,
+      env: node24Env(inspector.nodeBin, { HOME: home }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = [];
     const err = [];
     child.stdout.on('data', (b) => out.push(b));
@@ -86,7 +104,10 @@ export function runInspector(inspector, args, { cwd, timeoutMs = 60_000 } = {}) 
       fs.rmSync(home, { recursive: true, force: true });
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8');
-      if (signal) return reject(new Error(`the Inspector was stopped (${signal}) after ${timeoutMs / 1000} s: ${args.join(' ')}\n${stderr.slice(-2000)}`));
+      if (signal)
+        return reject(
+          new Error(`the Inspector was stopped (${signal}) after ${timeoutMs / 1000} s: ${args.join(' ')}\n${stderr.slice(-2000)}`),
+        );
       let json;
       try {
         json = JSON.parse(stdout);

@@ -24,7 +24,12 @@ export async function startLlmStandIn({ apiKey, reply, host = '127.0.0.1', port 
         return send(200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'stand-in' }] });
       }
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        return send(404, { error: { message: `The stand-in only answers POST /v1/chat/completions, not ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+        return send(404, {
+          error: {
+            message: `The stand-in only answers POST /v1/chat/completions, not ${req.method} ${req.url}`,
+            type: 'invalid_request_error',
+          },
+        });
       }
       let body;
       try {
@@ -43,8 +48,16 @@ export async function startLlmStandIn({ apiKey, reply, host = '127.0.0.1', port 
       const id = `chatcmpl-standin-${calls}`;
       const finish = message.tool_calls ? 'tool_calls' : 'stop';
       const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
-      if (body.stream) return streamAnswer(res, { id, model: body.model, message, finish, usage: body.stream_options?.include_usage ? usage : undefined });
-      send(200, { id, object: 'chat.completion', created: now(), model: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage });
+      if (body.stream)
+        return streamAnswer(res, { id, model: body.model, message, finish, usage: body.stream_options?.include_usage ? usage : undefined });
+      send(200, {
+        id,
+        object: 'chat.completion',
+        created: now(),
+        model: body.model,
+        choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+        usage,
+      });
     });
   });
   await new Promise((resolve) => server.listen(port, host, () => resolve(undefined)));
@@ -62,7 +75,11 @@ function toMessage(answer) {
     return {
       role: 'assistant',
       content: null,
-      tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_standin_${i + 1}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+      tool_calls: answer.toolCalls.map((c, i) => ({
+        id: `call_standin_${i + 1}`,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      })),
     };
   }
   return { role: 'assistant', content: String(answer.text ?? '') };
@@ -72,7 +89,9 @@ function toMessage(answer) {
 function streamAnswer(res, { id, model, message, finish, usage }) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const chunk = (delta, finishReason = null, extra = {}) =>
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: now(), model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: now(), model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`,
+    );
   const delta = message.tool_calls
     ? { role: 'assistant', content: null, tool_calls: message.tool_calls.map((c, index) => ({ index, ...c })) }
     : { role: 'assistant', content: message.content };
@@ -99,12 +118,21 @@ export function profileLookupScript(registryCode) {
     const results = toolResults(body);
     if (results.length === 0) {
       const tool = offeredTools(body).find((t) => t.parameters?.properties?.registry_code);
-      if (!tool) return { text: `No tool with a registry_code parameter was offered (tools: ${offeredTools(body).map((t) => t.name).join(', ') || 'none'}).` };
+      if (!tool)
+        return {
+          text: `No tool with a registry_code parameter was offered (tools: ${
+            offeredTools(body)
+              .map((t) => t.name)
+              .join(', ') || 'none'
+          }).`,
+        };
       return { toolCalls: [{ name: tool.name, arguments: { registry_code: registryCode } }] };
     }
     const content = textOf(results.at(-1).content);
     const name = companyNameIn(content);
-    return { text: name ? `Registry code ${registryCode} belongs to ${name}.` : `The tool result named no company: ${content.slice(0, 200)}` };
+    return {
+      text: name ? `Registry code ${registryCode} belongs to ${name}.` : `The tool result named no company: ${content.slice(0, 200)}`,
+    };
   };
 }
 
@@ -116,7 +144,10 @@ export function chatRegistryCodeScript() {
   return (body) => {
     const user = (body.messages ?? []).filter((m) => m.role === 'user').at(-1);
     const code = /\b\d{8}\b/.exec(textOf(user?.content))?.[0];
-    if (!code) return { text: 'I am the offline stand-in model of this demo: write an 8-digit registry code (e.g. 13545698) and I will look it up with the Company Data tool.' };
+    if (!code)
+      return {
+        text: 'I am the offline stand-in model of this demo: write an 8-digit registry code (e.g. 13545698) and I will look it up with the Company Data tool.',
+      };
     return profileLookupScript(code)(body);
   };
 }
@@ -147,12 +178,24 @@ export function mcpLookupScript(registryCode, toolName = 'companies_get') {
     const results = toolResults(body);
     if (results.length === 0) {
       const tool = findMcpTool(offeredTools(body), toolName);
-      if (!tool) return { text: `No MCP tool ${toolName} was offered (tools: ${offeredTools(body).map((t) => t.name).join(', ') || 'none'}).` };
+      if (!tool)
+        return {
+          text: `No MCP tool ${toolName} was offered (tools: ${
+            offeredTools(body)
+              .map((t) => t.name)
+              .join(', ') || 'none'
+          }).`,
+        };
       return { toolCalls: [{ name: tool.name, arguments: { registry_code: registryCode } }] };
     }
     const content = textOf(results.at(-1).content);
     const name = mcpItems(content)?.[0]?.name;
-    return { text: typeof name === 'string' ? `Registry code ${registryCode} belongs to ${name}.` : `The MCP tool result named no company: ${content.slice(0, 200)}` };
+    return {
+      text:
+        typeof name === 'string'
+          ? `Registry code ${registryCode} belongs to ${name}.`
+          : `The MCP tool result named no company: ${content.slice(0, 200)}`,
+    };
   };
 }
 

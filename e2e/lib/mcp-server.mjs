@@ -12,7 +12,15 @@ const LISTENING = /MCP server listening on (http:\/\/\S+\/mcp)/;
  * Returns { url (ending in /mcp), token, logs, pid, exited, close() }. The child is killed on every path:
  * close(), a failed start, and the exit of this process.
  */
-export async function startMcpServer({ repoDir, baseUrl, apiKey, token = `mcp_${randomBytes(24).toString('hex')}`, host = '127.0.0.1', port = 0, readyTimeoutMs = 60_000 }) {
+export async function startMcpServer({
+  repoDir,
+  baseUrl,
+  apiKey,
+  token = `mcp_${randomBytes(24).toString('hex')}`,
+  host = '127.0.0.1',
+  port = 0,
+  readyTimeoutMs = 60_000,
+}) {
   const args = ['mcp', '--http', '--host', host, '--port', String(port)];
   if (baseUrl) args.push('--base-url', baseUrl);
   /** @type {NodeJS.ProcessEnv} */
@@ -21,6 +29,12 @@ export async function startMcpServer({ repoDir, baseUrl, apiKey, token = `mcp_${
   delete env.COMPANY_DATA_BASE_URL;
   delete env.COMPANY_DATA_API_KEY;
   if (apiKey) env.COMPANY_DATA_API_KEY = apiKey;
-  const { address: url, logs, pid, exited, stop: close } = await startCli({ repoDir, args, env, secrets: [token, apiKey], ready: LISTENING, name: 'company-data mcp', readyTimeoutMs });
+  const {
+    address: url,
+    logs,
+    pid,
+    exited,
+    stop: close,
+  } = await startCli({ repoDir, args, env, secrets: [token, apiKey], ready: LISTENING, name: 'company-data mcp', readyTimeoutMs });
   return { url, token, logs, pid, exited, close };
 }

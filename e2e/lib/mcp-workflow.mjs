@@ -24,7 +24,8 @@ export function adaptMcpWorkflow(workflow, { mcpUrl, bearerCredential, llmCreden
   const wf = adaptExample(workflow, { llmCredential, publicChat });
   for (const node of wf.nodes.filter((n) => n.type === MCP_NODE_TYPE)) {
     if (mcpUrl && node.parameters.endpointUrl === MCP_ENDPOINT_PLACEHOLDER) node.parameters.endpointUrl = mcpUrl;
-    if (bearerCredential && node.credentials?.httpBearerAuth) node.credentials.httpBearerAuth = { id: bearerCredential.id, name: bearerCredential.name };
+    if (bearerCredential && node.credentials?.httpBearerAuth)
+      node.credentials.httpBearerAuth = { id: bearerCredential.id, name: bearerCredential.name };
   }
   return wf;
 }

@@ -313,9 +313,7 @@ async function login(baseUrl, email, password) {
 async function createApiKey(baseUrl, cookie) {
   // Ask which scopes the owner may grant instead of hard-coding a list that changes between versions.
   const scopes = unwrap(await rest({ baseUrl, cookie }, 'GET', '/api-keys/scopes'));
-  const created = unwrap(
-    await rest({ baseUrl, cookie }, 'POST', '/api-keys', { label: `e2e-${Date.now()}`, scopes, expiresAt: null }),
-  );
+  const created = unwrap(await rest({ baseUrl, cookie }, 'POST', '/api-keys', { label: `e2e-${Date.now()}`, scopes, expiresAt: null }));
   if (!created.rawApiKey) throw new Error('POST /rest/api-keys: no rawApiKey in the answer');
   return created.rawApiKey;
 }
@@ -482,7 +480,9 @@ export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {
   const result = parseTrailingJson(stdout);
   if (code !== 0 || result === undefined) {
     const why = code === 0 ? 'exit 0 without a complete JSON result' : (signal ?? `exit ${code}`);
-    throw new Error(`n8n execute --id=${workflowId}: ${why}\n${proc.logs.slice(-30).join('\n')}\n--- stdout tail ---\n${stdout.slice(-300)}`);
+    throw new Error(
+      `n8n execute --id=${workflowId}: ${why}\n${proc.logs.slice(-30).join('\n')}\n--- stdout tail ---\n${stdout.slice(-300)}`,
+    );
   }
   return result;
 }

@@ -84,9 +84,13 @@ async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
   let exitInfo;
   proc.exited.then((r) => (exitInfo = r));
   for (;;) {
-    if (exitInfo) throw new Error(`${proc.name} exited before ${what} (${exitInfo.signal ?? `exit ${exitInfo.code}`}):\n${proc.logs.slice(-20).join('\n')}`);
+    if (exitInfo)
+      throw new Error(
+        `${proc.name} exited before ${what} (${exitInfo.signal ?? `exit ${exitInfo.code}`}):\n${proc.logs.slice(-20).join('\n')}`,
+      );
     if (await ok()) return;
-    if (Date.now() > deadline) throw new Error(`${proc.name}: ${what} not within ${timeoutMs / 1000} s:\n${proc.logs.slice(-20).join('\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(`${proc.name}: ${what} not within ${timeoutMs / 1000} s:\n${proc.logs.slice(-20).join('\n')}`);
     await sleep(200);
   }
 }
@@ -98,7 +102,9 @@ async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
 export async function startRedis({ log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
   const bin = which('redis-server') ?? installDebianPackage('redis-server', { found: () => which('redis-server'), log });
   const port = await freePort();
-  const proc = spawnServer(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { name: 'redis-server' });
+  const proc = spawnServer(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    name: 'redis-server',
+  });
   await waitUntil('accepting connections', () => proc.logs.some((l) => /Ready to accept connections/.test(l)), proc);
   return { host: '127.0.0.1', port, pid: proc.pid, logs: proc.logs, stop: proc.stop };
 }
@@ -121,16 +127,38 @@ export async function startPostgres({ database = 'n8n', log = /** @type {(m: str
   const binDir = withInitdb() ?? installDebianPackage('postgresql', { what: 'PostgreSQL (initdb)', found: withInitdb, log });
   const asRoot = process.getuid?.() === 0;
   // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
-  const asUser = (cmd, args) => (asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args]);
+  const asUser = (cmd, args) =>
+    asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args];
   const folder = tempFolder('n8n-queue-pg-');
   const { dir } = folder;
   const dataDir = path.join(dir, 'data');
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const t0 = Date.now();
-  const [initCmd, initArgs] = asUser(path.join(binDir, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const [initCmd, initArgs] = asUser(path.join(binDir, 'initdb'), [
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
   execFileSync(initCmd, initArgs, { stdio: 'pipe', cwd: dir });
   const port = await freePort();
-  const [cmd, args] = asUser(path.join(binDir, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
+  const [cmd, args] = asUser(path.join(binDir, 'postgres'), [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+  ]);
   // SIGINT: PostgreSQL's fast shutdown.
   const proc = spawnServer(cmd, args, { name: 'postgres', signal: 'SIGINT', env: { ...process.env, LC_ALL: 'C' } });
   await waitUntil('accepting connections', () => proc.logs.some((l) => /ready to accept connections/.test(l)), proc);
@@ -146,7 +174,10 @@ export async function startPostgres({ database = 'n8n', log = /** @type {(m: str
     logs: proc.logs,
     /** Runs one SQL statement with psql; returns the rows as arrays of text (tab-separated, unaligned). */
     query: (sql) =>
-      execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-F', '\t', '-c', sql], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+      execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-F', '\t', '-c', sql], {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      })
         .split('\n')
         .filter(Boolean)
         .map((l) => l.split('\t')),
@@ -181,7 +212,11 @@ export function queueEnv({ redis, postgres }) {
  * @param {'webhook' | 'worker'} kind
  * @param {{ port?: number, readyTimeoutMs?: number, logName?: string, log?: (m: string) => void }} [opts]
  */
-export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, logName = kind, log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
+export async function startQueueProcess(
+  main,
+  kind,
+  { port, readyTimeoutMs = 180_000, logName = kind, log = /** @type {(m: string) => void} */ (() => {}) } = {},
+) {
   if (kind !== 'webhook' && kind !== 'worker') throw new Error(`kind must be webhook or worker, got ${kind}`);
   const t0 = Date.now();
   port ??= await freePort();
@@ -207,7 +242,17 @@ export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180
     throw err;
   }
   log(`${logName} ready on ${baseUrl} in ${ms(t0)} (pid ${proc.child.pid}, log ${logFile})`);
-  return { kind, logName, baseUrl, port, pid: proc.child.pid, logs: proc.logs, logText: () => proc.logs.join('\n'), exited: proc.exited, stop: () => proc.stop() };
+  return {
+    kind,
+    logName,
+    baseUrl,
+    port,
+    pid: proc.child.pid,
+    logs: proc.logs,
+    logText: () => proc.logs.join('\n'),
+    exited: proc.exited,
+    stop: () => proc.stop(),
+  };
 }
 
 /** How the balancer spreads deliveries over the webhook processes, as nginx upstream directives. */
@@ -229,7 +274,9 @@ export const BALANCING = {
  */
 export async function startBalancer(upstreams, { balance = 'round-robin', log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
   if (!(balance in BALANCING)) throw new Error(`balance must be one of ${Object.keys(BALANCING).join(', ')}, not ${balance}`);
-  const bin = which('nginx') ?? installDebianPackage('nginx-light', { what: 'nginx', found: () => which('nginx'), options: ['--no-install-recommends'], log });
+  const bin =
+    which('nginx') ??
+    installDebianPackage('nginx-light', { what: 'nginx', found: () => which('nginx'), options: ['--no-install-recommends'], log });
   const port = await freePort();
   const folder = tempFolder('n8n-queue-nginx-');
   const { dir } = folder;
@@ -266,7 +313,11 @@ ${BALANCING[balance]}${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails
 }
 `;
   fs.writeFileSync(path.join(dir, 'nginx.conf'), conf);
-  const proc = spawnServer(bin, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;'], { name: 'nginx', signal: 'SIGQUIT', graceMs: 5000 });
+  const proc = spawnServer(bin, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;'], {
+    name: 'nginx',
+    signal: 'SIGQUIT',
+    graceMs: 5000,
+  });
   await waitUntil(
     'listening',
     () =>
@@ -308,7 +359,18 @@ export function peakRssMb(pid) {
  * at an nginx balancing over them (`balance`: round robin unless told otherwise, see BALANCING).
  * Returns { main, webhooks, workers, webhook, worker, balancer, webhookBase, restartWebhook(i), stop() }.
  */
-export async function startQueueN8n({ runtime, packageDir, userFolder, redis, postgres, webhooks = 1, workers = 1, balance, env = {}, log = /** @type {(m: string) => void} */ (() => {}) }) {
+export async function startQueueN8n({
+  runtime,
+  packageDir,
+  userFolder,
+  redis,
+  postgres,
+  webhooks = 1,
+  workers = 1,
+  balance,
+  env = {},
+  log = /** @type {(m: string) => void} */ (() => {}),
+}) {
   const webhookPorts = [];
   for (let i = 0; i < webhooks; i++) webhookPorts.push(await freePort());
   const balancer = webhooks > 1 ? await startBalancer(webhookPorts, { balance, log }) : undefined;
@@ -352,8 +414,12 @@ export async function startQueueN8n({ runtime, packageDir, userFolder, redis, po
   try {
     // Started side by side: each start is mostly waiting (database, Redis, package loading).
     const started = await Promise.allSettled([
-      ...Array.from({ length: workers }, (_, i) => startQueueProcess(main, 'worker', { log, logName: workers > 1 ? `worker-${i + 1}` : 'worker' })),
-      ...webhookPorts.map((port, i) => startQueueProcess(main, 'webhook', { port, log, logName: webhooks > 1 ? `webhook-${i + 1}` : 'webhook' })),
+      ...Array.from({ length: workers }, (_, i) =>
+        startQueueProcess(main, 'worker', { log, logName: workers > 1 ? `worker-${i + 1}` : 'worker' }),
+      ),
+      ...webhookPorts.map((port, i) =>
+        startQueueProcess(main, 'webhook', { port, log, logName: webhooks > 1 ? `webhook-${i + 1}` : 'webhook' }),
+      ),
     ]);
     const ready = started.filter((r) => r.status === 'fulfilled').map((r) => r.value);
     q.workers.push(...ready.filter((p) => p.kind === 'worker'));

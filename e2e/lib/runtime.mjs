@@ -11,8 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 export const NODE_VERSION = '24.21.0';
 // Pinned so a changed tarball behind the same version cannot slip in.
-const NODE_INTEGRITY =
-  'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==';
+const NODE_INTEGRITY = 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==';
 // Bump when the install steps change, so old caches are not trusted.
 const RECIPE = 1;
 const LOCK_STALE_MS = 120_000;
@@ -153,13 +152,11 @@ async function install(p, log) {
     "const r = iso.compileScriptSync('6 * 7').runSync(iso.createContextSync());",
     "if (r !== 42) throw new Error('isolated-vm gave ' + r);",
     "new sqlite3.Database(':memory:').get('select 6 * 7 as v', (e, row) => {",
-    "  if (e || row.v !== 42) { console.error(e || row); process.exit(1); }",
+    '  if (e || row.v !== 42) { console.error(e || row); process.exit(1); }',
     "  console.log(require('n8n/package.json').version);",
     '});',
   ].join('\n');
-  const n8nVersion = (
-    await run(p.nodeBin, ['--no-node-snapshot', '-e', probe], { cwd: p.n8nDir, env: env24, capture: true })
-  ).trim();
+  const n8nVersion = (await run(p.nodeBin, ['--no-node-snapshot', '-e', probe], { cwd: p.n8nDir, env: env24, capture: true })).trim();
   timings.verify = ms(t);
   log(`verified sqlite3 + isolated-vm under Node 24, n8n ${n8nVersion} (${timings.verify})`);
 
@@ -213,7 +210,11 @@ function findNpmCli() {
  * Exclusive lock by atomic mkdir; the holder refreshes a heartbeat so a crashed holder's lock
  * expires. Resolves to a release function.
  */
-export async function acquireLock(lockDir, log = /** @type {(m: string) => void} */ (() => {}), { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {}) {
+export async function acquireLock(
+  lockDir,
+  log = /** @type {(m: string) => void} */ (() => {}),
+  { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {},
+) {
   const owner = path.join(lockDir, 'owner.json');
   const deadline = Date.now() + waitMs;
   let announced = false;

@@ -7,10 +7,24 @@ import { startCli } from './child-process.mjs';
  * Returns { url, apiKey, call(method, path, body), stop(), logs }.
  * @param {{ repoDir: string, port?: number, host?: string, apiKey: string, companies?: number, dataDir?: string, readyTimeoutMs?: number }} opts
  */
-export async function startSandboxCli({ repoDir, port = 0, host = '127.0.0.1', apiKey, companies = 2000, dataDir, readyTimeoutMs = 60_000 }) {
+export async function startSandboxCli({
+  repoDir,
+  port = 0,
+  host = '127.0.0.1',
+  apiKey,
+  companies = 2000,
+  dataDir,
+  readyTimeoutMs = 60_000,
+}) {
   const args = ['sandbox', '--host', host, '--port', String(port), '--companies', String(companies), '--key', apiKey];
   if (dataDir) args.push('--data-dir', dataDir);
-  const { address: url, logs, pid, exited, stop } = await startCli({ repoDir, args, secrets: [apiKey], ready: /Sandbox on (http:\/\/\S+)/, name: 'sandbox', readyTimeoutMs });
+  const {
+    address: url,
+    logs,
+    pid,
+    exited,
+    stop,
+  } = await startCli({ repoDir, args, secrets: [apiKey], ready: /Sandbox on (http:\/\/\S+)/, name: 'sandbox', readyTimeoutMs });
 
   const call = async (method, p, body) => {
     const res = await fetch(`${url}${p}`, {

@@ -54,7 +54,12 @@ export async function scanLeg(scanner, packageDir, leg) {
   const { analyzePackage, buildScanConfig, SOURCE_FILE_PATTERNS } = await import(pathToFileURL(entry).href);
   const patterns = leg === 'source' ? SOURCE_FILE_PATTERNS : ['**/*.js', 'package.json'];
   const verdict = await analyzePackage(packageDir, patterns);
-  const eslint = new ESLint({ cwd: packageDir, allowInlineConfig: false, overrideConfigFile: true, overrideConfig: await buildScanConfig() });
+  const eslint = new ESLint({
+    cwd: packageDir,
+    allowInlineConfig: false,
+    overrideConfigFile: true,
+    overrideConfig: await buildScanConfig(),
+  });
   const files = glob.sync(patterns, { cwd: packageDir, absolute: true, ignore: ['node_modules/**', '**/package-lock.json'] });
   const results = await eslint.lintFiles(files);
   const errors = results.reduce((n, r) => n + r.errorCount, 0);

@@ -151,7 +151,11 @@ async function main() {
     timings.webhook = ms(t);
 
     const hookRuns = await listExecutions(n8n, { workflowId: hookWf.id });
-    check('executions are listed', hookRuns.length === 1 && hookRuns[0].status === 'success', `${hookRuns.length} for the webhook workflow`);
+    check(
+      'executions are listed',
+      hookRuns.length === 1 && hookRuns[0].status === 'success',
+      `${hookRuns.length} for the webhook workflow`,
+    );
   } catch (err) {
     check('smoke run finished without error', false, err.message);
   } finally {
@@ -171,7 +175,11 @@ async function main() {
     fs.rmSync(pkgDir, { recursive: true, force: true });
   }
   timings.total = ms(t0);
-  console.log(`timings: ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `timings: ${Object.entries(timings)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   const failed = results.filter((r) => !r.ok).length;
   console.log(`${results.length - failed} passed, ${failed} failed`);
   process.exitCode = failed ? 1 : 0;

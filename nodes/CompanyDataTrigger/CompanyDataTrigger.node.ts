@@ -7,7 +7,15 @@ import {
   type IWebhookFunctions,
   type IWebhookResponseData,
 } from 'n8n-workflow';
-import { CREDENTIAL_TYPE, dropSeenDeliveries, nodeMethods, receiveDelivery, triggerSubtitle, webhookLifecycle, webhookTriggerProperties } from '../../src/n8n';
+import {
+  CREDENTIAL_TYPE,
+  dropSeenDeliveries,
+  nodeMethods,
+  receiveDelivery,
+  triggerSubtitle,
+  webhookLifecycle,
+  webhookTriggerProperties,
+} from '../../src/n8n';
 
 // No usableAsTool: n8n would derive a "Company Data Trigger Tool" from it, an AI tool that cannot work
 // (deliveries come from the service, not from an agent).

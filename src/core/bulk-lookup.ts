@@ -168,9 +168,14 @@ class Signal {
  * request would fail alike) and settles the rest with that error. Nothing is retried here: the
  * client retries what the service cannot have processed (429, refused connections) and nothing else.
  */
-export async function lookupInBatches(send: LookupSender, queries: readonly SendQuery[], opts: LookupBatchesOptions = {}): Promise<LookupBatchesResult> {
+export async function lookupInBatches(
+  send: LookupSender,
+  queries: readonly SendQuery[],
+  opts: LookupBatchesOptions = {},
+): Promise<LookupBatchesResult> {
   const batchSize = opts.batchSize ?? LOOKUP_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LOOKUP_BATCH_SIZE) throw new RangeError(`batchSize must be from 1 to ${LOOKUP_BATCH_SIZE}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LOOKUP_BATCH_SIZE)
+    throw new RangeError(`batchSize must be from 1 to ${LOOKUP_BATCH_SIZE}`);
   const maxInFlight = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be a whole number of 1 or more');
   const batches = Math.ceil(queries.length / batchSize);
@@ -259,7 +264,11 @@ function alignAnswers(batch: readonly SendQuery[], res: { data: unknown; request
 }
 
 function missingAnswer(requestId: string): CompanyDataError {
-  return new CompanyDataError('The lookup answer had no entry for this query', { code: 'missing_answer', requestId, hint: 'Try the query again.' });
+  return new CompanyDataError('The lookup answer had no entry for this query', {
+    code: 'missing_answer',
+    requestId,
+    hint: 'Try the query again.',
+  });
 }
 
 /**
@@ -374,7 +383,10 @@ export async function resolveLookups(send: LookupSender, queries: readonly SendQ
       // A query left unsent by a stop is not settled: it stays for the next run.
       if (s.error instanceof NotSentError) return;
       if (s.error) res.failed++;
-      opts.onSettled?.(q.key, s.answer ? { ...answerStatus(s.answer), answer: s.answer, cached: false } : { status: 'error', error: s.error });
+      opts.onSettled?.(
+        q.key,
+        s.answer ? { ...answerStatus(s.answer), answer: s.answer, cached: false } : { status: 'error', error: s.error },
+      );
     },
     onProgress: (p) => opts.onProgress?.({ done: res.fromCache + p.settled, total: queries.length, requests: p.requests }),
   });
@@ -434,6 +446,12 @@ export async function bulkLookup(send: LookupSender, queries: readonly string[],
     },
     onProgress: opts.onProgress,
   });
-  Object.assign(counters, { requests: r.requests, billedQueries: r.billedQueries, uniqueQueries: r.uniqueQueries, fromCache: r.fromCache, failed: r.failed });
+  Object.assign(counters, {
+    requests: r.requests,
+    billedQueries: r.billedQueries,
+    uniqueQueries: r.uniqueQueries,
+    fromCache: r.fromCache,
+    failed: r.failed,
+  });
   return { results, counters };
 }

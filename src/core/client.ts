@@ -106,16 +106,18 @@ export interface CallOptions {
 /** True when an empty input object is valid for O (every parameter optional), so the input may be left out. */
 type InputOptional<O> = Record<string, never> extends OperationInput<O> ? true : false;
 
-type OperationMethod<O> = InputOptional<O> extends true
-  ? (input?: OperationInput<O>, opts?: CallOptions) => Promise<OperationResult<O>>
-  : (input: OperationInput<O>, opts?: CallOptions) => Promise<OperationResult<O>>;
+type OperationMethod<O> =
+  InputOptional<O> extends true
+    ? (input?: OperationInput<O>, opts?: CallOptions) => Promise<OperationResult<O>>
+    : (input: OperationInput<O>, opts?: CallOptions) => Promise<OperationResult<O>>;
 
 export type ClientNamespaces = {
   readonly [G in keyof OperationGroups]: { readonly [K in keyof OperationGroups[G]]: OperationMethod<OperationGroups[G][K]> };
 };
 
 /** Input of `call`: optional when every parameter of the operation is optional. */
-type InputArg<O> = InputOptional<O> extends true ? [input?: OperationInput<O>, opts?: CallOptions] : [input: OperationInput<O>, opts?: CallOptions];
+type InputArg<O> =
+  InputOptional<O> extends true ? [input?: OperationInput<O>, opts?: CallOptions] : [input: OperationInput<O>, opts?: CallOptions];
 
 const DEFAULT_USER_AGENT = 'n8n-nodes-company-data';
 
@@ -130,7 +132,14 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return v;
 }
 
-const TYPE_WORDS: Record<string, string> = { number: 'a number', int: 'a whole number', string: 'text', boolean: 'true or false', array: 'a list', object: 'an object' };
+const TYPE_WORDS: Record<string, string> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'text',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
 
 /**
  * A wrong type keeps the schema's own message ("each query must be text"); zod's default one
@@ -145,7 +154,8 @@ function typeRule(i: z.core.$ZodIssue): string {
 /** Zod issues → one ValidationError naming the field (dotted path) and the rule (also the sandbox's 400 answers). */
 export function validationErrorFromIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input: unknown): ValidationError {
   const list = issues.flatMap((i) => {
-    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ field: [...i.path, k].join('.'), rule: 'is not a parameter of this operation' }));
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => ({ field: [...i.path, k].join('.'), rule: 'is not a parameter of this operation' }));
     const field = i.path.map(String).join('.');
     if (i.code !== 'invalid_type') return [{ field, rule: i.message }];
     // zod v4 issues do not carry the input, so "missing" is read from the input itself.
@@ -286,7 +296,11 @@ export class CoreClient extends WithNamespaces {
     return this.pagesWithDefault(op, input, ITERATION_PAGE_SIZE);
   }
 
-  private pagesWithDefault<O extends AnyOperation>(op: O, input: OperationInput<O> | undefined, defaultLimit: number): AsyncGenerator<Page<ItemOf<O>>> {
+  private pagesWithDefault<O extends AnyOperation>(
+    op: O,
+    input: OperationInput<O> | undefined,
+    defaultLimit: number,
+  ): AsyncGenerator<Page<ItemOf<O>>> {
     const call = (i: Record<string, unknown>) => this.callAny(op, i) as Promise<ApiResult<unknown>>;
     return pages(call, op, (input ?? {}) as Record<string, unknown>, defaultLimit) as AsyncGenerator<Page<ItemOf<O>>>;
   }
@@ -298,14 +312,26 @@ export class CoreClient extends WithNamespaces {
   }
 
   /** Reads at most `max` rows; `truncated` says whether more rows exist. */
-  collectAll<O extends AnyOperation>(op: O, input: OperationInput<O> | undefined, opts: CollectAllOptions): Promise<CollectAllResult<ItemOf<O>>> {
+  collectAll<O extends AnyOperation>(
+    op: O,
+    input: OperationInput<O> | undefined,
+    opts: CollectAllOptions,
+  ): Promise<CollectAllResult<ItemOf<O>>> {
     const max = Number.isInteger(opts?.max) && opts.max > 0 ? opts.max : ITERATION_PAGE_SIZE;
     return collectAll(this.pagesWithDefault(op, input, Math.min(ITERATION_PAGE_SIZE, max)), opts);
   }
 
   /** Pages of a cursor-read operation (monitoring.events, searches.matches), following next_cursor. */
-  cursorPages<O extends CursorOperation>(op: O, input: OperationInput<O>, opts: { maxPages?: number } = {}): AsyncGenerator<CursorPage<ItemOf<O>>> {
-    return cursorPages((i) => this.callAny(op, i) as Promise<ApiResult<unknown>>, (input ?? {}) as Record<string, unknown>, opts) as AsyncGenerator<CursorPage<ItemOf<O>>>;
+  cursorPages<O extends CursorOperation>(
+    op: O,
+    input: OperationInput<O>,
+    opts: { maxPages?: number } = {},
+  ): AsyncGenerator<CursorPage<ItemOf<O>>> {
+    return cursorPages(
+      (i) => this.callAny(op, i) as Promise<ApiResult<unknown>>,
+      (input ?? {}) as Record<string, unknown>,
+      opts,
+    ) as AsyncGenerator<CursorPage<ItemOf<O>>>;
   }
 
   /** Change events after a cursor, oldest first, until the service has no more. */
@@ -337,7 +363,10 @@ export class CoreClient extends WithNamespaces {
     const params = { ...(parsed.data as Record<string, unknown>) };
     if ('lang' in op.params && params.lang === undefined && this.lang) params.lang = this.lang;
     if (!op.noAuth && !this.apiKey) {
-      throw new AuthenticationError('No API key is set', { code: 'api_key_required', hint: 'Set your API key: in n8n in the Company Data API credential, on the command line in COMPANY_DATA_API_KEY, in code with the apiKey option.' });
+      throw new AuthenticationError('No API key is set', {
+        code: 'api_key_required',
+        hint: 'Set your API key: in n8n in the Company Data API credential, on the command line in COMPANY_DATA_API_KEY, in code with the apiKey option.',
+      });
     }
 
     const built = buildRequest(op, params);
@@ -348,7 +377,11 @@ export class CoreClient extends WithNamespaces {
       if (this.auth === 'bearer') headers.authorization = `Bearer ${this.apiKey}`;
       else headers['x-api-key'] = this.apiKey;
     }
-    const response = await this.send(op, { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs }, opts.shouldStart);
+    const response = await this.send(
+      op,
+      { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs },
+      opts.shouldStart,
+    );
     return this.parse(op, response);
   }
 
@@ -388,7 +421,14 @@ export class CoreClient extends WithNamespaces {
       if (!decision.retry) throw error;
       if (decision.rateLimited) state.rateLimitRetries++;
       else state.errorRetries++;
-      this.hooks.onRetry?.({ operation: id, method: req.method, url: req.url, attempt, reason: error.code, delayMs: decision.delayMs || decision.pauseMs });
+      this.hooks.onRetry?.({
+        operation: id,
+        method: req.method,
+        url: req.url,
+        attempt,
+        reason: error.code,
+        delayMs: decision.delayMs || decision.pauseMs,
+      });
       if (decision.pauseMs > 0) {
         if (this.limiter) this.limiter.pause(decision.pauseMs);
         else await this.clock.sleep(decision.pauseMs);
@@ -400,17 +440,29 @@ export class CoreClient extends WithNamespaces {
   private connectionError(e: TransportError): CompanyDataError {
     const message = redact(e.message, [this.apiKey]);
     if (e.kind === 'timeout') return new TimeoutError(`No answer in time: ${message}`, { code: 'timeout' });
-    const what = { refused: 'The connection was refused', reset: 'The connection was broken', dns: 'The host name could not be resolved', other: 'The request failed' }[e.kind];
+    const what = {
+      refused: 'The connection was refused',
+      reset: 'The connection was broken',
+      dns: 'The host name could not be resolved',
+      other: 'The request failed',
+    }[e.kind];
     return new ConnectionError(`${what}: ${message}`, { kind: e.kind });
   }
 
   private parse(op: AnyOperation, res: TransportResponse): ApiResult<unknown> {
     const headerRequestId = res.headers['x-request-id'];
     const parsed = parseJson(res.body);
-    if (!parsed) throw new SchemaError(`The answer to ${operationId(op)} is not JSON (HTTP ${res.status})`, { status: res.status, requestId: headerRequestId });
+    if (!parsed)
+      throw new SchemaError(`The answer to ${operationId(op)} is not JSON (HTTP ${res.status})`, {
+        status: res.status,
+        requestId: headerRequestId,
+      });
     const json = parsed.value;
     if (isObject(json) && json.success === false) {
-      throw errorFromResponse(res.status >= 400 ? res.status : 500, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
+      throw errorFromResponse(res.status >= 400 ? res.status : 500, res.headers, res.body, {
+        secrets: [this.apiKey],
+        nowMs: this.clock.now(),
+      });
     }
     const { data, meta, selectMissing } = unwrap(op, json);
     const requestId = (typeof meta.request_id === 'string' && meta.request_id) || headerRequestId || '';

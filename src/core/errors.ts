@@ -161,7 +161,8 @@ export class SchemaError extends CompanyDataError {
     super(message, {
       ...init,
       code: init.code ?? 'invalid_response',
-      hint: init.hint ?? 'The answer was not the JSON the service sends. Check the base URL (a proxy or a wrong address answers like this).',
+      hint:
+        init.hint ?? 'The answer was not the JSON the service sends. Check the base URL (a proxy or a wrong address answers like this).',
     });
   }
 }
@@ -270,7 +271,10 @@ export function errorFromResponse(
   }
   if (status === 401) {
     const c = code === 'api_key_required' ? 'api_key_required' : 'invalid_api_key';
-    return new AuthenticationError(say(c === 'api_key_required' ? 'No API key was sent' : 'The API key is unknown or revoked'), { ...base, code: c });
+    return new AuthenticationError(say(c === 'api_key_required' ? 'No API key was sent' : 'The API key is unknown or revoked'), {
+      ...base,
+      code: c,
+    });
   }
   // docs/assumptions.md: the plan is the only permission the spec names, so any 403 is read as it.
   if (status === 403) return new PlanRequiredError(say('This needs the API plan'), { ...base, code: code ?? 'plan_required' });

@@ -50,11 +50,34 @@ const kindTexts: Record<string, KindText> = {
 };
 
 /** Every change kind with its English label, for option lists (the trigger's Kinds filter). */
-export const changeKinds: ReadonlyArray<{ kind: string; label: string }> = Object.entries(kindTexts).map(([kind, t]) => ({ kind, label: t.en }));
+export const changeKinds: ReadonlyArray<{ kind: string; label: string }> = Object.entries(kindTexts).map(([kind, t]) => ({
+  kind,
+  label: t.en,
+}));
 
 const words = {
-  en: { rose: 'rose', fell: 'fell', changed: 'changed', ended: 'ended', none: 'none', list: 'list', lists: 'lists', ref: 'ref', more: 'more' },
-  et: { rose: 'tõusis', fell: 'langes', changed: 'muutus', ended: 'lõppes', none: 'puudub', list: 'nimekiri', lists: 'nimekirjad', ref: 'viide', more: 'veel' },
+  en: {
+    rose: 'rose',
+    fell: 'fell',
+    changed: 'changed',
+    ended: 'ended',
+    none: 'none',
+    list: 'list',
+    lists: 'lists',
+    ref: 'ref',
+    more: 'more',
+  },
+  et: {
+    rose: 'tõusis',
+    fell: 'langes',
+    changed: 'muutus',
+    ended: 'lõppes',
+    none: 'puudub',
+    list: 'nimekiri',
+    lists: 'nimekirjad',
+    ref: 'viide',
+    more: 'veel',
+  },
 } as const;
 /** Estonian verbs of a plural subject. */
 const etPluralVerbs: Record<string, string> = { tõusis: 'tõusid', langes: 'langesid', muutus: 'muutusid', lõppes: 'lõppesid' };
@@ -74,12 +97,14 @@ export function formatMoney(n: number, lang: SummaryLang, currency = 'EUR'): str
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 
 /** One short phrase for an added or removed record: the fields a reader would name first. */
 function describeRecord(r: Rec, lang: SummaryLang): string {
   const parts: string[] = [];
-  const name = str(r.name) ?? str(r.title) ?? str(r.domain) ?? str(r.case_number) ?? str(r.cadastral_code) ?? str(r.ruling_number) ?? str(r.number);
+  const name =
+    str(r.name) ?? str(r.title) ?? str(r.domain) ?? str(r.case_number) ?? str(r.cadastral_code) ?? str(r.ruling_number) ?? str(r.number);
   if (name) parts.push(name);
   if (str(r.type) && !str(r.title)) parts.push(String(r.type).replace(/_/g, ' '));
   if (str(r.category)) parts.push(String(r.category));
@@ -92,7 +117,8 @@ function describeRecord(r: Rec, lang: SummaryLang): string {
 }
 
 function formatValue(v: unknown, format: ValueFormat, lang: SummaryLang, details: Rec): string {
-  if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return format === 'money' ? formatMoney(0, lang, str(details.currency)) : words[lang].none;
+  if (v === null || v === undefined || (Array.isArray(v) && v.length === 0))
+    return format === 'money' ? formatMoney(0, lang, str(details.currency)) : words[lang].none;
   if (typeof v === 'number') {
     if (format === 'money') return formatMoney(v, lang, str(details.currency));
     if (format === 'percent') return `${formatNumber(v, lang)} %`;
@@ -150,7 +176,8 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string
     const record = (isRec(newV) ? newV : oldV) as Rec;
     const desc = describeRecord(record, lang);
     const prep = text?.prep ?? 'for';
-    sentence = lang === 'et' ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${label} ${prep ? `${prep} ` : ''}${co}${desc ? `: ${desc}` : ''}`;
+    sentence =
+      lang === 'et' ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${label} ${prep ? `${prep} ` : ''}${co}${desc ? `: ${desc}` : ''}`;
   } else if (oldV === undefined && newV === undefined) {
     sentence = lang === 'et' ? `${co}: ${label} ${verbOf(w.changed)}` : `${label} of ${co} ${w.changed}`;
   } else if (format === 'ended') {
@@ -160,9 +187,21 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string
     const party = isRec(details.party) ? str(details.party.name) : undefined;
     const tone = event.data.tone;
     const verb = verbOf(
-      format === 'rating' ? (tone === 'good' ? w.rose : tone === 'bad' ? w.fell : w.changed)
-        : typeof oldV === 'number' && typeof newV === 'number' ? (newV > oldV ? w.rose : newV < oldV ? w.fell : w.changed)
-        : (oldV === null || oldV === undefined) && typeof newV === 'number' && format !== 'text' ? w.rose : w.changed,
+      format === 'rating'
+        ? tone === 'good'
+          ? w.rose
+          : tone === 'bad'
+            ? w.fell
+            : w.changed
+        : typeof oldV === 'number' && typeof newV === 'number'
+          ? newV > oldV
+            ? w.rose
+            : newV < oldV
+              ? w.fell
+              : w.changed
+          : (oldV === null || oldV === undefined) && typeof newV === 'number' && format !== 'text'
+            ? w.rose
+            : w.changed,
     );
     const from = formatValue(oldV, format, lang, details);
     const to = formatValue(newV, format, lang, details);
@@ -172,9 +211,21 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string
   return sentence + listsSuffix(lists, lang);
 }
 
-export interface MatchCompanyLike { registry_code: string; name: string; registered_on?: string; address?: string }
+export interface MatchCompanyLike {
+  registry_code: string;
+  name: string;
+  registered_on?: string;
+  address?: string;
+}
 export interface MatchesEventLike {
-  data: { search: { id: string; name: string }; date?: string; part?: number; parts?: number; total?: number; companies?: MatchCompanyLike[] };
+  data: {
+    search: { id: string; name: string };
+    date?: string;
+    part?: number;
+    parts?: number;
+    total?: number;
+    companies?: MatchCompanyLike[];
+  };
 }
 
 function partSuffix(d: MatchesEventLike['data'], lang: SummaryLang): string {
@@ -191,15 +242,21 @@ export function matchesSummary(event: MatchesEventLike, lang: SummaryLang, shown
   const rest = n - names.length;
   const w = words[lang];
   const listed = names.join(', ') + (rest > 0 ? (lang === 'et' ? ` ja ${w.more} ${rest}` : ` and ${rest} ${w.more}`) : '');
-  const head = lang === 'et'
-    ? `Salvestatud otsingule „${d.search.name}“ vastab ${n === 1 ? '1 uus ettevõte' : `${n} uut ettevõtet`}`
-    : `${n === 1 ? '1 new company matches' : `${n} new companies match`} the saved search "${d.search.name}"`;
+  const head =
+    lang === 'et'
+      ? `Salvestatud otsingule „${d.search.name}“ vastab ${n === 1 ? '1 uus ettevõte' : `${n} uut ettevõtet`}`
+      : `${n === 1 ? '1 new company matches' : `${n} new companies match`} the saved search "${d.search.name}"`;
   return `${head}${n ? `: ${listed}` : ''}${partSuffix(d, lang)}`;
 }
 
 /** One sentence per company when the node splits a search.matches event. */
 export function matchCompanySummary(search: { name: string }, company: MatchCompanyLike, lang: SummaryLang): string {
-  const extra = [company.address, company.registered_on ? `${lang === 'et' ? 'registreeritud' : 'registered'} ${company.registered_on}` : undefined].filter(Boolean).join(', ');
+  const extra = [
+    company.address,
+    company.registered_on ? `${lang === 'et' ? 'registreeritud' : 'registered'} ${company.registered_on}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
   return lang === 'et'
     ? `${companyRef(company)} vastab nüüd salvestatud otsingule „${search.name}“${extra ? ` — ${extra}` : ''}`
     : `${companyRef(company)} now matches the saved search "${search.name}"${extra ? ` — ${extra}` : ''}`;

@@ -18,7 +18,13 @@ import { QUERY_TOO_SHORT } from './vocabulary';
 export type LookupStatus = 'matched' | 'no_match' | 'vat_group' | 'skipped' | 'invalid' | 'error';
 
 /** Statuses that settle a query for good: looking it up again would give the same answer. */
-export const FINAL_LOOKUP_STATUSES: ReadonlySet<LookupStatus> = new Set<LookupStatus>(['matched', 'no_match', 'vat_group', 'skipped', 'invalid']);
+export const FINAL_LOOKUP_STATUSES: ReadonlySet<LookupStatus> = new Set<LookupStatus>([
+  'matched',
+  'no_match',
+  'vat_group',
+  'skipped',
+  'invalid',
+]);
 
 /** Reason of a skipped query, as the service words it (machine word, in its answers): src/core/vocabulary.ts. */
 export { QUERY_TOO_SHORT };

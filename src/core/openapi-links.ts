@@ -48,11 +48,18 @@ const arrayElement = (schema: z.ZodType): z.ZodType | undefined => {
 export function yieldedIds(op: AnyOperation): Map<IdKind, { pointer: string; nullable: boolean }> {
   const out = new Map<IdKind, { pointer: string; nullable: boolean }>();
   if (op.rawResponse) return out;
-  const taken = new Set(Object.values(op.params).filter((s) => s.in === 'path').map(kindOf));
+  const taken = new Set(
+    Object.values(op.params)
+      .filter((s) => s.in === 'path')
+      .map(kindOf),
+  );
   const element = arrayElement(op.response);
   for (const { kind, schema, field } of idFields) {
     if (taken.has(kind) || out.has(kind)) continue;
-    const nullable = field.split('/').reduce((s, key) => (s as z.ZodObject).shape[key]!, schema).safeParse(null).success;
+    const nullable = field
+      .split('/')
+      .reduce((s, key) => (s as z.ZodObject).shape[key]!, schema)
+      .safeParse(null).success;
     if (op.response === schema) out.set(kind, { pointer: `/data/${field}`, nullable });
     else if (element === schema) out.set(kind, { pointer: `/data/0/${field}`, nullable });
   }

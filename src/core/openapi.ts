@@ -40,12 +40,17 @@ export function portableRegex(pattern: string): string {
 function portablePatterns(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(portablePatterns);
   if (!schema || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'pattern' && typeof v === 'string' ? portableRegex(v) : portablePatterns(v)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === 'pattern' && typeof v === 'string' ? portableRegex(v) : portablePatterns(v)]),
+  );
 }
 
 const isOptional = (schema: z.ZodType) => schema.safeParse(undefined).success;
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 function operationObject(op: AnyOperation, documented: readonly AnyOperation[]) {
   const params = Object.entries(op.params);
@@ -68,11 +73,16 @@ function operationObject(op: AnyOperation, documented: readonly AnyOperation[]) 
   const metaExtra = op.meta ? jsonSchema(op.meta, 'output') : jsonSchema(metaSchema, 'output');
   const success = op.rawResponse
     ? jsonSchema(op.response, 'output')
-    : { type: 'object', required: ['success', 'data', 'meta'], properties: { success: { const: true }, data: jsonSchema(op.response, 'output'), meta: metaExtra } };
+    : {
+        type: 'object',
+        required: ['success', 'data', 'meta'],
+        properties: { success: { const: true }, data: jsonSchema(op.response, 'output'), meta: metaExtra },
+      };
   const responses: Record<string, unknown> = {};
   const links = linksOf(op, documented);
   const withLinks = Object.keys(links).length ? { links } : {};
-  for (const [status, description] of Object.entries(op.answers?.success ?? { 200: 'Success' })) responses[status] = { description, content: { 'application/json': { schema: success } }, ...withLinks };
+  for (const [status, description] of Object.entries(op.answers?.success ?? { 200: 'Success' }))
+    responses[status] = { description, content: { 'application/json': { schema: success } }, ...withLinks };
   const hasPath = params.some(([, p]) => p.in === 'path');
   // What the server answers for every operation of this shape (packages/cli/src/sandbox/server.ts).
   responses['400'] = errorResponse(
@@ -84,7 +94,11 @@ function operationObject(op: AnyOperation, documented: readonly AnyOperation[]) 
   const conflicts = Object.entries(op.answers?.conflicts ?? {});
   if (conflicts.length) responses['409'] = errorResponse(conflicts.map(([code, when]) => `${code}: ${when}`).join('; '));
   if (body.length) responses['413'] = errorResponse('body_too_large: the body is over 2 MB');
-  if (!op.noAuth) responses['429'] = { ...errorResponse('rate_limited; wait Retry-After seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+  if (!op.noAuth)
+    responses['429'] = {
+      ...errorResponse('rate_limited; wait Retry-After seconds'),
+      headers: { 'Retry-After': { schema: { type: 'integer' } } },
+    };
   return {
     operationId: operationId(op),
     summary: op.action,
@@ -101,7 +115,9 @@ function operationObject(op: AnyOperation, documented: readonly AnyOperation[]) 
                   type: 'object',
                   // The server refuses a field the operation does not have (a typo is an error, not ignored).
                   additionalProperties: false,
-                  properties: Object.fromEntries(body.map(([n, p]) => [n, { ...jsonSchema(p.schema, 'input'), description: p.description }])),
+                  properties: Object.fromEntries(
+                    body.map(([n, p]) => [n, { ...jsonSchema(p.schema, 'input'), description: p.description }]),
+                  ),
                   required: body.filter(([, p]) => !isOptional(p.schema)).map(([n]) => n),
                 },
               },
@@ -129,7 +145,8 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Company Data API',
       version: '1.0',
-      description: 'Estonian company data: registry profiles, people and ownership, financials, risk, assets, monitoring and saved searches. Billing: the bulk lookup is billed per query; monitored companies are billed per month.',
+      description:
+        'Estonian company data: registry profiles, people and ownership, financials, risk, assets, monitoring and saved searches. Billing: the bulk lookup is billed per query; monitored companies are billed per month.',
     },
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }, { bearer: [] }],

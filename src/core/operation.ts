@@ -5,10 +5,19 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export const groups = {
   companies: { label: 'Companies', description: 'Search, bulk lookup by registry code, VAT number or name, registry profile' },
-  people: { label: 'People & Ownership', description: 'Representatives, shareholders, beneficial owners, other parties, holdings, people search, roles of a person' },
+  people: {
+    label: 'People & Ownership',
+    description: 'Representatives, shareholders, beneficial owners, other parties, holdings, people search, roles of a person',
+  },
   financials: { label: 'Financials', description: 'Annual report figures, ratios, statements, quarterly taxes and turnover' },
-  risk: { label: 'Risk', description: 'Credit score, tax debt, tax declarations, court cases, payment orders, enforcements, registry rulings' },
-  assets: { label: 'Assets & Activity', description: 'Real estate, domains, permits, payments from the state, official notices, consumer disputes' },
+  risk: {
+    label: 'Risk',
+    description: 'Credit score, tax debt, tax declarations, court cases, payment orders, enforcements, registry rulings',
+  },
+  assets: {
+    label: 'Assets & Activity',
+    description: 'Real estate, domains, permits, payments from the state, official notices, consumer disputes',
+  },
   monitoring: { label: 'Monitoring', description: 'Lists of companies to watch and their change events (API plan)' },
   searches: { label: 'Saved Searches', description: 'Stored company filters and their daily new matches (API plan)' },
   webhook: { label: 'Webhook', description: 'Where change events are sent, test events, delivery retries' },
@@ -92,11 +101,9 @@ export interface OperationSpec<
 
 export type AnyOperation = OperationSpec<Record<string, ParamSpec>, z.ZodType, z.ZodType>;
 
-export function defineOperation<
-  const P extends Record<string, ParamSpec>,
-  R extends z.ZodType,
-  M extends z.ZodType = z.ZodType,
->(spec: OperationSpec<P, R, M>): OperationSpec<P, R, M> {
+export function defineOperation<const P extends Record<string, ParamSpec>, R extends z.ZodType, M extends z.ZodType = z.ZodType>(
+  spec: OperationSpec<P, R, M>,
+): OperationSpec<P, R, M> {
   return spec;
 }
 

@@ -31,7 +31,12 @@ export interface Page<T> {
  * Reads a paged list page by page. Stops at has_more=false, an empty page, the last page by total,
  * a short page when the service sends no pagination, or the result cap of q searches (200).
  */
-export async function* pages(call: Caller, op: AnyOperation, input: Record<string, unknown>, defaultLimit = ITERATION_PAGE_SIZE): AsyncGenerator<Page<unknown>> {
+export async function* pages(
+  call: Caller,
+  op: AnyOperation,
+  input: Record<string, unknown>,
+  defaultLimit = ITERATION_PAGE_SIZE,
+): AsyncGenerator<Page<unknown>> {
   if (!op.paged) throw new TypeError(`${operationId(op)} is not a paged list; call it directly`);
   const limit = (input.limit as number | undefined) ?? defaultLimit;
   let page = (input.page as number | undefined) ?? 1;
@@ -139,7 +144,11 @@ function lastId(items: unknown[]): string | undefined {
  * Follows meta.next_cursor while meta.has_more is true. Without has_more, a full page means more.
  * Stops on an empty page or a cursor that does not move (a guard against a loop).
  */
-export async function* cursorPages(call: Caller, input: Record<string, unknown>, opts: { maxPages?: number } = {}): AsyncGenerator<CursorPage<unknown>> {
+export async function* cursorPages(
+  call: Caller,
+  input: Record<string, unknown>,
+  opts: { maxPages?: number } = {},
+): AsyncGenerator<CursorPage<unknown>> {
   const limit = (input.limit as number | undefined) ?? ITERATION_PAGE_SIZE;
   let after = input.after as string | undefined;
   for (let n = 1; ; n++) {

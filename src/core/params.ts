@@ -53,14 +53,22 @@ function ruleString(problem: (v: string) => string | null) {
 
 export const registryCodeSchema = ruleString(registryCodeProblem).meta({
   pattern: '^[1789]\\d{7}$',
-  description: '8 digits starting with 1, 7, 8 or 9; the last is a check digit (weights 1-7 on the first 7 digits, modulo 11; when that gives 10, weights 3-9; 10 again means 0). A wrong check digit is refused with 400.',
+  description:
+    '8 digits starting with 1, 7, 8 or 9; the last is a check digit (weights 1-7 on the first 7 digits, modulo 11; when that gives 10, weights 3-9; 10 again means 0). A wrong check digit is refused with 400.',
 });
 /** Accepts EE123456789, "ee 123456789" or 123456789; sends EE + 9 digits. */
 export const vatNumberSchema = ruleString(vatNumberProblem)
   // The form as normaliseVatNumber reads it; the check digit is beyond a pattern, so the description states it.
-  .meta({ pattern: '^\\s*(?:[Ee][Ee]\\s?)?\\d{9}\\s*$', description: 'EE and 9 digits (EE may be left out or lower case, one space may follow it, spaces around are ignored); the last digit is a check digit (weights 3, 7, 1 repeated, sum divisible by 10), refused with 400 when wrong.' })
+  .meta({
+    pattern: '^\\s*(?:[Ee][Ee]\\s?)?\\d{9}\\s*$',
+    description:
+      'EE and 9 digits (EE may be left out or lower case, one space may follow it, spaces around are ignored); the last digit is a check digit (weights 3, 7, 1 repeated, sum divisible by 10), refused with 400 when wrong.',
+  })
   .transform((v) => normaliseVatNumber(v)!);
-export const personalCodeSchema = ruleString(personalCodeProblem).meta({ pattern: '^[1-6]\\d{10}$', description: '11 digits: century and sex (1-6), birth date YYMMDD, serial, check digit; a wrong check digit or date is refused with 400.' });
+export const personalCodeSchema = ruleString(personalCodeProblem).meta({
+  pattern: '^[1-6]\\d{10}$',
+  description: '11 digits: century and sex (1-6), birth date YYMMDD, serial, check digit; a wrong check digit or date is refused with 400.',
+});
 /**
  * Text whose spaces around do not count: trimmed, then at least `min` characters (a maximum applies to the
  * text as sent). z.toJSONSchema states minLength of the untrimmed text, so a pattern states the rule on
@@ -87,7 +95,10 @@ export const webhookUrlPattern =
   `|${ci('http')}://(?:127(?:\\.${octet}){3}|${ci('localhost')}|\\[::1\\]))${port}${rest}$`;
 export const webhookUrlSchema = z
   .string()
-  .regex(new RegExp(webhookUrlPattern), 'must be an https:// address: a host name or IPv4 address, an optional port and path (spaces and other characters outside RFC 3986 percent-encoded), no user name or password (http:// only to 127.0.0.1, localhost or [::1])')
+  .regex(
+    new RegExp(webhookUrlPattern),
+    'must be an https:// address: a host name or IPv4 address, an optional port and path (spaces and other characters outside RFC 3986 percent-encoded), no user name or password (http:// only to 127.0.0.1, localhost or [::1])',
+  )
   // What the pattern cannot say: an xn-- label must be valid punycode.
   .url('must be a web address');
 export const dateSchema = z.string().refine(isValidDate, { message: 'must be a real date written YYYY-MM-DD' }).meta({ format: 'date' });
@@ -95,21 +106,52 @@ export const pageSchema = z.number().int('must be a whole number').min(1, 'must 
 export const limitSchema = z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100');
 
 export const includeSections = [
-  'representatives', 'shareholders', 'beneficial_owners', 'other_parties', 'holdings', 'financials',
-  'annual_reports', 'quarterly_taxes', 'tax_debt', 'tax_declarations', 'credit_score', 'court_cases',
-  'payment_orders', 'enforcements', 'rulings', 'announcements', 'consumer_disputes', 'properties', 'domains',
-  'permits', 'state_payments',
+  'representatives',
+  'shareholders',
+  'beneficial_owners',
+  'other_parties',
+  'holdings',
+  'financials',
+  'annual_reports',
+  'quarterly_taxes',
+  'tax_debt',
+  'tax_declarations',
+  'credit_score',
+  'court_cases',
+  'payment_orders',
+  'enforcements',
+  'rulings',
+  'announcements',
+  'consumer_disputes',
+  'properties',
+  'domains',
+  'permits',
+  'state_payments',
 ] as const;
 export type IncludeSection = (typeof includeSections)[number];
 
 /** Section names as users read them; the Assets operations use the same words for the same records. */
 const sectionLabels: Record<IncludeSection, string> = {
-  representatives: 'Representatives', shareholders: 'Shareholders', beneficial_owners: 'Beneficial Owners',
-  other_parties: 'Other Parties', holdings: 'Holdings', financials: 'Financials', annual_reports: 'Annual Reports',
-  quarterly_taxes: 'Quarterly Taxes', tax_debt: 'Tax Debt', tax_declarations: 'Tax Declarations',
-  credit_score: 'Credit Score', court_cases: 'Court Cases', payment_orders: 'Payment Orders',
-  enforcements: 'Enforcements', rulings: 'Rulings', announcements: 'Official Notices',
-  consumer_disputes: 'Consumer Disputes', properties: 'Real Estate', domains: 'Domains', permits: 'Permits',
+  representatives: 'Representatives',
+  shareholders: 'Shareholders',
+  beneficial_owners: 'Beneficial Owners',
+  other_parties: 'Other Parties',
+  holdings: 'Holdings',
+  financials: 'Financials',
+  annual_reports: 'Annual Reports',
+  quarterly_taxes: 'Quarterly Taxes',
+  tax_debt: 'Tax Debt',
+  tax_declarations: 'Tax Declarations',
+  credit_score: 'Credit Score',
+  court_cases: 'Court Cases',
+  payment_orders: 'Payment Orders',
+  enforcements: 'Enforcements',
+  rulings: 'Rulings',
+  announcements: 'Official Notices',
+  consumer_disputes: 'Consumer Disputes',
+  properties: 'Real Estate',
+  domains: 'Domains',
+  permits: 'Permits',
   state_payments: 'State Payments',
 };
 
@@ -118,8 +160,21 @@ const sectionLabels: Record<IncludeSection, string> = {
  * typo such as "Harjumaa" would match nothing without a word of warning, so tools offer this list.
  */
 export const countyOptions: readonly ParamOption[] = [
-  'Harju', 'Hiiu', 'Ida-Viru', 'Jõgeva', 'Järva', 'Lääne', 'Lääne-Viru', 'Põlva', 'Pärnu', 'Rapla', 'Saare', 'Tartu',
-  'Valga', 'Viljandi', 'Võru',
+  'Harju',
+  'Hiiu',
+  'Ida-Viru',
+  'Jõgeva',
+  'Järva',
+  'Lääne',
+  'Lääne-Viru',
+  'Põlva',
+  'Pärnu',
+  'Rapla',
+  'Saare',
+  'Tartu',
+  'Valga',
+  'Viljandi',
+  'Võru',
 ].map((c) => ({ value: `${c} maakond`, label: c }));
 
 /* ---- Shared parameters ---- */
@@ -171,7 +226,9 @@ export const p = {
   }),
   include: param({
     in: 'query',
-    schema: z.array(z.enum([...includeSections, 'all'], { message: `must be one of: ${[...includeSections, 'all'].join(', ')}` })).optional(),
+    schema: z
+      .array(z.enum([...includeSections, 'all'], { message: `must be one of: ${[...includeSections, 'all'].join(', ')}` }))
+      .optional(),
     label: 'Include Sections',
     description: 'Extra sections to embed in the profile. Lists embed their first 25 rows and the total.',
     options: [{ value: 'all', label: 'All Sections' }, ...includeSections.map((s) => ({ value: s, label: sectionLabels[s] }))],

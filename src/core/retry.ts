@@ -46,9 +46,7 @@ export const defaultRetryOptions: RetryOptions = {
   random: Math.random,
 };
 
-export type Failure =
-  | { kind: 'http'; status: number; retryAfterMs?: number }
-  | { kind: 'transport'; transportKind: TransportErrorKind };
+export type Failure = { kind: 'http'; status: number; retryAfterMs?: number } | { kind: 'transport'; transportKind: TransportErrorKind };
 
 export interface RetryState {
   /** Retries already made after errors other than 429. */
@@ -69,7 +67,12 @@ export function backoffDelay(retryNumber: number, opts: Pick<RetryOptions, 'base
   return Math.round(cap / 2 + (opts.random() * cap) / 2);
 }
 
-export function decideRetry(policy: RetryPolicy, failure: Failure, state: RetryState, opts: RetryOptions = defaultRetryOptions): RetryDecision {
+export function decideRetry(
+  policy: RetryPolicy,
+  failure: Failure,
+  state: RetryState,
+  opts: RetryOptions = defaultRetryOptions,
+): RetryDecision {
   if (failure.kind === 'http' && failure.status === 429) {
     if (state.rateLimitRetries >= opts.rateLimitRetries) return { retry: false };
     const wait = failure.retryAfterMs ?? opts.defaultRetryAfterMs;
@@ -82,7 +85,8 @@ export function decideRetry(policy: RetryPolicy, failure: Failure, state: RetryS
     const k = failure.transportKind;
     const nothingSent = k === 'refused' || k === 'dns';
     const maybeProcessed = k === 'reset' || k === 'timeout';
-    if (nothingSent || (policy === 'safe' && maybeProcessed)) return { retry: true, delayMs: backoffDelay(n, opts), pauseMs: 0, rateLimited: false };
+    if (nothingSent || (policy === 'safe' && maybeProcessed))
+      return { retry: true, delayMs: backoffDelay(n, opts), pauseMs: 0, rateLimited: false };
     return { retry: false };
   }
   if (policy === 'safe' && RETRIABLE_STATUS.has(failure.status)) {

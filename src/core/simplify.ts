@@ -132,7 +132,11 @@ const flatFinancials = (data: unknown): FlatItem[] =>
 
 function flatCreditScore(data: unknown): FlatItem {
   const c = rec(data);
-  const factors = (v: unknown) => joined(list(v).map((f) => `${str(f.label) ?? str(f.factor) ?? ''} (${num(f.effect) ?? ''})`), 5);
+  const factors = (v: unknown) =>
+    joined(
+      list(v).map((f) => `${str(f.label) ?? str(f.factor) ?? ''} (${num(f.effect) ?? ''})`),
+      5,
+    );
   return {
     rated: c.rated === true,
     reason: str(c.reason),

@@ -36,7 +36,12 @@ function details(e: CompanyDataError): string {
  * Client errors → n8n errors, the one mapping for every node and both triggers. A rule broken before sending is the user's field (NodeOperationError
  * naming it); anything the service answered is a NodeApiError with its code and request id.
  */
-export function toNodeError(node: INode, error: unknown, op: AnyOperation | undefined, itemIndex?: number): NodeApiError | NodeOperationError {
+export function toNodeError(
+  node: INode,
+  error: unknown,
+  op: AnyOperation | undefined,
+  itemIndex?: number,
+): NodeApiError | NodeOperationError {
   if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
   if (!(error instanceof CompanyDataError)) {
     return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
@@ -47,13 +52,19 @@ export function toNodeError(node: INode, error: unknown, op: AnyOperation | unde
   }
   if (error instanceof ValidationError && error.field in credentialFields && !(op && error.field in op.params)) {
     const field = credentialFields[error.field]!;
-    return new NodeOperationError(node, `${field} in the Company Data API credential: ${error.rule}`, { itemIndex, description: `Open the credential and correct the ${field}.` });
+    return new NodeOperationError(node, `${field} in the Company Data API credential: ${error.rule}`, {
+      itemIndex,
+      description: `Open the credential and correct the ${field}.`,
+    });
   }
   if (error instanceof ValidationError) {
     const field = fieldLabel(op, error.field);
     const message = field ? `${field}: ${error.rule}` : error.rule;
     if (error.status === undefined) {
-      return new NodeOperationError(node, message, { itemIndex, description: `Correct the value of ${field || 'the parameters'} and run again.` });
+      return new NodeOperationError(node, message, {
+        itemIndex,
+        description: `Correct the value of ${field || 'the parameters'} and run again.`,
+      });
     }
     return new NodeApiError(node, errorJson(error), { itemIndex, httpCode: String(error.status), message, description: details(error) });
   }

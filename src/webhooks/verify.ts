@@ -80,7 +80,8 @@ export interface SignatureFailure {
 
 function single(headers: WebhookHeaders, name: string): string | SignatureFailure {
   const values = headerValues(headers, name);
-  if (values.length === 0 || (values.length === 1 && values[0] === '')) return { reason: 'missing_header', message: `${name} header is missing` };
+  if (values.length === 0 || (values.length === 1 && values[0] === ''))
+    return { reason: 'missing_header', message: `${name} header is missing` };
   if (values.length > 1) return { reason: 'duplicate_header', message: `${name} header was sent more than once` };
   return values[0]!;
 }
@@ -90,7 +91,8 @@ function readWebhookHeaders(headers: WebhookHeaders): { timestamp: string; signa
   if (typeof timestamp !== 'string') return timestamp;
   const signature = single(headers, SIGNATURE_HEADER);
   if (typeof signature !== 'string') return signature;
-  if (!/^\d{1,15}$/.test(timestamp)) return { reason: 'malformed_header', message: `${TIMESTAMP_HEADER} must be Unix seconds, digits only` };
+  if (!/^\d{1,15}$/.test(timestamp))
+    return { reason: 'malformed_header', message: `${TIMESTAMP_HEADER} must be Unix seconds, digits only` };
   const m = /^v1=([0-9a-f]{64})$/.exec(signature);
   if (!m) return { reason: 'malformed_header', message: `${SIGNATURE_HEADER} must be v1= followed by 64 lowercase hex characters` };
   return { timestamp, signatureHex: m[1]! };
@@ -143,7 +145,9 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
  * may add types); its `type` may then be a value not in WebhookEvent, so keep a default branch.
  */
 export function checkWebhook(input: VerifyWebhookInput): WebhookCheck {
-  const secrets = [...(input.secrets ?? []), ...(input.secret !== undefined ? [input.secret] : [])].filter((s) => typeof s === 'string' && s !== '');
+  const secrets = [...(input.secrets ?? []), ...(input.secret !== undefined ? [input.secret] : [])].filter(
+    (s) => typeof s === 'string' && s !== '',
+  );
   if (secrets.length === 0) throw new TypeError('verifyWebhook needs the signing secret (secret or secrets)');
   const tolerance = input.toleranceSeconds ?? 300;
   if (!(tolerance >= 0)) throw new RangeError('toleranceSeconds must be 0 or more');

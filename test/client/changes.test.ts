@@ -47,7 +47,9 @@ describe('GET answers follow the changes that events announced', () => {
     expect(cleared.data.details).toMatchObject({ old: d.new, new: 0 });
     expect((await c().risk.taxDebt({ registry_code: code })).data).toMatchObject({ total: 0, snapshot_date: null, claims: [] });
     // Nothing left to clear: the control says so.
-    await expect(rig.control('POST', '/sandbox/changes', { registry_code: code, category: 'tax', kind: 'tax_debt_cleared' })).rejects.toThrow(/409/);
+    await expect(
+      rig.control('POST', '/sandbox/changes', { registry_code: code, category: 'tax', kind: 'tax_debt_cleared' }),
+    ).rejects.toThrow(/409/);
   });
 
   it('an existing tax debt is the old value of the event', async () => {
@@ -66,9 +68,15 @@ describe('GET answers follow the changes that events announced', () => {
     expect(d).toMatchObject({ old: before.rating, old_score: before.score });
     const after = (await c().risk.creditScore({ registry_code: code })).data;
     expect(after).toMatchObject({ rated: true, rating: d.new, score: d.new_score });
-    expect(e.data.tone).toBe(['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'C', 'D'].indexOf(d.new) < ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'C', 'D'].indexOf(d.old) ? 'good' : 'bad');
+    expect(e.data.tone).toBe(
+      ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'C', 'D'].indexOf(d.new) < ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'C', 'D'].indexOf(d.old)
+        ? 'good'
+        : 'bad',
+    );
     // An unrated company has no rating to change.
-    await expect(rig.control('POST', '/sandbox/changes', { registry_code: FX.status_bankrupt.code, category: 'rating', kind: 'rating_changed' })).rejects.toThrow(/409/);
+    await expect(
+      rig.control('POST', '/sandbox/changes', { registry_code: FX.status_bankrupt.code, category: 'rating', kind: 'rating_changed' }),
+    ).rejects.toThrow(/409/);
   });
 
   it('board: an added member is a current representative; a removed one ends on the day (history shows it)', async () => {
@@ -100,7 +108,10 @@ describe('GET answers follow the changes that events announced', () => {
     const byVat = await c().companies.byVat({ vat_number: vat.vat });
     expect(byVat.meta.vat_holders).toBe(0);
     expect(byVat.data).toMatchObject({ registry_code: vat.code, vat_number: null });
-    expect((await c().companies.lookup({ queries: [vat.vat] })).data[0]).toMatchObject({ vat_holders: 0, matches: [{ registry_code: vat.code }] });
+    expect((await c().companies.lookup({ queries: [vat.vat] })).data[0]).toMatchObject({
+      vat_holders: 0,
+      matches: [{ registry_code: vat.code }],
+    });
 
     await change(vat.code, 'registry', 'status_changed', { new: 'N' });
     expect((await c().companies.get({ registry_code: vat.code })).data.status.code).toBe('N');
@@ -110,11 +121,20 @@ describe('GET answers follow the changes that events announced', () => {
 
 describe('companies registered through the control endpoint', () => {
   it('are searchable by name and code, listed newest first, and found by lookup', async () => {
-    const reg = await rig.control('POST', '/sandbox/companies', { companies: [{ name: 'Virmaliseküla Robootika OÜ', county: 'Tartu maakond', activity_code: '62011' }, { name: 'Virmaliseküla Pagar OÜ' }] });
+    const reg = await rig.control('POST', '/sandbox/companies', {
+      companies: [
+        { name: 'Virmaliseküla Robootika OÜ', county: 'Tartu maakond', activity_code: '62011' },
+        { name: 'Virmaliseküla Pagar OÜ' },
+      ],
+    });
     const [robot, bakery] = reg.registry_codes as string[];
     const byName = (await c().companies.search({ q: 'Virmaliseküla' })).data.map((x) => x.registry_code);
     expect(byName.sort()).toEqual([robot, bakery].sort());
-    expect((await c().companies.search({ q: 'Virmaliseküla Robootika' })).data[0]).toMatchObject({ registry_code: robot, registered_on: '2026-11-20', status: { code: 'R' } });
+    expect((await c().companies.search({ q: 'Virmaliseküla Robootika' })).data[0]).toMatchObject({
+      registry_code: robot,
+      registered_on: '2026-11-20',
+      status: { code: 'R' },
+    });
     expect((await c().companies.search({ q: robot!.slice(0, 6) })).data.map((x) => x.registry_code)).toContain(robot);
     const newest = (await c().companies.search({ county: ['Tartu'], limit: 5 })).data;
     expect(newest[0]!.registry_code).toBe(robot);
@@ -145,7 +165,8 @@ describe('events and matches through the cursor iterators after scheduled runs',
     for await (const e of c().iterateEvents({ after: start, list_id: list, limit: 4 })) firstRun.push(e);
     expect(firstRun).toHaveLength(6);
     expect(new Set(firstRun.map((e) => e.data.company.registry_code))).toEqual(new Set(codes));
-    for (const e of firstRun) expect(e.data.lists).toEqual([{ id: list, name: 'Runs', external_ref: `r${codes.indexOf(e.data.company.registry_code)}` }]);
+    for (const e of firstRun)
+      expect(e.data.lists).toEqual([{ id: list, name: 'Runs', external_ref: `r${codes.indexOf(e.data.company.registry_code)}` }]);
 
     // The evening run at 19:00 Tallinn time, made by moving the clock.
     await rig.control('POST', '/sandbox/clock', { to: '2026-11-20T17:30:00Z' });
@@ -167,7 +188,10 @@ describe('events and matches through the cursor iterators after scheduled runs',
     await rig.control('POST', '/sandbox/runs', { kind: 'searches' });
     const parts = [];
     for await (const m of c().iterateMatches({ search_id: s.id, limit: 1 })) parts.push(m);
-    expect(parts.map((p) => [p.data.part, p.data.parts, p.data.total, p.data.companies.length])).toEqual([[1, 2, 600, 500], [2, 2, 600, 100]]);
+    expect(parts.map((p) => [p.data.part, p.data.parts, p.data.total, p.data.companies.length])).toEqual([
+      [1, 2, 600, 500],
+      [2, 2, 600, 100],
+    ]);
     const again = [];
     for await (const m of c().iterateMatches({ search_id: s.id, after: parts[1]!.id })) again.push(m);
     expect(again).toEqual([]);

@@ -30,7 +30,13 @@ afterEach(async () => {
 /** A transport that changes headers on the way out (a proxy dropping the key, or a recorder). */
 function headerTransport(edit: (h: Record<string, string>) => void): Transport {
   const inner = new UndiciTransport();
-  return { request: (req) => { const headers = { ...req.headers }; edit(headers); return inner.request({ ...req, headers }); } };
+  return {
+    request: (req) => {
+      const headers = { ...req.headers };
+      edit(headers);
+      return inner.request({ ...req, headers });
+    },
+  };
 }
 
 describe('authentication', () => {
@@ -49,7 +55,10 @@ describe('authentication', () => {
 
   it('401 invalid_api_key, and the key never shows in the error', async () => {
     const key = 'sk_api_0123456789abcdef0123456789abcdef01234567';
-    const e = await rig.newClient({ apiKey: key }).companies.get({ registry_code: FX.active.code }).catch((x) => x);
+    const e = await rig
+      .newClient({ apiKey: key })
+      .companies.get({ registry_code: FX.active.code })
+      .catch((x) => x);
     expect(e).toBeInstanceOf(AuthenticationError);
     expect(e).toMatchObject({ status: 401, code: 'invalid_api_key' });
     expect(JSON.stringify(e) + e.message + e.stack).not.toContain(key);
@@ -67,7 +76,12 @@ describe('authentication', () => {
   it('403 plan_required with the basic key on monitoring, saved searches and webhook; reads work', async () => {
     const basic = rig.newClient({ apiKey: rig.sb.basicKey });
     expect((await basic.companies.get({ registry_code: FX.active.code })).data.registry_code).toBe(FX.active.code);
-    for (const call of [() => basic.monitoring.lists(), () => basic.searches.list(), () => basic.webhook.get(), () => basic.monitoring.events()]) {
+    for (const call of [
+      () => basic.monitoring.lists(),
+      () => basic.searches.list(),
+      () => basic.webhook.get(),
+      () => basic.monitoring.events(),
+    ]) {
       const e = await call().catch((x) => x);
       expect(e).toBeInstanceOf(PlanRequiredError);
       expect(e).toMatchObject({ status: 403, code: 'plan_required' });
@@ -113,7 +127,13 @@ describe('not found and invalid parameters', () => {
     expect(sent).toEqual([]);
 
     // An operation whose local rules are looser than the service's: the service's 400 names the parameter.
-    const loose = defineOperation({ ...operationGroups.companies.search, params: { ...operationGroups.companies.search.params, limit: { ...operationGroups.companies.search.params.limit, schema: z.number().optional() } } });
+    const loose = defineOperation({
+      ...operationGroups.companies.search,
+      params: {
+        ...operationGroups.companies.search.params,
+        limit: { ...operationGroups.companies.search.params.limit, schema: z.number().optional() },
+      },
+    });
     const e = await client.call(loose, { limit: 500 }).catch((x) => x);
     expect(e).toBeInstanceOf(ValidationError);
     expect(e).toMatchObject({ status: 400, code: 'invalid_parameter', field: 'limit', requestId: expect.any(String) });

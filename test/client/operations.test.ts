@@ -36,16 +36,26 @@ describe('companies', () => {
 
   it('search: exact name first, previous names, code prefix, filters newest first', async () => {
     const exact = await c().companies.search({ q: 'Lõunaranna Tarkvara' });
-    expect(exact.data[0]).toMatchObject({ registry_code: FX.active.code, name: FX.active.name, matched_previous_name: null, status: { code: 'R', label: 'Registered' } });
+    expect(exact.data[0]).toMatchObject({
+      registry_code: FX.active.code,
+      name: FX.active.name,
+      matched_previous_name: null,
+      status: { code: 'R', label: 'Registered' },
+    });
     expect(exact.meta.pagination).toMatchObject({ page: 1, limit: 25 });
     const prev = await c().companies.search({ q: 'Kuldnokavälja' });
-    expect(prev.data[0]).toMatchObject({ registry_code: FX.previous_names.code, matched_previous_name: expect.stringContaining('Kuldnokavälja') });
+    expect(prev.data[0]).toMatchObject({
+      registry_code: FX.previous_names.code,
+      matched_previous_name: expect.stringContaining('Kuldnokavälja'),
+    });
     const prefix = await c().companies.search({ q: '1354', limit: 100 });
     expect(prefix.data.every((x) => x.registry_code.startsWith('1354'))).toBe(true);
     expect(prefix.data.map((x) => x.registry_code)).toContain(FX.active.code);
     const filtered = await c().companies.search({ status: ['L'], legal_form: ['OÜ'], registered_from: '2010-01-01', limit: 50 });
     expect(filtered.data.length).toBeGreaterThan(0);
-    expect(filtered.data.every((x) => x.status.code === 'L' && x.legal_form.name === 'Osaühing' && x.registered_on >= '2010-01-01')).toBe(true);
+    expect(filtered.data.every((x) => x.status.code === 'L' && x.legal_form.name === 'Osaühing' && x.registered_on >= '2010-01-01')).toBe(
+      true,
+    );
     const dates = filtered.data.map((x) => x.registered_on);
     expect(dates).toEqual([...dates].sort().reverse());
     const byVat = await c().companies.search({ vat_number: [FX.vat_group.vat] });
@@ -90,7 +100,19 @@ describe('companies', () => {
     const reps = all.data.representatives as { items: unknown[]; total: number };
     expect(reps.items).toHaveLength(25);
     expect(reps.total).toBeGreaterThan(25);
-    for (const s of ['shareholders', 'holdings', 'court_cases', 'payment_orders', 'enforcements', 'rulings', 'announcements', 'properties', 'domains', 'permits', 'state_payments'] as const) {
+    for (const s of [
+      'shareholders',
+      'holdings',
+      'court_cases',
+      'payment_orders',
+      'enforcements',
+      'rulings',
+      'announcements',
+      'properties',
+      'domains',
+      'permits',
+      'state_payments',
+    ] as const) {
       const section = all.data[s] as { items: unknown[]; total: number };
       expect(section.items, s).toHaveLength(25);
       expect(section.total, s).toBeGreaterThan(25);
@@ -170,10 +192,18 @@ describe('risk', () => {
     const active = await c().risk.creditScore({ registry_code: FX.active.code });
     expect(active.data).toMatchObject({ rated: true, rule: null });
     expect(active.data.score).toBeGreaterThanOrEqual(0);
-    for (const [code, reason] of [[FX.status_bankrupt.code, 'bankrupt'], [FX.status_liquidation.code, 'liquidation'], [FX.status_deleted.code, 'deleted'], [FX.not_covered.code, 'not_covered']] as const) {
+    for (const [code, reason] of [
+      [FX.status_bankrupt.code, 'bankrupt'],
+      [FX.status_liquidation.code, 'liquidation'],
+      [FX.status_deleted.code, 'deleted'],
+      [FX.not_covered.code, 'not_covered'],
+    ] as const) {
       expect((await c().risk.creditScore({ registry_code: code })).data).toMatchObject({ rated: false, reason });
     }
-    expect((await c().risk.creditScore({ registry_code: FX.rule_in_default.code })).data).toMatchObject({ rule: 'in_default', rating: 'D' });
+    expect((await c().risk.creditScore({ registry_code: FX.rule_in_default.code })).data).toMatchObject({
+      rule: 'in_default',
+      rating: 'D',
+    });
     expect((await c().risk.creditScore({ registry_code: FX.rule_capital_breach.code })).data.rule).toBe('capital_breach');
   });
 
@@ -211,7 +241,9 @@ describe('assets', () => {
       expect(r.data.items.length).toBe(Math.min(25, r.data.total));
     }
     expect((await c().assets.announcements({ registry_code: FX.risk_records.code })).data.total).toBeGreaterThan(0);
-    expect((await c().assets.consumerDisputes({ registry_code: FX.consumer_blacklist.code })).data.items[0]).toMatchObject({ case_number: expect.any(String) });
+    expect((await c().assets.consumerDisputes({ registry_code: FX.consumer_blacklist.code })).data.items[0]).toMatchObject({
+      case_number: expect.any(String),
+    });
     const many = await c().assets.properties({ registry_code: FX.many_rows.code });
     expect(many.data.items).toHaveLength(25);
     expect(many.data.total).toBeGreaterThan(25);
@@ -245,28 +277,47 @@ describe('monitoring, saved searches, webhook', () => {
     const list = await c().monitoring.createList({ name: 'Clients' });
     expect(list.data).toMatchObject({ id: expect.stringMatching(/^lst_/), name: 'Clients', companies: 0 });
     const id = list.data.id;
-    const added = await c().monitoring.addCompanies({ list_id: id, add: [{ registry_code: code, external_ref: 'crm-1' }, { registry_code: FX.large_as.code }, { registry_code: FX.unknown_code }] });
+    const added = await c().monitoring.addCompanies({
+      list_id: id,
+      add: [{ registry_code: code, external_ref: 'crm-1' }, { registry_code: FX.large_as.code }, { registry_code: FX.unknown_code }],
+    });
     expect(added.data).toMatchObject({ added: 2, total: 2, invalid: [{ registry_code: FX.unknown_code, reason: 'not_found' }] });
     expect((await c().monitoring.lists()).data.map((l) => l.id)).toEqual([id]);
     expect((await c().monitoring.getList({ list_id: id })).data.companies).toBe(2);
     expect((await c().monitoring.updateList({ list_id: id, name: 'Key clients' })).data.name).toBe('Key clients');
     const companies = await c().monitoring.listCompanies({ list_id: id });
     expect(companies.data.find((x) => x.registry_code === code)).toMatchObject({ name: FX.active.name, external_ref: 'crm-1' });
-    expect((await c().monitoring.updateCompany({ list_id: id, registry_code: FX.large_as.code, categories: ['tax'] })).data.categories).toEqual(['tax']);
+    expect(
+      (await c().monitoring.updateCompany({ list_id: id, registry_code: FX.large_as.code, categories: ['tax'] })).data.categories,
+    ).toEqual(['tax']);
 
     const hook = await c().webhook.set({ url: `${rx.url}/hook`, enabled: true });
     expect(hook.data.signing_secret).toMatch(/^whsec_/);
-    expect((await c().webhook.get()).data).toEqual({ url: `${rx.url}/hook`, enabled: true, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect((await c().webhook.get()).data).toEqual({
+      url: `${rx.url}/hook`,
+      enabled: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
 
     const change = await rig.control('POST', '/sandbox/changes', { registry_code: code, category: 'registry', kind: 'address_changed' });
     const events = [];
     for await (const e of c().iterateEvents()) events.push(e);
     expect(events.map((e) => e.id)).toEqual(change.events);
-    expect(events[0]!.data).toMatchObject({ company: { registry_code: code }, lists: [{ id, name: 'Key clients', external_ref: 'crm-1' }], kind: 'address_changed', details: { new: change.change.details.new } });
+    expect(events[0]!.data).toMatchObject({
+      company: { registry_code: code },
+      lists: [{ id, name: 'Key clients', external_ref: 'crm-1' }],
+      kind: 'address_changed',
+      details: { new: change.change.details.new },
+    });
     expect((await c().monitoring.events({ after: events[0]!.id })).meta).toMatchObject({ next_cursor: events[0]!.id, has_more: false });
 
     const test = await c().webhook.test();
-    const delivered = await waitFor(async () => (await c().webhook.deliveries({ status: 'delivered' })).data.find((d) => d.event_id === test.data.event_id), 5000, 'the test delivery');
+    const delivered = await waitFor(
+      async () => (await c().webhook.deliveries({ status: 'delivered' })).data.find((d) => d.event_id === test.data.event_id),
+      5000,
+      'the test delivery',
+    );
     const retried = await c().webhook.retryDelivery({ delivery_id: delivered.id });
     expect(retried.data).toMatchObject({ event_id: test.data.event_id, retry_of: delivered.id });
 
@@ -280,10 +331,16 @@ describe('monitoring, saved searches, webhook', () => {
     expect(matches[0]!.data.companies.map((x) => x.registry_code).sort()).toEqual([...reg.registry_codes].sort());
     expect((await c().searches.matches({ search_id: search.data.id })).data.map((m) => m.id)).toEqual(matches.map((m) => m.id));
     expect((await c().searches.list()).data.map((s) => s.id)).toEqual([search.data.id]);
-    expect((await c().searches.get({ search_id: search.data.id })).data.filters).toEqual({ county: ['Saare maakond'], registered_within_days: 30 });
+    expect((await c().searches.get({ search_id: search.data.id })).data.filters).toEqual({
+      county: ['Saare maakond'],
+      registered_within_days: 30,
+    });
     expect((await c().searches.remove({ search_id: search.data.id })).data).toEqual({ id: search.data.id, deleted: true });
 
-    expect((await c().monitoring.removeCompany({ list_id: id, registry_code: FX.large_as.code })).data).toEqual({ registry_code: FX.large_as.code, removed: true });
+    expect((await c().monitoring.removeCompany({ list_id: id, registry_code: FX.large_as.code })).data).toEqual({
+      registry_code: FX.large_as.code,
+      removed: true,
+    });
     expect((await c().reference.usage()).data.monitored_companies).toBe(1);
     expect((await c().monitoring.deleteList({ list_id: id })).data).toEqual({ id, deleted: true });
     expect((await c().reference.usage()).data.monitored_companies).toBe(0);

@@ -26,7 +26,8 @@ describe('pagination', () => {
     expect(pages.map((p) => p.page)).toEqual(Array.from({ length: Math.ceil(total / 10) }, (_, i) => i + 1));
     expect(pages.at(-1)!.hasMore).toBe(false);
     const some = [];
-    for await (const r of rig.client.iterate(rig.client.ops.risk.courtCases, { registry_code: FX.many_rows.code }, { maxItems: 7 })) some.push(r);
+    for await (const r of rig.client.iterate(rig.client.ops.risk.courtCases, { registry_code: FX.many_rows.code }, { maxItems: 7 }))
+      some.push(r);
     expect(some).toHaveLength(7);
   });
 
@@ -50,8 +51,11 @@ describe('bulk lookup', () => {
     const queries = [
       ...codes,
       ...codes.slice(0, 20), // repeated codes
-      FX.active.vat, ` ${FX.active.vat.toLowerCase()}`, FX.active.vat.slice(2), // one VAT number in three forms
-      'Lõunaranna Tarkvara', '  lõunaranna   TARKVARA ', // one name
+      FX.active.vat,
+      ` ${FX.active.vat.toLowerCase()}`,
+      FX.active.vat.slice(2), // one VAT number in three forms
+      'Lõunaranna Tarkvara',
+      '  lõunaranna   TARKVARA ', // one name
       '13545699', // wrong check digit: never sent
       'ab', // too short: never sent
     ];
@@ -59,7 +63,15 @@ describe('bulk lookup', () => {
     const requests: number[] = [];
     const { results, counters } = await rig.client.bulkLookup(queries, { onProgress: (p) => requests.push(p.requests) });
     const unique = codes.length + 2;
-    expect(counters).toMatchObject({ uniqueQueries: unique, billedQueries: unique, requests: Math.ceil(unique / 100), invalid: 1, skipped: 1, failed: 0, fromCache: 0 });
+    expect(counters).toMatchObject({
+      uniqueQueries: unique,
+      billedQueries: unique,
+      requests: Math.ceil(unique / 100),
+      invalid: 1,
+      skipped: 1,
+      failed: 0,
+      fromCache: 0,
+    });
     expect(billed() - before).toBe(counters.billedQueries);
     expect(results).toHaveLength(queries.length);
     results.forEach((r, i) => expect(r.query).toBe(queries[i]));

@@ -27,7 +27,10 @@ const examples: Record<string, unknown> = {
   enabled: false,
 };
 
-const required = (op: AnyOperation) => Object.entries(op.params).filter(([, spec]) => !spec.optional && !spec.schema.safeParse(undefined).success).map(([name]) => name);
+const required = (op: AnyOperation) =>
+  Object.entries(op.params)
+    .filter(([, spec]) => !spec.optional && !spec.schema.safeParse(undefined).success)
+    .map(([name]) => name);
 
 let rig: ClientRig;
 beforeAll(async () => {

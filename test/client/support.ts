@@ -33,7 +33,11 @@ export const FX = {
   many_rows: { code: '10055321' },
   emtak_2025: { code: '16472936' },
   legal_form_FIE: { code: '14599503', name: 'Tarmo Kivisalu FIE' },
-  persons: { many_roles: { id: 1, name: 'Tõnis Haldurmets' }, board_member: { id: 2, name: 'Kadri Vahtrasalu' }, foreign_organisation: { id: 3, name: 'Nordvik Holding AB' } },
+  persons: {
+    many_roles: { id: 1, name: 'Tõnis Haldurmets' },
+    board_member: { id: 2, name: 'Kadri Vahtrasalu' },
+    foreign_organisation: { id: 3, name: 'Nordvik Holding AB' },
+  },
   unknown_code: '19999992',
   unknown_vat: 'EE109999999',
 } as const;

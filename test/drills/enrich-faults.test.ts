@@ -34,7 +34,15 @@ let dir: string;
 let rows: string[];
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 3000, keys: [{ key: CLEAN_KEY, plan: 'api' }, { key: FAULTY_KEY, plan: 'api' }] });
+  sb = await startSandbox({
+    port: 0,
+    seed: 1,
+    companies: 3000,
+    keys: [
+      { key: CLEAN_KEY, plan: 'api' },
+      { key: FAULTY_KEY, plan: 'api' },
+    ],
+  });
   dir = mkdtempSync(join(tmpdir(), 'drill-faults-'));
   rows = drillRows(sb.dataset, 1300);
 });
@@ -46,7 +54,11 @@ afterAll(async () => {
 const billed = (key: string) => sb.usage(key).billed_lookup_queries;
 
 async function control(key: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(sb.url + path, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(sb.url + path, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const j = (await res.json()) as { data: unknown };
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
   return j.data;

@@ -25,7 +25,15 @@ let sb: Sb;
 let dir: string;
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 4000, keys: [{ key: KEY, plan: 'api' }, { key: REF_KEY, plan: 'api' }] });
+  sb = await startSandbox({
+    port: 0,
+    seed: 1,
+    companies: 4000,
+    keys: [
+      { key: KEY, plan: 'api' },
+      { key: REF_KEY, plan: 'api' },
+    ],
+  });
   dir = mkdtempSync(join(tmpdir(), 'drill-kill-'));
 });
 afterAll(async () => {
@@ -50,7 +58,10 @@ describe('enrich killed mid-run and run again', () => {
 
     const reference = join(dir, 'reference.csv');
     writeFileSync(reference, csvOf(rows));
-    const ref = await runCli(['enrich', reference, '--state-dir', join(dir, 'ref-state')], { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: REF_KEY });
+    const ref = await runCli(['enrich', reference, '--state-dir', join(dir, 'ref-state')], {
+      COMPANY_DATA_BASE_URL: sb.url,
+      COMPANY_DATA_API_KEY: REF_KEY,
+    });
     expect(ref.code).toBe(0);
 
     const file = join(dir, 'leads.csv');

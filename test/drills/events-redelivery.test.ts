@@ -19,7 +19,14 @@ let fan: FanOut;
 let client: CompanyDataClient;
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 2000, rateLimit: false, keys: [{ key: KEY, plan: 'api' }], settings: { detectionRate: 0, duplicateRate: 1, duplicateCopies: 2 } });
+  sb = await startSandbox({
+    port: 0,
+    seed: 1,
+    companies: 2000,
+    rateLimit: false,
+    keys: [{ key: KEY, plan: 'api' }],
+    settings: { detectionRate: 0, duplicateRate: 1, duplicateCopies: 2 },
+  });
   client = new CompanyDataClient({ baseUrl: sb.url, apiKey: KEY, rateLimit: false });
   fan = await startFanOut({ workflowId: 'wf-drill-events' });
   await fan.activate({ apiKey: KEY, baseUrl: sb.url });
@@ -31,7 +38,11 @@ afterAll(async () => {
 });
 
 async function control(path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(sb.url + path, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(sb.url + path, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const j = (await res.json()) as { data: unknown };
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
   return j.data;

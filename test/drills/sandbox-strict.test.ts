@@ -24,8 +24,16 @@ afterAll(async () => {
 });
 
 const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(url + path, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { success: boolean; error?: { code: string; message: string; param?: string } } };
+  const res = await fetch(url + path, {
+    method,
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as { success: boolean; error?: { code: string; message: string; param?: string } },
+  };
 };
 
 /** Raw HTTP: sends `size` bytes of body and returns the status line the server answered, if any. */
@@ -33,7 +41,9 @@ function oversized(size: number): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const sock = connect(Number(port), hostname, () => {
-      sock.write(`POST /companies/lookup HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`);
+      sock.write(
+        `POST /companies/lookup HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+      );
       const chunk = Buffer.alloc(256 * 1024, 0x20);
       let sent = 0;
       const pump = () => {

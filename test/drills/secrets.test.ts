@@ -34,7 +34,9 @@ const seen: { where: string; text: string }[] = [];
 const secrets = () => [API_KEY, UNKNOWN_KEY, SHEET_SECRET, ...(fan?.secrets ?? [])];
 
 function leaks(text: string): string[] {
-  return secrets().filter((s) => text.includes(s) || text.includes(Buffer.from(s).toString('base64')) || text.includes(encodeURIComponent(s)));
+  return secrets().filter(
+    (s) => text.includes(s) || text.includes(Buffer.from(s).toString('base64')) || text.includes(encodeURIComponent(s)),
+  );
 }
 
 function record(where: string, value: unknown) {
@@ -62,7 +64,14 @@ function filesUnder(d: string): string[] {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'drill-secrets-'));
   dataDir = join(dir, 'sandbox-data');
-  sb = await startSandbox({ port: 0, seed: 1, companies: 1500, dataDir, keys: [{ key: API_KEY, plan: 'api' }], settings: { detectionRate: 0, duplicateRate: 0 } });
+  sb = await startSandbox({
+    port: 0,
+    seed: 1,
+    companies: 1500,
+    dataDir,
+    keys: [{ key: API_KEY, plan: 'api' }],
+    settings: { detectionRate: 0, duplicateRate: 0 },
+  });
   fan = await startFanOut({ workflowId: 'wf-drill-secrets', dir: join(dir, 'fan') });
   await fan.activate({ apiKey: API_KEY, baseUrl: sb.url });
 });
@@ -73,7 +82,11 @@ afterAll(async () => {
 });
 
 async function fault(spec: object) {
-  const res = await fetch(`${sb.url}/sandbox/faults`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify(spec) });
+  const res = await fetch(`${sb.url}/sandbox/faults`, {
+    method: 'POST',
+    headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(spec),
+  });
   expect(res.status).toBeLessThan(300);
 }
 
@@ -91,7 +104,18 @@ describe('secrets never leak', () => {
     recordCli('enrich ok', ok);
 
     // --max-age 0: the first run's answers are in the answer cache; these runs must really send.
-    const unknown = await runCli(['enrich', file('unknown.csv'), '--api-key', UNKNOWN_KEY, '--base-url', sb.url, '--state-dir', join(dir, 'state'), '--max-age', '0']);
+    const unknown = await runCli([
+      'enrich',
+      file('unknown.csv'),
+      '--api-key',
+      UNKNOWN_KEY,
+      '--base-url',
+      sb.url,
+      '--state-dir',
+      join(dir, 'state'),
+      '--max-age',
+      '0',
+    ]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr + unknown.stdout).toMatch(/401|key/i);
     recordCli('enrich unknown key', unknown);
@@ -102,19 +126,38 @@ describe('secrets never leak', () => {
     expect(faulty.code).toBe(2); // rows with errors
     recordCli('enrich with faults', faulty);
 
-    const down = await runCli(['enrich', file('down.csv'), '--base-url', 'http://127.0.0.1:9', '--state-dir', join(dir, 'state')], { COMPANY_DATA_API_KEY: API_KEY });
+    const down = await runCli(['enrich', file('down.csv'), '--base-url', 'http://127.0.0.1:9', '--state-dir', join(dir, 'state')], {
+      COMPANY_DATA_API_KEY: API_KEY,
+    });
     recordCli('enrich no server', down);
 
     // Events: one change polled to a sheet, then webhook mode with its own secret.
-    const list = (await (await fetch(`${sb.url}/monitoring/lists`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: '{"name":"Secrets"}' })).json()) as { data: { id: string } };
+    const list = (await (
+      await fetch(`${sb.url}/monitoring/lists`, {
+        method: 'POST',
+        headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+        body: '{"name":"Secrets"}',
+      })
+    ).json()) as { data: { id: string } };
     const code = sb.dataset.companies[3]!.code;
-    await fetch(`${sb.url}/monitoring/lists/${list.data.id}/companies`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ add: [{ registry_code: code }] }) });
-    await fetch(`${sb.url}/sandbox/changes`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ registry_code: code, category: 'court' }) });
+    await fetch(`${sb.url}/monitoring/lists/${list.data.id}/companies`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ add: [{ registry_code: code }] }),
+    });
+    await fetch(`${sb.url}/sandbox/changes`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ registry_code: code, category: 'court' }),
+    });
     const poll = await runCli(['events-to-sheet', join(dir, 'events.csv'), '--once', '--state-dir', join(dir, 'events-state')], env);
     expect(poll.code).toBe(0);
     recordCli('events-to-sheet poll', poll);
 
-    const hook = spawnCli(['events-to-sheet', join(dir, 'hook-events.csv'), '--webhook', '--port', '0', '--state-dir', join(dir, 'hook-state')], { COMPANY_DATA_WEBHOOK_SECRET: SHEET_SECRET });
+    const hook = spawnCli(
+      ['events-to-sheet', join(dir, 'hook-events.csv'), '--webhook', '--port', '0', '--state-dir', join(dir, 'hook-state')],
+      { COMPANY_DATA_WEBHOOK_SECRET: SHEET_SECRET },
+    );
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
       hook.stderr!.on('data', (d) => {
@@ -124,14 +167,31 @@ describe('secrets never leak', () => {
       });
       hook.once('exit', () => reject(new Error(`events-to-sheet exited: ${err}`)));
     });
-    for (const [body, secret] of [[JSON.stringify({ id: 'evt_s1', type: 'webhook.test', created_at: '2026-11-20T10:00:00.000Z', data: {} }), SHEET_SECRET], ['{"id":"evt_s2"}', 'whsec_wrong']] as const) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ secret, body }) }, body });
+    for (const [body, secret] of [
+      [JSON.stringify({ id: 'evt_s1', type: 'webhook.test', created_at: '2026-11-20T10:00:00.000Z', data: {} }), SHEET_SECRET],
+      ['{"id":"evt_s2"}', 'whsec_wrong'],
+    ] as const) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signWebhook({ secret, body }) },
+        body,
+      });
       record(`events-to-sheet webhook answer ${res.status}`, await res.text());
     }
     hook.kill('SIGTERM');
     recordCli('events-to-sheet webhook', await hook.output);
 
-    const sandboxCli = spawnCli(['sandbox', '--port', '0', '--key', API_KEY, '--data-dir', join(dir, 'cli-sandbox'), '--companies', '1500']);
+    const sandboxCli = spawnCli([
+      'sandbox',
+      '--port',
+      '0',
+      '--key',
+      API_KEY,
+      '--data-dir',
+      join(dir, 'cli-sandbox'),
+      '--companies',
+      '1500',
+    ]);
     await new Promise<void>((resolve) => {
       let out = '';
       sandboxCli.stdout!.on('data', (d) => {
@@ -150,7 +210,12 @@ describe('secrets never leak', () => {
     await bad.close();
     const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: API_KEY, timeoutMs: 500, retry: { retries: 0, rateLimitRetries: 0 } });
     const code = sb.fixtures.companies.active!.registry_code;
-    for (const spec of [{ kind: 'server_error', count: 1 }, { kind: 'rate_limited', count: 1, retry_after: 120 }, { kind: 'reset', count: 1 }, { kind: 'slow', count: 1, delay_ms: 900 }]) {
+    for (const spec of [
+      { kind: 'server_error', count: 1 },
+      { kind: 'rate_limited', count: 1, retry_after: 120 },
+      { kind: 'reset', count: 1 },
+      { kind: 'slow', count: 1, delay_ms: 900 },
+    ]) {
       await fault(spec);
       await client.companies.get({ registry_code: code }).then(
         () => record(`${spec.kind}: no error`, ''),
@@ -173,7 +238,11 @@ describe('secrets never leak', () => {
     const out = await node.execute.call(executeContext({ params, items, credentials: { apiKey: API_KEY, baseUrl: sb.url } }).ctx);
     record('node lookup output', out);
     for (const continueOnFail of [true, false]) {
-      const { ctx } = executeContext({ params: { operation: 'get', registry_code: '13545698' }, credentials: { apiKey: UNKNOWN_KEY, baseUrl: sb.url }, continueOnFail });
+      const { ctx } = executeContext({
+        params: { operation: 'get', registry_code: '13545698' },
+        credentials: { apiKey: UNKNOWN_KEY, baseUrl: sb.url },
+        continueOnFail,
+      });
       await node.execute.call(ctx).then(
         (o) => record('node get output (continueOnFail)', o),
         (e) => record('node get error', e),
@@ -185,7 +254,11 @@ describe('secrets never leak', () => {
   it('trigger: rejected deliveries are logged without the secret', async () => {
     const body = JSON.stringify({ id: 'evt_x', type: 'webhook.test', created_at: '2026-11-20T10:00:00.000Z', data: {} });
     for (const secret of ['whsec_wrong', fan.secrets[0]!]) {
-      const res = await fetch(fan.url, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ secret, body }) }, body });
+      const res = await fetch(fan.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signWebhook({ secret, body }) },
+        body,
+      });
       record(`fan-out answer ${res.status}`, await res.text());
     }
     expect(fan.logs.length).toBeGreaterThan(0);
@@ -195,7 +268,8 @@ describe('secrets never leak', () => {
   it('nothing printed, thrown or output contains a secret', () => {
     expect(seen.length).toBeGreaterThan(20);
     // The scan itself finds a secret in each form it looks for.
-    for (const form of [API_KEY, Buffer.from(API_KEY).toString('base64'), encodeURIComponent(fan.secrets[0]!)]) expect(leaks(`x ${form} y`)).toHaveLength(1);
+    for (const form of [API_KEY, Buffer.from(API_KEY).toString('base64'), encodeURIComponent(fan.secrets[0]!)])
+      expect(leaks(`x ${form} y`)).toHaveLength(1);
     const found = seen.flatMap((s) => leaks(s.text).map((secret) => `${s.where}: ${secret.slice(0, 12)}...`));
     expect(found).toEqual([]);
   });

@@ -4,7 +4,20 @@
  * kept as the user left them, formula cells, a forged 64 MB delivery (peak memory), stopping on SIGTERM,
  * and files that are not what their name says.
  */
-import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,20 +48,37 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function change(n: number, name = `Company ${n} OÜ`) {
   return {
-    id: `evt_${String(n).padStart(4, '0')}`, type: 'monitoring.change', created_at: '2025-03-01T08:00:00Z',
-    data: { company: { registry_code: '10000001', name }, lists: [{ id: 'lst_1', name: 'Clients' }], category: 'court', kind: 'court_case_added', tone: 'bad', details: {}, detected_at: '2025-03-01T08:00:00Z' },
+    id: `evt_${String(n).padStart(4, '0')}`,
+    type: 'monitoring.change',
+    created_at: '2025-03-01T08:00:00Z',
+    data: {
+      company: { registry_code: '10000001', name },
+      lists: [{ id: 'lst_1', name: 'Clients' }],
+      category: 'court',
+      kind: 'court_case_added',
+      tone: 'bad',
+      details: {},
+      detected_at: '2025-03-01T08:00:00Z',
+    },
   };
 }
 
 async function deliver(url: string, event: object): Promise<{ status: number; body: string }> {
   const body = JSON.stringify(event);
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ secret: SECRET, body, eventId: (event as { id: string }).id }) }, body });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signWebhook({ secret: SECRET, body, eventId: (event as { id: string }).id }) },
+    body,
+  });
   return { status: res.status, body: await res.text() };
 }
 
 /** A receiver process, started and waited for until it listens. */
 async function receiver(sheet: string, stateDir: string, extra: string[] = []) {
-  const child = spawnCli(['events-to-sheet', sheet, '--webhook', '--port', '0', '--secret', SECRET, '--state-dir', stateDir, ...extra], env);
+  const child = spawnCli(
+    ['events-to-sheet', sheet, '--webhook', '--port', '0', '--secret', SECRET, '--state-dir', stateDir, ...extra],
+    env,
+  );
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   for (let i = 0; i < 600 && !/Listening/.test(err); i++) {
@@ -75,11 +105,16 @@ describe('one writer per sheet', () => {
     const first = await receiver(sheet, join(dir, 'state-a'));
     expect(first.url).toBeDefined();
 
-    for (const [path, state] of [[sheet, join(dir, 'state-b')], [link, join(dir, 'state-c')]] as const) {
+    for (const [path, state] of [
+      [sheet, join(dir, 'state-b')],
+      [link, join(dir, 'state-c')],
+    ] as const) {
       const second = await receiver(path, state);
       const out = await second.child.output;
       expect(out.code).not.toBe(0);
-      expect(out.stderr).toMatch(new RegExp(`being written by another company-data process \\(pid ${first.child.pid} on .+, since \\d{4}-\\d\\d-\\d\\dT`));
+      expect(out.stderr).toMatch(
+        new RegExp(`being written by another company-data process \\(pid ${first.child.pid} on .+, since \\d{4}-\\d\\d-\\d\\dT`),
+      );
     }
 
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => deliver(first.url!, change(i + 1))));
@@ -102,7 +137,11 @@ describe('one writer per sheet', () => {
     expect((await deliver(rx.url!, change(2))).body).toContain('"appended"');
     expect((await deliver(rx.url!, change(3))).body).toContain('"duplicate"');
     await stop(rx.child);
-    expect(csvRows(sheet).map((r) => r[0]).sort()).toEqual(['evt_0001', 'evt_0002', 'evt_0003']);
+    expect(
+      csvRows(sheet)
+        .map((r) => r[0])
+        .sort(),
+    ).toEqual(['evt_0001', 'evt_0002', 'evt_0003']);
   }, 60_000);
 
   it('a lock left by a killed receiver is taken over', async () => {
@@ -170,7 +209,10 @@ describe('files as the user left them', () => {
     const refused = await runCli(['enrich', ro, '--state-dir', join(dir, 'st-ro')], env);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(`file: ${ro} is read-only`);
-    const noFolder = await runCli(['enrich', target, '--out', join(dir, 'no-such-folder', 'out.csv'), '--mode', 'all', '--state-dir', join(dir, 'st-out')], env);
+    const noFolder = await runCli(
+      ['enrich', target, '--out', join(dir, 'no-such-folder', 'out.csv'), '--mode', 'all', '--state-dir', join(dir, 'st-out')],
+      env,
+    );
     expect(noFolder.code).not.toBe(0);
     expect(noFolder.stderr).toContain(`the folder ${join(dir, 'no-such-folder')} does not exist`);
     expect(lookup.billed).toBe(billed0);
@@ -193,11 +235,32 @@ describe('CSV formula cells', () => {
     // The lookup server answers a name query with a company of that very name.
     const evil = ['=HYPERLINK("http://x.test","y")', '+cmd|x', '-A1*2 Firma', '@SUM(A1)'];
     writeFileSync(file, 'company\n' + evil.map((e) => `"${e.replaceAll('"', '""')}"`).join('\n') + '\n');
-    expect((await runCli(['enrich', file, '--out', join(dir, 'names-safe.csv'), '--fields', 'name', '--state-dir', join(dir, 'st-f1')], env)).code).toBe(0);
+    expect(
+      (await runCli(['enrich', file, '--out', join(dir, 'names-safe.csv'), '--fields', 'name', '--state-dir', join(dir, 'st-f1')], env))
+        .code,
+    ).toBe(0);
     const safe = parse(readFileSync(join(dir, 'names-safe.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
     expect(safe.map((r) => r.name)).toEqual(evil.map((e) => `'${e}`));
     expect(safe.map((r) => r.company)).toEqual(evil); // the user's own cells stay as typed
-    expect((await runCli(['enrich', file, '--out', join(dir, 'names-raw.csv'), '--fields', 'name', '--csv-formulas', 'keep', '--state-dir', join(dir, 'st-f2')], env)).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          [
+            'enrich',
+            file,
+            '--out',
+            join(dir, 'names-raw.csv'),
+            '--fields',
+            'name',
+            '--csv-formulas',
+            'keep',
+            '--state-dir',
+            join(dir, 'st-f2'),
+          ],
+          env,
+        )
+      ).code,
+    ).toBe(0);
     const raw = parse(readFileSync(join(dir, 'names-raw.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
     expect(raw.map((r) => r.name)).toEqual(evil);
 
@@ -223,7 +286,8 @@ function forged(url: string, headers: string): Promise<string> {
       const pump = () => {
         while (sent < 64) {
           sent++;
-          if (!sock.write(`${chunk.length.toString(16)}\r\n`) || !sock.write(chunk) || !sock.write('\r\n')) return void sock.once('drain', pump);
+          if (!sock.write(`${chunk.length.toString(16)}\r\n`) || !sock.write(chunk) || !sock.write('\r\n'))
+            return void sock.once('drain', pump);
         }
         sock.write('0\r\n\r\n');
       };
@@ -250,7 +314,10 @@ describe('receiver in constant memory', () => {
     if (process.platform !== 'linux') return;
     const before = peakMb(rx.child.pid!);
     const sig = signWebhook({ secret: SECRET, body: 'x' });
-    const status = await forged(rx.url!, `X-Service-Timestamp: ${sig['X-Service-Timestamp']}\r\nX-Service-Signature: ${sig['X-Service-Signature']}\r\nX-Service-Event-Id: evt_1: appended\r\n`);
+    const status = await forged(
+      rx.url!,
+      `X-Service-Timestamp: ${sig['X-Service-Timestamp']}\r\nX-Service-Signature: ${sig['X-Service-Signature']}\r\nX-Service-Event-Id: evt_1: appended\r\n`,
+    );
     expect(status).toBe('413');
     // Headers alone decide a delivery without signature: refused before its body is read.
     expect(await forged(rx.url!, 'X-Service-Event-Id: evt_2\r\n')).toBe('401');
@@ -277,7 +344,10 @@ describe('stopping', () => {
   });
 
   it('--once against a service that never answers stops on SIGTERM within 2 s; --timeout ends it on its own', async () => {
-    const once = spawnCli(['events-to-sheet', join(dir, 'once.csv'), '--once', '--state-dir', join(dir, 'state-once')], { ...env, COMPANY_DATA_BASE_URL: silentUrl });
+    const once = spawnCli(['events-to-sheet', join(dir, 'once.csv'), '--once', '--state-dir', join(dir, 'state-once')], {
+      ...env,
+      COMPANY_DATA_BASE_URL: silentUrl,
+    });
     await sleep(1500);
     const t0 = Date.now();
     const out = await stop(once);
@@ -287,7 +357,10 @@ describe('stopping', () => {
     expect(ms).toBeLessThan(4000);
 
     const t1 = Date.now();
-    const timed = await runCli(['events-to-sheet', join(dir, 'once2.csv'), '--once', '--timeout', '2', '--state-dir', join(dir, 'state-once2')], { ...env, COMPANY_DATA_BASE_URL: silentUrl });
+    const timed = await runCli(
+      ['events-to-sheet', join(dir, 'once2.csv'), '--once', '--timeout', '2', '--state-dir', join(dir, 'state-once2')],
+      { ...env, COMPANY_DATA_BASE_URL: silentUrl },
+    );
     expect(timed.code).toBe(1);
     expect(timed.stderr).toContain('did not finish within 2 s');
     expect(Date.now() - t1).toBeLessThan(15_000);
@@ -297,7 +370,11 @@ describe('stopping', () => {
     const rx = await receiver(join(dir, 'slow.csv'), join(dir, 'state-slow'));
     const { hostname, port } = new URL(rx.url!);
     const sig = signWebhook({ secret: SECRET, body: '{}' });
-    const sock = connect(Number(port), hostname, () => sock.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\nX-Service-Timestamp: ${sig['X-Service-Timestamp']}\r\nX-Service-Signature: ${sig['X-Service-Signature']}\r\n\r\n{`));
+    const sock = connect(Number(port), hostname, () =>
+      sock.write(
+        `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\nX-Service-Timestamp: ${sig['X-Service-Timestamp']}\r\nX-Service-Signature: ${sig['X-Service-Signature']}\r\n\r\n{`,
+      ),
+    );
     sock.on('error', () => {});
     await sleep(300);
     const t0 = Date.now();
@@ -311,7 +388,10 @@ describe('stopping', () => {
 describe('files that are not what their name says', () => {
   it('random bytes named .csv or .xlsx: the file, the format expected and what it holds; no bytes echoed', async () => {
     const bytes = Buffer.concat([Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x00]), randomBytes(4096)]);
-    for (const [name, expected] of [['noise.csv', 'a CSV text file'], ['noise.xlsx', 'an XLSX workbook']] as const) {
+    for (const [name, expected] of [
+      ['noise.csv', 'a CSV text file'],
+      ['noise.xlsx', 'an XLSX workbook'],
+    ] as const) {
       const file = join(dir, name);
       writeFileSync(file, bytes);
       const r = await runCli(['enrich', file, '--state-dir', join(dir, 'st-noise')], env);

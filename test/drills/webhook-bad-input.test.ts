@@ -43,7 +43,11 @@ function post(url: string, d: Bad): Promise<number> {
 const now = () => Math.floor(Date.now() / 1000);
 const signed = (body: string | Buffer, s: string, timestamp = now()) => {
   const h = signWebhook({ secret: s, body, timestamp });
-  return { 'content-type': 'application/json', 'x-service-timestamp': h['X-Service-Timestamp'], 'x-service-signature': h['X-Service-Signature'] };
+  return {
+    'content-type': 'application/json',
+    'x-service-timestamp': h['X-Service-Timestamp'],
+    'x-service-signature': h['X-Service-Signature'],
+  };
 };
 const sig = () => good.headers['x-service-signature']!;
 const hex = () => sig().slice(3);
@@ -51,7 +55,10 @@ const patch = (h: Record<string, string | string[] | undefined>): Bad => ({ body
 
 const cases: Record<string, () => Bad> = {
   'tampered body': () => ({ body: Buffer.from(good.body.toString('utf8').replace('"court"', '"tax"')), headers: good.headers }),
-  're-serialised JSON (same data, other bytes)': () => ({ body: JSON.stringify(JSON.parse(good.body.toString('utf8')), null, 2), headers: good.headers }),
+  're-serialised JSON (same data, other bytes)': () => ({
+    body: JSON.stringify(JSON.parse(good.body.toString('utf8')), null, 2),
+    headers: good.headers,
+  }),
   'wrong secret': () => ({ body: good.body, headers: signed(good.body, 'whsec_not_the_right_one') }),
   'stale timestamp (301 s old)': () => ({ body: good.body, headers: signed(good.body, secret, now() - 301) }),
   'future timestamp (301 s ahead)': () => ({ body: good.body, headers: signed(good.body, secret, now() + 301) }),
@@ -59,7 +66,8 @@ const cases: Record<string, () => Bad> = {
   'no signature header': () => patch({ 'x-service-signature': undefined }),
   'no timestamp header': () => patch({ 'x-service-timestamp': undefined }),
   'signature header sent twice': () => patch({ 'x-service-signature': [sig(), sig()] }),
-  'timestamp header sent twice': () => patch({ 'x-service-timestamp': [good.headers['x-service-timestamp']!, good.headers['x-service-timestamp']!] }),
+  'timestamp header sent twice': () =>
+    patch({ 'x-service-timestamp': [good.headers['x-service-timestamp']!, good.headers['x-service-timestamp']!] }),
   'malformed timestamp': () => patch({ 'x-service-timestamp': `${good.headers['x-service-timestamp']}.0` }),
   'signature without scheme': () => patch({ 'x-service-signature': hex() }),
   'scheme v2': () => patch({ 'x-service-signature': `v2=${hex()}` }),
@@ -69,11 +77,19 @@ const cases: Record<string, () => Bad> = {
   'empty body, correctly signed': () => ({ body: '', headers: signed('', secret) }),
   'form body, correctly signed': () => ({ body: 'event=monitoring.change', headers: signed('event=monitoring.change', secret) }),
   'JSON array, correctly signed': () => ({ body: '[]', headers: signed('[]', secret) }),
-  'signature of another body with the same timestamp': () => patch({ 'x-service-signature': signed('{"id":"evt_1"}', secret, Number(good.headers['x-service-timestamp']))['x-service-signature'] }),
+  'signature of another body with the same timestamp': () =>
+    patch({ 'x-service-signature': signed('{"id":"evt_1"}', secret, Number(good.headers['x-service-timestamp']))['x-service-signature'] }),
 };
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 1500, rateLimit: false, keys: [{ key: KEY, plan: 'api' }], settings: { detectionRate: 0, duplicateRate: 0 } });
+  sb = await startSandbox({
+    port: 0,
+    seed: 1,
+    companies: 1500,
+    rateLimit: false,
+    keys: [{ key: KEY, plan: 'api' }],
+    settings: { detectionRate: 0, duplicateRate: 0 },
+  });
   fan = await startFanOut({ workflowId: 'wf-drill-bad-input' });
   await fan.activate({ apiKey: KEY, baseUrl: sb.url });
   secret = fan.secrets[0]!;
@@ -92,7 +108,11 @@ beforeAll(async () => {
     });
     cap.listen(0, '127.0.0.1', async () => {
       const api = (method: string, path: string, body: unknown) =>
-        fetch(sb.url + path, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+        fetch(sb.url + path, {
+          method,
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json());
       const port = (cap.address() as { port: number }).port;
       await api('PUT', '/webhook', { url: `http://127.0.0.1:${port}/hook`, enabled: true });
       const list = (await api('POST', '/monitoring/lists', { name: 'Drill' })) as { data: { id: string } };
@@ -103,7 +123,11 @@ beforeAll(async () => {
     setTimeout(() => reject(new Error('no delivery captured')), 10_000);
   });
   good = captured;
-  await fetch(sb.url + '/webhook', { method: 'PUT', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ url: fan.url, enabled: true }) });
+  await fetch(sb.url + '/webhook', {
+    method: 'PUT',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: fan.url, enabled: true }),
+  });
 });
 afterAll(async () => {
   await fan.close();

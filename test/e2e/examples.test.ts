@@ -29,12 +29,28 @@ for (const dir of fs.readdirSync(path.join(root, 'nodes'))) {
   }
 }
 
-interface WfNode { name: string; type: string; typeVersion?: number; parameters?: Record<string, unknown>; credentials?: Record<string, { name: string }> }
-interface Wf { name: string; nodes: WfNode[]; connections: Record<string, Record<string, { node: string }[][]>> }
+interface WfNode {
+  name: string;
+  type: string;
+  typeVersion?: number;
+  parameters?: Record<string, unknown>;
+  credentials?: Record<string, { name: string }>;
+}
+interface Wf {
+  name: string;
+  nodes: WfNode[];
+  connections: Record<string, Record<string, { node: string }[][]>>;
+}
 
 describe('example workflows', () => {
   it('the five documented examples exist', () => {
-    expect(files.sort()).toEqual(['ai-agent-company-research.json', 'alert-to-chat.json', 'enrich-csv.json', 'enrich-google-sheet.json', 'saved-search-digest.json']);
+    expect(files.sort()).toEqual([
+      'ai-agent-company-research.json',
+      'alert-to-chat.json',
+      'enrich-csv.json',
+      'enrich-google-sheet.json',
+      'saved-search-digest.json',
+    ]);
   });
 
   for (const file of files) {
@@ -54,7 +70,8 @@ describe('example workflows', () => {
       }
       for (const [from, outputs] of Object.entries(wf.connections)) {
         expect(names, `connection from ${from}`).toContain(from);
-        for (const targets of Object.values(outputs)) for (const t of targets.flat()) expect(names, `connection to ${t.node}`).toContain(t.node);
+        for (const targets of Object.values(outputs))
+          for (const t of targets.flat()) expect(names, `connection to ${t.node}`).toContain(t.node);
       }
     });
   }
@@ -74,8 +91,14 @@ describe('example workflows', () => {
     expect(trigger?.parameters?.public ?? false).toBe(false);
     const tools = byType(`${pkg.name}.companyDataCompaniesTool`);
     // Version 2 keeps a picked object as { __rl, mode, value }; the agent fills its value.
-    const text = (v: unknown) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { value?: unknown }).value === 'string' ? (v as { value: string }).value : '');
-    const fromAi = (n: WfNode) => Object.values(n.parameters ?? {}).flatMap((v) => [...text(v).matchAll(/\$fromAI\('([a-z_]+)'/g)].map((m) => m[1]));
+    const text = (v: unknown) =>
+      typeof v === 'string'
+        ? v
+        : v && typeof v === 'object' && typeof (v as { value?: unknown }).value === 'string'
+          ? (v as { value: string }).value
+          : '';
+    const fromAi = (n: WfNode) =>
+      Object.values(n.parameters ?? {}).flatMap((v) => [...text(v).matchAll(/\$fromAI\('([a-z_]+)'/g)].map((m) => m[1]));
     expect(Object.fromEntries(tools.map((n) => [n.name, [n.parameters?.operation, fromAi(n)]]))).toEqual({
       'Search companies': ['search', ['q']],
       'Company profile': ['get', ['registry_code']],

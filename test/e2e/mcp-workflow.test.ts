@@ -5,14 +5,32 @@ import { describe, expect, it } from 'vitest';
  * Static checks of e2e/workflows/ai-agent-mcp.json (the real-n8n run is `npm run e2e`): the MCP Client Tool
  * settings n8n 2.41.1 needs for `company-data mcp --http`, and what the e2e changes when it imports the file.
  */
-interface WfNode { name: string; type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: Record<string, { id: string; name: string }> }
-interface Wf { name: string; nodes: WfNode[]; connections: Record<string, Record<string, { node: string; type: string }[][]>> }
+interface WfNode {
+  name: string;
+  type: string;
+  typeVersion: number;
+  parameters: Record<string, unknown>;
+  credentials?: Record<string, { id: string; name: string }>;
+}
+interface Wf {
+  name: string;
+  nodes: WfNode[];
+  connections: Record<string, Record<string, { node: string; type: string }[][]>>;
+}
 interface Lib {
   MCP_WORKFLOW_FILE: string;
   MCP_NODE_TYPE: string;
   MCP_ENDPOINT_PLACEHOLDER: string;
   readMcpWorkflow(): Wf;
-  adaptMcpWorkflow(wf: Wf, o: { mcpUrl?: string; bearerCredential?: { id: string; name: string }; llmCredential?: { id: string; name: string }; publicChat?: boolean }): Wf;
+  adaptMcpWorkflow(
+    wf: Wf,
+    o: {
+      mcpUrl?: string;
+      bearerCredential?: { id: string; name: string };
+      llmCredential?: { id: string; name: string };
+      publicChat?: boolean;
+    },
+  ): Wf;
   mcpToolName(nodeName: string, toolName: string): string;
 }
 const load = async (): Promise<Lib> => import(path.resolve('e2e/lib/mcp-workflow.mjs'));
@@ -26,7 +44,13 @@ describe('MCP agent workflow (e2e/workflows/ai-agent-mcp.json)', () => {
     expect(mcp).toBeDefined();
     // 1.4: the current version in n8n 2.41.1 (1.2 and later have endpointUrl + serverTransport and the bearerAuth option).
     expect(mcp!.typeVersion).toBe(1.4);
-    expect(mcp!.parameters).toEqual({ endpointUrl: lib.MCP_ENDPOINT_PLACEHOLDER, serverTransport: 'httpStreamable', authentication: 'bearerAuth', include: 'all', options: {} });
+    expect(mcp!.parameters).toEqual({
+      endpointUrl: lib.MCP_ENDPOINT_PLACEHOLDER,
+      serverTransport: 'httpStreamable',
+      authentication: 'bearerAuth',
+      include: 'all',
+      options: {},
+    });
     expect(lib.MCP_ENDPOINT_PLACEHOLDER).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(mcp!.credentials).toEqual({ httpBearerAuth: { id: 'company-data-mcp-token', name: 'Company Data MCP token' } });
     expect(byType('@n8n/n8n-nodes-langchain.lmChatOpenAi')[0]?.credentials?.openAiApi?.name).toBe('OpenAI account');
@@ -59,7 +83,8 @@ describe('MCP agent workflow (e2e/workflows/ai-agent-mcp.json)', () => {
     expect(out.nodes.find((n) => n.credentials?.openAiApi)?.credentials?.openAiApi).toEqual({ id: 'o1', name: 'OpenAI stand-in' });
     expect(out.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger')?.parameters.public).toBe(true);
     // The rest is untouched, and the file's object is not changed.
-    const strip = (w: Wf) => w.nodes.map((n) => ({ ...n, parameters: { ...n.parameters, endpointUrl: undefined, public: undefined }, credentials: undefined }));
+    const strip = (w: Wf) =>
+      w.nodes.map((n) => ({ ...n, parameters: { ...n.parameters, endpointUrl: undefined, public: undefined }, credentials: undefined }));
     expect(strip(out)).toEqual(strip(wf));
     expect(wf).toEqual(lib.readMcpWorkflow());
   });

@@ -81,7 +81,7 @@ describe('LineFile', () => {
     expect(new LineFile(path).read()).toEqual([{ n: 0 }, { n: 2 }]);
   });
 
-  it("background sync keeps no file open and writes the same lines; scan gives offsets", () => {
+  it('background sync keeps no file open and writes the same lines; scan gives offsets', () => {
     const path = join(tmp(), 'log.jsonl');
     const f = new LineFile(path, { sync: 'background' });
     f.appendLines(['{"k":"a"}', '{"k":"b"}']);
@@ -89,6 +89,11 @@ describe('LineFile', () => {
     const seen: Array<[string, number, boolean]> = [];
     appendFileSync(path, '{"k":');
     f.scan((line, offset, complete) => seen.push([line, offset, complete]));
-    expect(seen).toEqual([['{"k":"a"}', 0, true], ['{"k":"b"}', 10, true], ['{"k":"c"}', 20, true], ['{"k":', 30, false]]);
+    expect(seen).toEqual([
+      ['{"k":"a"}', 0, true],
+      ['{"k":"b"}', 10, true],
+      ['{"k":"c"}', 20, true],
+      ['{"k":', 30, false],
+    ]);
   });
 });

@@ -41,7 +41,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 async function transportError(p: Promise<unknown>): Promise<TransportError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(TransportError);
   return e as TransportError;
 }
@@ -69,7 +72,12 @@ describe('UndiciTransport over a real socket', () => {
 
   it('sends method, headers and body as given', async () => {
     const s = await server((_q, res) => json(res, 200, {}));
-    await transport().request({ method: 'POST', url: `${s.url}/companies/lookup?lang=et`, headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: '{"queries":["Bolt OÜ"]}' });
+    await transport().request({
+      method: 'POST',
+      url: `${s.url}/companies/lookup?lang=et`,
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: '{"queries":["Bolt OÜ"]}',
+    });
     expect(s.requests[0]).toMatchObject({ method: 'POST', url: '/companies/lookup?lang=et', body: '{"queries":["Bolt OÜ"]}' });
     expect(s.requests[0]!.headers['x-api-key']).toBe(KEY);
   });
@@ -162,14 +170,18 @@ describe('UndiciTransport over a real socket', () => {
   it('maps other undici and socket errors by code', () => {
     expect(toTransportError(Object.assign(new Error('x'), { code: 'UND_ERR_CONNECT_TIMEOUT' }), false).kind).toBe('timeout');
     expect(toTransportError(Object.assign(new Error('x'), { code: 'ENOTFOUND' }), false).kind).toBe('dns');
-    expect(toTransportError(new AggregateError([Object.assign(new Error('a'), { code: 'ECONNREFUSED' })], 'all failed'), false).kind).toBe('refused');
+    expect(toTransportError(new AggregateError([Object.assign(new Error('a'), { code: 'ECONNREFUSED' })], 'all failed'), false).kind).toBe(
+      'refused',
+    );
     expect(toTransportError(Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), false).kind).toBe('other');
   });
 });
 
 describe('CompanyDataClient over real HTTP', () => {
   it('retries a GET after 5xx answers', async () => {
-    const s = await server((_q, res) => (s.requests.length < 3 ? json(res, 503, { error: 'busy' }) : json(res, 200, envelope({ rated: false, reason: 'not_covered' }))));
+    const s = await server((_q, res) =>
+      s.requests.length < 3 ? json(res, 503, { error: 'busy' }) : json(res, 200, envelope({ rated: false, reason: 'not_covered' })),
+    );
     const res = await client(s.url).risk.creditScore({ registry_code: RC });
     expect(res.data).toEqual({ rated: false, reason: 'not_covered' });
     expect(s.requests).toHaveLength(3);
@@ -182,19 +194,27 @@ describe('CompanyDataClient over real HTTP', () => {
   });
 
   it('does NOT retry the billed lookup after a 5xx, a reset or a time-out', async () => {
-    const s5 = await server((_q, res) => json(res, 500, { success: false, error: { code: 'internal', message: 'boom' }, meta: { request_id: 'r-5' } }));
-    const e5 = await client(s5.url).companies.lookup({ queries: [RC] }).catch((e: unknown) => e);
+    const s5 = await server((_q, res) =>
+      json(res, 500, { success: false, error: { code: 'internal', message: 'boom' }, meta: { request_id: 'r-5' } }),
+    );
+    const e5 = await client(s5.url)
+      .companies.lookup({ queries: [RC] })
+      .catch((e: unknown) => e);
     expect(e5).toBeInstanceOf(ServerError);
     expect(s5.requests).toHaveLength(1);
 
     const sr = await server((req) => req.socket.destroy());
-    const er = await client(sr.url).companies.lookup({ queries: [RC] }).catch((e: unknown) => e);
+    const er = await client(sr.url)
+      .companies.lookup({ queries: [RC] })
+      .catch((e: unknown) => e);
     expect(er).toBeInstanceOf(ConnectionError);
     expect((er as ConnectionError).kind).toBe('reset');
     expect(sr.requests).toHaveLength(1);
 
     const st = await server(() => undefined);
-    const et = await client(st.url, { timeoutMs: 200 }).companies.lookup({ queries: [RC] }).catch((e: unknown) => e);
+    const et = await client(st.url, { timeoutMs: 200 })
+      .companies.lookup({ queries: [RC] })
+      .catch((e: unknown) => e);
     expect(et).toBeInstanceOf(TimeoutError);
     expect(st.requests).toHaveLength(1);
   });
@@ -224,7 +244,12 @@ describe('CompanyDataClient over real HTTP', () => {
   it('waits for Retry-After on 429 and then succeeds, also for the lookup', async () => {
     const s = await server((_q, res) =>
       s.requests.length === 1
-        ? json(res, 429, { success: false, error: { code: 'rate_limited', message: 'Too many requests' }, meta: { request_id: 'r' } }, { 'Retry-After': '1' })
+        ? json(
+            res,
+            429,
+            { success: false, error: { code: 'rate_limited', message: 'Too many requests' }, meta: { request_id: 'r' } },
+            { 'Retry-After': '1' },
+          )
         : json(res, 200, envelope([])),
     );
     const started = Date.now();
@@ -257,7 +282,9 @@ describe('CompanyDataClient over real HTTP', () => {
   });
 
   it('never sends the key to the open OpenAPI operation and sends it to others', async () => {
-    const s = await server((q, res) => json(res, 200, q.url === '/openapi.json' ? { openapi: '3.1.0', info: { version: '1.0' } } : envelope({ rated: true })));
+    const s = await server((q, res) =>
+      json(res, 200, q.url === '/openapi.json' ? { openapi: '3.1.0', info: { version: '1.0' } } : envelope({ rated: true })),
+    );
     const c = client(s.url, { auth: 'bearer' });
     await c.reference.openapi();
     await c.risk.creditScore({ registry_code: RC });

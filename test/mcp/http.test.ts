@@ -20,11 +20,20 @@ let stderr = '';
 let url: string;
 const seen: unknown[] = [];
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** A raw request, so the test controls every header (Host and Origin included). */
-function raw(method: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+function raw(
+  method: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, headers }, (res) => {
@@ -127,7 +136,10 @@ describe('mcp --http', () => {
   });
 
   it('without COMPANY_DATA_MCP_TOKEN it does not start, and says what to set', async () => {
-    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--http', '--port', '0', '--base-url', sb.url], { env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--http', '--port', '0', '--base-url', sb.url], {
+      env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise((r) => child.on('exit', r));

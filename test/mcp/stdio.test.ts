@@ -43,7 +43,20 @@ describe('tools/list', () => {
     const names = listed.map((t) => t.name);
     expect(names).toEqual(tools.map((t) => t.name));
     expect(names.length).toBe(operations.filter((o) => !o.notATool).length);
-    expect(names).toEqual(expect.arrayContaining(['companies_search', 'companies_get', 'companies_lookup', 'companies_by_vat', 'people_beneficial_owners', 'risk_credit_score', 'monitoring_create_list', 'monitoring_delete_list', 'searches_create', 'reference_emtak']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'companies_search',
+        'companies_get',
+        'companies_lookup',
+        'companies_by_vat',
+        'people_beneficial_owners',
+        'risk_credit_score',
+        'monitoring_create_list',
+        'monitoring_delete_list',
+        'searches_create',
+        'reference_emtak',
+      ]),
+    );
     expect(names).not.toContain('webhook_set');
     expect(names).not.toContain('reference_openapi');
     expect(new Set(names).size).toBe(names.length);
@@ -66,11 +79,21 @@ describe('tools/list', () => {
     expect(lookup.description).toMatch(/billed per distinct query/i);
     expect(lookup.description).toMatch(/max_billed_queries \(default 25\)/);
     expect(Object.keys(lookup.inputSchema.properties!)).toEqual(expect.arrayContaining(['queries', 'max_billed_queries', 'full']));
-    expect(byName.get('risk_court_cases')!.description).toMatch(/registry_code is a 8-digit registry code: when you only have a name, find it with companies_search/);
+    expect(byName.get('risk_court_cases')!.description).toMatch(
+      /registry_code is a 8-digit registry code: when you only have a name, find it with companies_search/,
+    );
     expect(byName.get('companies_search')!.description).toMatch(/more_available.*next_page/);
     expect(byName.get('monitoring_lists')!.description).toMatch(/API plan/);
-    expect(byName.get('monitoring_delete_list')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(byName.get('monitoring_create_list')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(byName.get('monitoring_delete_list')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    expect(byName.get('monitoring_create_list')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
     expect(byName.get('monitoring_add_companies')!.annotations).toMatchObject({ destructiveHint: true });
   });
 });
@@ -89,7 +112,7 @@ describe('read tools', () => {
     expect(s.request_id).toMatch(/\S/);
   });
 
-  it('full=true gives the service\'s whole object', async () => {
+  it("full=true gives the service's whole object", async () => {
     const s = structured(await call('companies_get', { registry_code: '13545698', include: ['credit_score'], full: true }));
     expect(s.items[0]).toMatchObject({ registry_code: '13545698', status: { code: expect.any(String) }, credit_score: expect.any(Object) });
   });
@@ -120,7 +143,9 @@ describe('read tools', () => {
   });
 
   it('an unknown argument and a missing one are tool errors naming them', async () => {
-    expect(errorText(await call('companies_get', { registry_code: '13545698', registrycode: '1' }))).toMatch(/registrycode is not a parameter/);
+    expect(errorText(await call('companies_get', { registry_code: '13545698', registrycode: '1' }))).toMatch(
+      /registrycode is not a parameter/,
+    );
     expect(errorText(await call('companies_get', {}))).toMatch(/registry_code is required/);
   });
 
@@ -130,7 +155,11 @@ describe('read tools', () => {
   });
 
   it('a 429 waits for Retry-After, as the client does, and then answers', async () => {
-    const res = await fetch(`${sb.url}/sandbox/faults`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'rate_limited', count: 1, retry_after: 1 }) });
+    const res = await fetch(`${sb.url}/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'rate_limited', count: 1, retry_after: 1 }),
+    });
     expect(res.status).toBe(201);
     const started = Date.now();
     const s = structured(await call('risk_credit_score', { registry_code: '13545698' }));
@@ -152,7 +181,12 @@ describe('companies_lookup: billed per query, capped per call', () => {
     expect(s.billed_queries).toBe(billed);
     expect(billed).toBe(3); // 13545698, EE102224658, 19999992: copies, a too-short name and a wrong check digit are free
     expect(s.items.map((i) => i.status)).toEqual(['matched', 'matched', 'matched', 'matched', 'skipped', 'invalid', 'no_match']);
-    expect(s.items[0]).toMatchObject({ query: '13545698', status: 'matched', match_count: 1, match: { registry_code: '13545698', name: expect.any(String), status: 'R' } });
+    expect(s.items[0]).toMatchObject({
+      query: '13545698',
+      status: 'matched',
+      match_count: 1,
+      match: { registry_code: '13545698', name: expect.any(String), status: 'R' },
+    });
     expect(s.summary).toMatch(/^Billed 3 queries in 1 request: 7 given/);
 
     const again = structured(await call('companies_lookup', { queries: ['13545698', 'EE102224658'] }));
@@ -176,7 +210,9 @@ describe('companies_lookup: billed per query, capped per call', () => {
   it('checks its arguments before billing', async () => {
     const before = sb.usage(API_KEY).billed_lookup_queries;
     expect(errorText(await call('companies_lookup', { queries: ['13545698'], limit: 50 }))).toMatch(/limit must be from 1 to 10/);
-    expect(errorText(await call('companies_lookup', { queries: ['13545698'], max_billed_queries: 0 }))).toMatch(/max_billed_queries must be a whole number from 1 to 1000/);
+    expect(errorText(await call('companies_lookup', { queries: ['13545698'], max_billed_queries: 0 }))).toMatch(
+      /max_billed_queries must be a whole number from 1 to 1000/,
+    );
     expect(sb.usage(API_KEY).billed_lookup_queries).toBe(before);
   });
 });
@@ -184,7 +220,9 @@ describe('companies_lookup: billed per query, capped per call', () => {
 describe('resources and prompts', () => {
   it('reads the OpenAPI description and a classifier list', async () => {
     const { resources } = await mcp.client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['company-data://openapi.json', 'company-data://classifiers/roles', 'company-data://classifiers/legal_forms']));
+    expect(resources.map((r) => r.uri)).toEqual(
+      expect.arrayContaining(['company-data://openapi.json', 'company-data://classifiers/roles', 'company-data://classifiers/legal_forms']),
+    );
     const doc = await mcp.client.readResource({ uri: 'company-data://openapi.json' });
     expect(JSON.parse((doc.contents[0] as { text: string }).text).openapi).toMatch(/^3\.1/);
     const roles = await mcp.client.readResource({ uri: 'company-data://classifiers/roles' });
@@ -198,7 +236,8 @@ describe('resources and prompts', () => {
     expect(prompts.map((p) => p.name)).toEqual(['company_due_diligence', 'who_is_behind']);
     const p = await mcp.client.getPrompt({ name: 'company_due_diligence', arguments: { registry_code: '13545698' } });
     const text = (p.messages[0]!.content as { text: string }).text;
-    for (const tool of ['companies_get', 'risk_credit_score', 'risk_tax_debt', 'risk_court_cases', 'people_beneficial_owners']) expect(text).toContain(tool);
+    for (const tool of ['companies_get', 'risk_credit_score', 'risk_tax_debt', 'risk_court_cases', 'people_beneficial_owners'])
+      expect(text).toContain(tool);
     expect(text).not.toMatch(/First find its registry code/);
     const byName = await mcp.client.getPrompt({ name: 'company_due_diligence', arguments: { registry_code: 'Lõunaranna Tarkvara' } });
     expect((byName.messages[0]!.content as { text: string }).text).toMatch(/First find its registry code with companies_search/);
@@ -207,18 +246,29 @@ describe('resources and prompts', () => {
 
 describe('stdin closed', () => {
   it('answers the calls it was sent before the assistant closed its stdin, then exits', async () => {
-    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--base-url', sb.url], { env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--base-url', sb.url], {
+      env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const lines = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'companies_lookup', arguments: { queries: ['13175528'] } } },
     ];
     child.stdin!.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const code = await new Promise((r) => child.on('exit', r));
     expect(code).toBe(0);
-    const answers = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: { structuredContent?: { items: { status: string }[] } } });
+    const answers = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result?: { structuredContent?: { items: { status: string }[] } } });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1]!.result!.structuredContent!.items[0]!.status).toBe('matched');
   });

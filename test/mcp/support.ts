@@ -11,11 +11,14 @@ import { cliBundle } from '../drills/support/cli';
 export const API_KEY = 'sk_live_MCPDRILL_7c6b5a4938271605';
 export type Sb = Awaited<ReturnType<typeof startSandbox>>;
 
-export const startMcpSandbox = () => startSandbox({ port: 0, seed: 1, companies: 2000, keys: [{ key: API_KEY, plan: 'api' }], rateLimit: false });
+export const startMcpSandbox = () =>
+  startSandbox({ port: 0, seed: 1, companies: 2000, keys: [{ key: API_KEY, plan: 'api' }], rateLimit: false });
 
 /** The CLI's environment: none of the test runner's COMPANY_DATA_* settings, plus `env`. */
 export function cliEnv(env: Record<string, string>): Record<string, string> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('COMPANY_DATA_') && !k.startsWith('VITEST'))) as Record<string, string>;
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('COMPANY_DATA_') && !k.startsWith('VITEST')),
+  ) as Record<string, string>;
   return { ...base, ...env };
 }
 
@@ -26,7 +29,12 @@ export interface StdioMcp {
 }
 
 export async function connectStdio(args: string[], env: Record<string, string>): Promise<StdioMcp> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliBundle(), 'mcp', ...args], env: cliEnv(env), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliBundle(), 'mcp', ...args],
+    env: cliEnv(env),
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'company-data-tests', version: '1.0.0' });

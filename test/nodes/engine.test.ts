@@ -22,7 +22,13 @@ describe("n8n-core's WorkflowExecute runs the nodes", () => {
     const before = sb.usage(sb.apiKey);
     const { run, output } = await runWorkflow({
       items,
-      chain: [{ name: 'Lookup', type: new CompanyDataCompanies(), parameters: { operation: 'lookup', querySource: 'value', query: '={{ $json.company.code }}' } }],
+      chain: [
+        {
+          name: 'Lookup',
+          type: new CompanyDataCompanies(),
+          parameters: { operation: 'lookup', querySource: 'value', query: '={{ $json.company.code }}' },
+        },
+      ],
       credentials: { apiKey: sb.apiKey, baseUrl: sb.url, authStyle: 'xApiKey' },
     });
     const after = sb.usage(sb.apiKey);
@@ -42,7 +48,13 @@ describe("n8n-core's WorkflowExecute runs the nodes", () => {
   test('Items → Companies: Search with Return All reads every page up to the 200 cap', async () => {
     const { run, output } = await runWorkflow({
       items: [{}],
-      chain: [{ name: 'Search', type: new CompanyDataCompanies(), parameters: { operation: 'search', q: sb.fixtures.queries.many_hits!.q, returnAll: true, options: {} } }],
+      chain: [
+        {
+          name: 'Search',
+          type: new CompanyDataCompanies(),
+          parameters: { operation: 'search', q: sb.fixtures.queries.many_hits!.q, returnAll: true, options: {} },
+        },
+      ],
       credentials: { apiKey: sb.apiKey, baseUrl: sb.url, authStyle: 'bearer' },
     });
     expect(run.status).toBe('success');
@@ -55,7 +67,14 @@ describe("n8n-core's WorkflowExecute runs the nodes", () => {
   test('Items → Risk: Credit Score with "continue on error": the bad items carry json.error, the run succeeds', async () => {
     const { run, output } = await runWorkflow({
       items: [{ c: sb.fixtures.companies.active!.registry_code }, { c: sb.fixtures.unknown_registry_code }, { c: '123' }],
-      chain: [{ name: 'Score', type: new CompanyDataRisk(), parameters: { operation: 'creditScore', registryCode: '={{ $json.c }}' }, onError: 'continueRegularOutput' }],
+      chain: [
+        {
+          name: 'Score',
+          type: new CompanyDataRisk(),
+          parameters: { operation: 'creditScore', registryCode: '={{ $json.c }}' },
+          onError: 'continueRegularOutput',
+        },
+      ],
       credentials: { apiKey: sb.apiKey, baseUrl: sb.url },
     });
     expect(run.status).toBe('success');

@@ -30,7 +30,11 @@ describe('Companies → Lookup over input items', () => {
     const distinct = codes.slice(0, 180);
     const items = Array.from({ length: 250 }, (_, i) => ({ json: { row: i + 2, code: distinct[i % 180] } as IDataObject }));
     const before = sb.usage(sb.apiKey);
-    const { ctx, requests } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'code' }, items, credentials: creds() });
+    const { ctx, requests } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'code' },
+      items,
+      credentials: creds(),
+    });
     const out = jsonOf(await companies.execute.call(ctx));
     const after = sb.usage(sb.apiKey);
 
@@ -58,7 +62,11 @@ describe('Companies → Lookup over input items', () => {
       { json: { q: group.vat_number } },
       { json: { q: sb.fixtures.queries.exact_name!.q } },
     ];
-    const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'q', options: { limit: 5 } }, items, credentials: creds() });
+    const { ctx } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'q', options: { limit: 5 } },
+      items,
+      credentials: creds(),
+    });
     const out = jsonOf(await companies.execute.call(ctx));
     expect(out.map((j) => j.company_data_status)).toEqual(['skipped', 'invalid', 'invalid', 'no_match', 'vat_group', 'matched']);
     expect(out[1]!.company_data_reason).toMatch(/check digit/);
@@ -70,7 +78,7 @@ describe('Companies → Lookup over input items', () => {
   });
 });
 
-test('Lookup: a missing field is named as that item\'s Field Name gave it (an expression may differ per item)', async () => {
+test("Lookup: a missing field is named as that item's Field Name gave it (an expression may differ per item)", async () => {
   const items = [{ json: { code: codes[0] } }, { json: { vat: 'x' } }];
   const { ctx } = executeContext({
     params: (name, i) => ({ operation: 'lookup', querySource: 'field', queryField: i === 0 ? 'code' : 'registry' })[name],
@@ -103,12 +111,21 @@ describe('errors', () => {
     // The client checks every rule the sandbox checks, so a service-side 400 is served by a stand-in.
     const server = createServer((_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json', 'x-request-id': 'req-400' });
-      res.end(JSON.stringify({ success: false, error: { code: 'invalid_parameter', message: 'must be an active company', param: 'registry_code' }, meta: { request_id: 'req-400' } }));
+      res.end(
+        JSON.stringify({
+          success: false,
+          error: { code: 'invalid_parameter', message: 'must be an active company', param: 'registry_code' },
+          meta: { request_id: 'req-400' },
+        }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { ctx } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: sb.apiKey, baseUrl: url } });
+      const { ctx } = executeContext({
+        params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code },
+        credentials: { apiKey: sb.apiKey, baseUrl: url },
+      });
       const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
       expect(err).toBeInstanceOf(NodeApiError);
       expect(err.httpCode).toBe('400');
@@ -151,7 +168,10 @@ describe('errors', () => {
   });
 
   test('a wrong key says what to do and never shows the key', async () => {
-    const { ctx } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: 'sk_wrong_key_123456', baseUrl: sb.url } });
+    const { ctx } = executeContext({
+      params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code },
+      credentials: { apiKey: 'sk_wrong_key_123456', baseUrl: sb.url },
+    });
     const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
     expect(err.httpCode).toBe('401');
     expect(JSON.stringify({ m: err.message, d: err.description, c: err.context })).not.toContain('sk_wrong_key_123456');
@@ -159,7 +179,10 @@ describe('errors', () => {
   });
 
   test('a base URL without http(s):// names the credential field, before any request', async () => {
-    const { ctx, requests } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: sb.apiKey, baseUrl: 'api.example.com' } });
+    const { ctx, requests } = executeContext({
+      params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code },
+      credentials: { apiKey: sb.apiKey, baseUrl: 'api.example.com' },
+    });
     const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeOperationError;
     expect(err).toBeInstanceOf(NodeOperationError);
     expect(err.message).toBe('Base URL in the Company Data API credential: must be an http:// or https:// address');
@@ -168,7 +191,10 @@ describe('errors', () => {
   });
 
   test('an empty API key points at the credential; no answer means no HTTP code', async () => {
-    const { ctx } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: '', baseUrl: sb.url } });
+    const { ctx } = executeContext({
+      params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code },
+      credentials: { apiKey: '', baseUrl: sb.url },
+    });
     const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
     expect(err).toBeInstanceOf(NodeApiError);
     expect(err.httpCode).toBeNull();
@@ -180,7 +206,10 @@ describe('errors', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
-    const { ctx } = executeContext({ params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code }, credentials: { apiKey: sb.apiKey, baseUrl: `http://127.0.0.1:${port}` } });
+    const { ctx } = executeContext({
+      params: { operation: 'get', registryCode: sb.fixtures.companies.active!.registry_code },
+      credentials: { apiKey: sb.apiKey, baseUrl: `http://127.0.0.1:${port}` },
+    });
     const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
     expect(err).toBeInstanceOf(NodeApiError);
     expect(err.httpCode).toBeNull();
@@ -188,7 +217,10 @@ describe('errors', () => {
   });
 
   test('Limit below 1 from an expression is an error naming Limit, not an empty output', async () => {
-    const { ctx, requests } = executeContext({ params: { operation: 'search', q: 'Tarkvara', returnAll: false, limit: 0 }, credentials: creds() });
+    const { ctx, requests } = executeContext({
+      params: { operation: 'search', q: 'Tarkvara', returnAll: false, limit: 0 },
+      credentials: creds(),
+    });
     const err = (await companies.execute.call(ctx).catch((e: unknown) => e)) as NodeOperationError;
     expect(err).toBeInstanceOf(NodeOperationError);
     expect(err.message).toBe('Limit: must be a whole number of 1 or more');
@@ -197,7 +229,12 @@ describe('errors', () => {
 
   test('Lookup with continueOnFail: a failing request marks its items, with the error', async () => {
     const items = [{ json: { q: sb.fixtures.companies.active!.registry_code } }];
-    const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'q' }, items, credentials: { apiKey: 'sk_wrong_key_123456', baseUrl: sb.url }, continueOnFail: true });
+    const { ctx } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'q' },
+      items,
+      credentials: { apiKey: 'sk_wrong_key_123456', baseUrl: sb.url },
+      continueOnFail: true,
+    });
     const out = jsonOf(await companies.execute.call(ctx));
     expect(out[0]).toMatchObject({ q: items[0]!.json.q, company_data_status: 'error', error: expect.any(String) });
   });

@@ -31,7 +31,11 @@ const mixed = () =>
 
 describe('Companies → Lookup: cost', () => {
   test('Max Billed Queries below the unique queries: fails before sending anything, saying how many it would bill', async () => {
-    const { ctx, requests } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'code', options: { maxBilledQueries: 100 } }, items: mixed(), credentials: creds() });
+    const { ctx, requests } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'code', options: { maxBilledQueries: 100 } },
+      items: mixed(),
+      credentials: creds(),
+    });
     const b0 = billed();
     await expect(companies.execute.call(ctx)).rejects.toThrow(/Max Billed Queries: is 100, but this run would bill 180 unique queries/);
     expect(requests).toHaveLength(0);
@@ -39,7 +43,11 @@ describe('Companies → Lookup: cost', () => {
   });
 
   test('at or above the cap the run goes ahead; the hint says billed, duplicates and invalid items', async () => {
-    const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'code', options: { maxBilledQueries: 180 } }, items: mixed(), credentials: creds() });
+    const { ctx } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'code', options: { maxBilledQueries: 180 } },
+      items: mixed(),
+      credentials: creds(),
+    });
     const b0 = billed();
     const out = jsonOf(await companies.execute.call(ctx));
     expect(billed() - b0).toBe(180);
@@ -52,22 +60,37 @@ describe('Companies → Lookup: cost', () => {
   });
 
   test('a negative cap is an error naming the field', async () => {
-    const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'code', options: { maxBilledQueries: -1 } }, items: mixed(), credentials: creds() });
+    const { ctx } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'code', options: { maxBilledQueries: -1 } },
+      items: mixed(),
+      credentials: creds(),
+    });
     await expect(companies.execute.call(ctx)).rejects.toThrow(/Max Billed Queries: must be a whole number of 0 or more/);
   });
 
   test('without addExecutionHints (older n8n) the run still works', async () => {
-    const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'code' }, items: mixed().slice(0, 20), credentials: creds() });
+    const { ctx } = executeContext({
+      params: { operation: 'lookup', querySource: 'field', queryField: 'code' },
+      items: mixed().slice(0, 20),
+      credentials: creds(),
+    });
     (ctx as Partial<IExecuteFunctions>).addExecutionHints = undefined;
     expect(jsonOf(await companies.execute.call(ctx))).toHaveLength(20);
   });
 
-  test('against a distant service, several lookups are in flight at once through n8n\'s helper, results in item order', async () => {
+  test("against a distant service, several lookups are in flight at once through n8n's helper, results in item order", async () => {
     sb.latency.update({ latency_ms: 300, per_query_ms: 1, jitter: 1 });
     try {
       const items = codes.map((code) => ({ json: { code } as IDataObject }));
-      const { ctx } = executeContext({ params: { operation: 'lookup', querySource: 'field', queryField: 'code' }, items, credentials: creds() });
-      const helper = ctx.helpers.httpRequestWithAuthentication as unknown as { getMockImplementation(): (t: string, o: IHttpRequestOptions) => Promise<unknown>; mockImplementation(f: unknown): void };
+      const { ctx } = executeContext({
+        params: { operation: 'lookup', querySource: 'field', queryField: 'code' },
+        items,
+        credentials: creds(),
+      });
+      const helper = ctx.helpers.httpRequestWithAuthentication as unknown as {
+        getMockImplementation(): (t: string, o: IHttpRequestOptions) => Promise<unknown>;
+        mockImplementation(f: unknown): void;
+      };
       const forward = helper.getMockImplementation();
       let inFlight = 0;
       let most = 0;

@@ -32,14 +32,23 @@ async function execute(items: INodeExecutionData[], params: Record<string, unkno
   const before = billed();
   const { ctx, requests } = executeContext({ params, items, credentials: creds(), continueOnFail });
   const out = (await companies.execute.call(ctx))[0]!;
-  return { out, json: jsonOf([out]), billed: billed() - before, lookups: requests.filter((r) => r.url.endsWith('/companies/lookup')).length };
+  return {
+    out,
+    json: jsonOf([out]),
+    billed: billed() - before,
+    lookups: requests.filter((r) => r.url.endsWith('/companies/lookup')).length,
+  };
 }
 
 /** What a sheet read gives back: the output rows as new items (no pairing, no shared objects). */
 const readBack = (out: INodeExecutionData[]) => out.map((o) => ({ json: structuredClone(o.json) }));
 
 async function fault(spec: Record<string, unknown>) {
-  const res = await fetch(`${sb.url}/sandbox/faults`, { method: 'POST', headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(spec) });
+  const res = await fetch(`${sb.url}/sandbox/faults`, {
+    method: 'POST',
+    headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(spec),
+  });
   expect(res.status).toBe(201);
 }
 

@@ -50,23 +50,42 @@ afterAll(async () => {
 
 describe('Companies', () => {
   test('Search by name emits one item per company; Return All stops at the 200 cap', async () => {
-    const { rows, requests } = await run('companies', { operation: 'search', q: sb.fixtures.queries.many_hits!.q, returnAll: true, options: { lang: 'en' } });
+    const { rows, requests } = await run('companies', {
+      operation: 'search',
+      q: sb.fixtures.queries.many_hits!.q,
+      returnAll: true,
+      options: { lang: 'en' },
+    });
     expect(rows.length).toBeGreaterThan(25);
     expect(rows.length).toBeLessThanOrEqual(200);
     expect(requests.length).toBe(Math.ceil(rows.length / 100));
     expect(rows[0]).toMatchObject({ registry_code: expect.stringMatching(/^\d{8}$/), status: { code: expect.any(String) } });
   });
   test('Search with filters and a Limit', async () => {
-    const { rows, requests } = await run('companies', { operation: 'search', returnAll: false, limit: 7, options: { status: ['R'], legalForm: 'OÜ, AS' } });
+    const { rows, requests } = await run('companies', {
+      operation: 'search',
+      returnAll: false,
+      limit: 7,
+      options: { status: ['R'], legalForm: 'OÜ, AS' },
+    });
     expect(rows).toHaveLength(7);
     expect(rows.every((r) => (r.status as IDataObject).code === 'R')).toBe(true);
     expect(requests[0]!.url).toContain('limit=7');
     expect(decodeURIComponent(requests[0]!.url)).toContain('legal_form=OÜ,AS');
   });
   test('Get Profile with included sections', async () => {
-    const { rows } = await run('companies', { operation: 'get', registryCode: code('active'), options: { include: ['credit_score', 'representatives'], lang: 'en' } });
+    const { rows } = await run('companies', {
+      operation: 'get',
+      registryCode: code('active'),
+      options: { include: ['credit_score', 'representatives'], lang: 'en' },
+    });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ registry_code: code('active'), name: sb.fixtures.companies.active!.name, credit_score: expect.any(Object), representatives: expect.any(Object) });
+    expect(rows[0]).toMatchObject({
+      registry_code: code('active'),
+      name: sb.fixtures.companies.active!.name,
+      credit_score: expect.any(Object),
+      representatives: expect.any(Object),
+    });
   });
   test('Get by VAT Number accepts lower case and spaces', async () => {
     const vat = sb.fixtures.companies.active!.vat_number!;
@@ -75,7 +94,12 @@ describe('Companies', () => {
   });
   test('Lookup from a typed value', async () => {
     const { rows } = await run('companies', { operation: 'lookup', querySource: 'value', query: code('active') }, { items: [{ row: 1 }] });
-    expect(rows[0]).toMatchObject({ row: 1, company_data_status: 'matched', company_data_query_type: 'registry_code', company_data_match: { registry_code: code('active') } });
+    expect(rows[0]).toMatchObject({
+      row: 1,
+      company_data_status: 'matched',
+      company_data_query_type: 'registry_code',
+      company_data_match: { registry_code: code('active') },
+    });
   });
 });
 
@@ -95,7 +119,12 @@ describe('People & Ownership', () => {
   });
   test('history option shows ended relations', async () => {
     const current = await run('people', { operation: 'representatives', registryCode: code('ended_relations'), returnAll: true });
-    const all = await run('people', { operation: 'representatives', registryCode: code('ended_relations'), returnAll: true, options: { history: true } });
+    const all = await run('people', {
+      operation: 'representatives',
+      registryCode: code('ended_relations'),
+      returnAll: true,
+      options: { history: true },
+    });
     expect(all.rows.length).toBeGreaterThan(current.rows.length);
     expect(all.rows.some((r) => r.until)).toBe(true);
   });
@@ -124,10 +153,19 @@ describe('Financials', () => {
 
 describe('Risk', () => {
   test('objects: credit score, tax debt, tax declarations', async () => {
-    expect((await run('risk', { operation: 'creditScore', registryCode: code('active') })).rows[0]).toMatchObject({ rated: true, rating: expect.any(String) });
-    expect((await run('risk', { operation: 'creditScore', registryCode: code('status_bankrupt') })).rows[0]).toMatchObject({ rated: false, reason: 'bankrupt' });
+    expect((await run('risk', { operation: 'creditScore', registryCode: code('active') })).rows[0]).toMatchObject({
+      rated: true,
+      rating: expect.any(String),
+    });
+    expect((await run('risk', { operation: 'creditScore', registryCode: code('status_bankrupt') })).rows[0]).toMatchObject({
+      rated: false,
+      reason: 'bankrupt',
+    });
     expect((await run('risk', { operation: 'taxDebt', registryCode: code('tax_debt') })).rows[0]!.total).toBeGreaterThan(0);
-    expect((await run('risk', { operation: 'taxDeclarations', registryCode: code('tax_declarations') })).rows[0]).toMatchObject({ missing: expect.any(Array), late: expect.any(Array) });
+    expect((await run('risk', { operation: 'taxDeclarations', registryCode: code('tax_declarations') })).rows[0]).toMatchObject({
+      missing: expect.any(Array),
+      late: expect.any(Array),
+    });
   });
   test.each(['courtCases', 'paymentOrders', 'enforcements', 'rulings'])('%s lists rows', async (operation) => {
     const { rows } = await run('risk', { operation, registryCode: code('risk_records'), returnAll: true });
@@ -152,7 +190,14 @@ describe('Assets & Activity', () => {
 
 describe('Monitoring and webhook', () => {
   test('list lifecycle, companies and events', async () => {
-    const created = (await run('monitoring', { resource: 'monitoring', operation: 'createList', name: 'Clients', options: { categories: ['tax', 'court'] } })).rows[0]!;
+    const created = (
+      await run('monitoring', {
+        resource: 'monitoring',
+        operation: 'createList',
+        name: 'Clients',
+        options: { categories: ['tax', 'court'] },
+      })
+    ).rows[0]!;
     expect(created.id).toMatch(/^lst_/);
     const listId = created.id as string;
     const added = await run('monitoring', {
@@ -166,12 +211,24 @@ describe('Monitoring and webhook', () => {
     expect(companies.rows.map((r) => r.registry_code).sort()).toEqual([code('active'), code('tax_debt')].sort());
     expect((await run('monitoring', { resource: 'monitoring', operation: 'lists' })).rows.some((r) => r.id === listId)).toBe(true);
     expect((await run('monitoring', { resource: 'monitoring', operation: 'getList', listId })).rows[0]!.id).toBe(listId);
-    expect((await run('monitoring', { resource: 'monitoring', operation: 'updateList', listId, options: { name: 'Key clients' } })).rows[0]!.name).toBe('Key clients');
-    const upd = await run('monitoring', { resource: 'monitoring', operation: 'updateCompany', listId, registryCode: code('active'), options: { categories: ['registry'] } });
+    expect(
+      (await run('monitoring', { resource: 'monitoring', operation: 'updateList', listId, options: { name: 'Key clients' } })).rows[0]!
+        .name,
+    ).toBe('Key clients');
+    const upd = await run('monitoring', {
+      resource: 'monitoring',
+      operation: 'updateCompany',
+      listId,
+      registryCode: code('active'),
+      options: { categories: ['registry'] },
+    });
     expect(upd.rows[0]!.registry_code).toBe(code('active'));
     const events = await run('monitoring', { resource: 'monitoring', operation: 'events', returnAll: true, options: { listId } });
     expect(Array.isArray(events.rows)).toBe(true);
-    expect((await run('monitoring', { resource: 'monitoring', operation: 'removeCompany', listId, registryCode: code('tax_debt') })).rows[0]!.removed).toBe(true);
+    expect(
+      (await run('monitoring', { resource: 'monitoring', operation: 'removeCompany', listId, registryCode: code('tax_debt') })).rows[0]!
+        .removed,
+    ).toBe(true);
     expect((await run('monitoring', { resource: 'monitoring', operation: 'deleteList', listId })).rows[0]!.deleted).toBe(true);
   });
   test('webhook settings, deliveries, test event and retry', async () => {
@@ -195,7 +252,13 @@ describe('Monitoring and webhook', () => {
 
 describe('Saved Searches', () => {
   test('create, list, get, matches, delete', async () => {
-    const created = (await run('searches', { operation: 'create', name: 'New IT firms', filters: { activity: '62', county: 'Harju maakond', registeredWithinDays: 30 } })).rows[0]!;
+    const created = (
+      await run('searches', {
+        operation: 'create',
+        name: 'New IT firms',
+        filters: { activity: '62', county: 'Harju maakond', registeredWithinDays: 30 },
+      })
+    ).rows[0]!;
     expect(created.id).toMatch(/^srch_/);
     expect(created.filters).toMatchObject({ activity: ['62'], county: ['Harju maakond'], registered_within_days: 30 });
     const searchId = created.id as string;

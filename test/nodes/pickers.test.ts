@@ -47,7 +47,8 @@ beforeAll(async () => {
   sb = await startEventsSandbox();
   rx = await startTestServer((_req, res) => json(res, 500, { no: true }));
   for (const name of ['Key clients', 'Suppliers']) listIds.push((await api('POST', '/monitoring/lists', { name })).body.data.id);
-  for (const name of ['New in Saare', 'IT in Tartu']) searchIds.push((await api('POST', '/searches', { name, filters: { registered_within_days: 30 } })).body.data.id);
+  for (const name of ['New in Saare', 'IT in Tartu'])
+    searchIds.push((await api('POST', '/searches', { name, filters: { registered_within_days: 30 } })).body.data.id);
 });
 afterAll(async () => {
   await sb?.close();
@@ -59,7 +60,11 @@ describe('company picker (GET /companies)', () => {
     const first = await search(pickerMethods.company);
     expect(first.results).toHaveLength(PICKER_PAGE_SIZE);
     expect(first.paginationToken).toBe('2');
-    expect(first.results[0]).toMatchObject({ value: expect.stringMatching(/^\d{8}$/), name: expect.stringMatching(/\(\d{8}\)$/), url: expect.stringMatching(/^https:\/\//) });
+    expect(first.results[0]).toMatchObject({
+      value: expect.stringMatching(/^\d{8}$/),
+      name: expect.stringMatching(/\(\d{8}\)$/),
+      url: expect.stringMatching(/^https:\/\//),
+    });
     const second = await search(pickerMethods.company, undefined, first.paginationToken as string);
     expect(second.requests[0]!.url).toMatch(/page=2/);
     const firstCodes = new Set(first.results.map((r) => r.value));
@@ -77,7 +82,9 @@ describe('company picker (GET /companies)', () => {
   });
   test('a name ranks exact and whole-word names first: "Kullamäe" lists Kullamäe Ehitus OÜ before a larger Kullamäetagu Invest', async () => {
     // A company whose name only starts with the word, larger than any other, so size alone would put it first.
-    const registered = await api('POST', '/sandbox/companies', { companies: [{ name: 'Kullamäetagu Invest OÜ', employees: 90_000, registered_on: '2001-05-05' }] });
+    const registered = await api('POST', '/sandbox/companies', {
+      companies: [{ name: 'Kullamäetagu Invest OÜ', employees: 90_000, registered_on: '2001-05-05' }],
+    });
     expect(registered.status).toBe(201);
     const { results } = await search(pickerMethods.company, 'Kullamäe');
     const names = results.map((r) => String(r.name).replace(/ \(\d{8}\)$/, ''));
@@ -104,7 +111,7 @@ describe('company picker (GET /companies)', () => {
     expect(pages).toBe(200 / PICKER_PAGE_SIZE);
     expect(seen.size).toBe(200);
   });
-  test('a wrong key becomes a NodeApiError with the service\'s message', async () => {
+  test("a wrong key becomes a NodeApiError with the service's message", async () => {
     const error = await search(pickerMethods.company, undefined, undefined, 'sk_test_wrong').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NodeApiError);
     expect((error as NodeApiError).httpCode).toBe('401');
@@ -137,14 +144,16 @@ describe('account lists', () => {
   test('monitoring lists (GET /monitoring/lists): all of them, the filter narrows by name or id', async () => {
     const all = await search(pickerMethods.monitoringList);
     expect(all.results.map((r) => r.value).sort()).toEqual([...listIds].sort());
-    expect((await search(pickerMethods.monitoringList, 'suppl')).results).toEqual([expect.objectContaining({ name: 'Suppliers', value: listIds[1] })]);
+    expect((await search(pickerMethods.monitoringList, 'suppl')).results).toEqual([
+      expect.objectContaining({ name: 'Suppliers', value: listIds[1] }),
+    ]);
     expect((await search(pickerMethods.monitoringList, listIds[0])).results.map((r) => r.value)).toEqual([listIds[0]]);
   });
   test('saved searches (GET /searches): all of them, the filter narrows', async () => {
     expect((await search(pickerMethods.savedSearch)).results.map((r) => r.value).sort()).toEqual([...searchIds].sort());
     expect((await search(pickerMethods.savedSearch, 'tartu')).results.map((r) => r.name)).toEqual(['IT in Tartu']);
   });
-  test('the triggers\' option loaders return the same lists as options', async () => {
+  test("the triggers' option loaders return the same lists as options", async () => {
     const lists = await load('getMonitoringLists');
     expect(lists.options.map((o) => o.value).sort()).toEqual([...listIds].sort());
     expect(lists.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(['GET /monitoring/lists']);
@@ -162,14 +171,22 @@ describe('account lists', () => {
     // 10,000 virtual seconds per real second: the 22-hour retry schedule ends within seconds.
     await api('POST', '/sandbox/clock', { time_scale: 10_000 });
     await api('POST', '/sandbox/changes', { registry_code: sb.codes[0]!, category: 'tax', kind: 'tax_debt' });
-    const res = await waitFor(async () => {
-      const r = await search(pickerMethods.failedDelivery);
-      return r.results.length > 0 && r;
-    }, 60_000, 'a failed delivery');
+    const res = await waitFor(
+      async () => {
+        const r = await search(pickerMethods.failedDelivery);
+        return r.results.length > 0 && r;
+      },
+      60_000,
+      'a failed delivery',
+    );
     await api('POST', '/sandbox/clock', { time_scale: 1 });
     expect(res.requests[0]!.url).toContain('status=failed');
     expect(res.results[0]).toMatchObject({ value: expect.stringMatching(/^dlv_/), name: expect.stringContaining('evt_') });
-    const retried = await run(new CompanyDataMonitoring(), 2, { resource: 'webhook', operation: 'retryDelivery', deliveryId: { __rl: true, mode: 'list', value: res.results[0]!.value } });
+    const retried = await run(new CompanyDataMonitoring(), 2, {
+      resource: 'webhook',
+      operation: 'retryDelivery',
+      deliveryId: { __rl: true, mode: 'list', value: res.results[0]!.value },
+    });
     expect(retried.rows[0]).toMatchObject({ retry_of: res.results[0]!.value });
   }, 90_000);
 });
@@ -193,10 +210,12 @@ describe('version 2 runs with picked values; version 1 as before', () => {
   test('a wrong check digit or a link without a code is refused in plain words, naming the field', async () => {
     const code = fx().companies.active!.registry_code;
     const wrong = code.slice(0, 7) + String((Number(code[7]) + 1) % 10);
-    await expect(run(companies, 2, { operation: 'get', registryCode: { __rl: true, mode: 'id', value: wrong } })).rejects.toThrow(/^Registry Code: .*check digit/);
-    await expect(run(companies, 2, { operation: 'get', registryCode: { __rl: true, mode: 'url', value: 'https://example.com/about' } })).rejects.toThrow(
-      /^Registry Code: must be the link of a company page/,
+    await expect(run(companies, 2, { operation: 'get', registryCode: { __rl: true, mode: 'id', value: wrong } })).rejects.toThrow(
+      /^Registry Code: .*check digit/,
     );
+    await expect(
+      run(companies, 2, { operation: 'get', registryCode: { __rl: true, mode: 'url', value: 'https://example.com/about' } }),
+    ).rejects.toThrow(/^Registry Code: must be the link of a company page/);
   });
   test('a person by URL', async () => {
     const person = fx().persons.board_member!;
@@ -205,17 +224,23 @@ describe('version 2 runs with picked values; version 1 as before', () => {
     expect(rows[0]).toMatchObject({ id: person.id, name: person.name });
   });
   test('a monitoring list picked from the list', async () => {
-    const { rows, requests } = await run(new CompanyDataMonitoring(), 2, { resource: 'monitoring', operation: 'getList', listId: { __rl: true, mode: 'list', value: listIds[1] } });
+    const { rows, requests } = await run(new CompanyDataMonitoring(), 2, {
+      resource: 'monitoring',
+      operation: 'getList',
+      listId: { __rl: true, mode: 'list', value: listIds[1] },
+    });
     expect(rows[0]).toMatchObject({ id: listIds[1], name: 'Suppliers' });
     expect(new URL(requests[0]!.url).pathname).toBe(`/monitoring/lists/${listIds[1]}`);
   });
 });
 
 /** Whether n8n shows the field for a node of this version with these values. */
-const visible = (values: Record<string, unknown>, p: INodeProperties, version: number) => NodeHelpers.displayParameter(values as never, p, { typeVersion: version } as never, null);
+const visible = (values: Record<string, unknown>, p: INodeProperties, version: number) =>
+  NodeHelpers.displayParameter(values as never, p, { typeVersion: version } as never, null);
 
 describe('fields by version', () => {
-  const shown = (props: INodeProperties[], version: number, values: Record<string, unknown>) => props.filter((p) => visible(values, p, version)).map((p) => `${p.name}:${p.type}`);
+  const shown = (props: INodeProperties[], version: number, values: Record<string, unknown>) =>
+    props.filter((p) => visible(values, p, version)).map((p) => `${p.name}:${p.type}`);
 
   test('every object parameter is a resourceLocator in version 2 and stays a text or number field in version 1', () => {
     const props = new CompanyDataCompanies().description.properties;
@@ -226,17 +251,27 @@ describe('fields by version', () => {
     expect(shown(people, 1, { operation: 'getPerson' })).toContain('id:number');
     expect(shown(people, 2, { operation: 'getPerson' })).toContain('id:resourceLocator');
     for (const key of ['monitoring', 'searches'] as const) {
-      const v2 = propertiesFor(nodeSpecs[key], 2).filter((p) => p.type === 'resourceLocator').map((p) => p.name);
+      const v2 = propertiesFor(nodeSpecs[key], 2)
+        .filter((p) => p.type === 'resourceLocator')
+        .map((p) => p.name);
       expect(v2.length).toBeGreaterThan(0);
     }
-    const modes = propertiesFor(nodeSpecs.companies, 2).find((p) => p.name === 'registryCode')!.modes!.map((m) => m.name);
+    const modes = propertiesFor(nodeSpecs.companies, 2)
+      .find((p) => p.name === 'registryCode')!
+      .modes!.map((m) => m.name);
     expect(modes).toEqual(['list', 'url', 'id']);
-    const listModes = propertiesFor(nodeSpecs.monitoring, 2).find((p) => p.name === 'listId')!.modes!.map((m) => m.name);
+    const listModes = propertiesFor(nodeSpecs.monitoring, 2)
+      .find((p) => p.name === 'listId')!
+      .modes!.map((m) => m.name);
     expect(listModes).toEqual(['list', 'id']);
   });
 
   test('nodes are versioned (Companies [1, 2, 3], the triggers [1, 2]) with the newest for new nodes, and list their methods', () => {
-    for (const [node, newest] of [[new CompanyDataCompanies(), 3], [new CompanyDataTrigger(), 2], [new CompanyDataPollTrigger(), 2]] as const) {
+    for (const [node, newest] of [
+      [new CompanyDataCompanies(), 3],
+      [new CompanyDataTrigger(), 2],
+      [new CompanyDataPollTrigger(), 2],
+    ] as const) {
       expect(node.description.version).toEqual(newest === 3 ? [1, 2, 3] : [1, 2]);
       expect(node.description.defaultVersion).toBe(newest);
       expect(Object.keys(node.methods!.listSearch!)).toEqual(expect.arrayContaining(Object.values(pickerMethods)));
@@ -246,12 +281,23 @@ describe('fields by version', () => {
 
   test('the triggers: lists and saved searches load from the account in version 2, filters shown while Monitoring Change is chosen', () => {
     const webhook = new CompanyDataTrigger().description.properties;
-    const v2 = (name: string) => webhook.find((p) => p.name === name && visible({ events: ['monitoring.change', 'search.matches'] }, p, 2))!;
+    const v2 = (name: string) =>
+      webhook.find((p) => p.name === name && visible({ events: ['monitoring.change', 'search.matches'] }, p, 2))!;
     const filters = v2('filters').options as INodeProperties[];
-    expect(filters.find((o) => o.name === 'listIds')).toMatchObject({ type: 'multiOptions', typeOptions: { loadOptionsMethod: 'getMonitoringLists' } });
-    expect(filters.find((o) => o.name === 'kinds')).toMatchObject({ type: 'multiOptions', options: expect.arrayContaining([{ name: 'Status Changed', value: 'status_changed', description: 'Status' }]) });
+    expect(filters.find((o) => o.name === 'listIds')).toMatchObject({
+      type: 'multiOptions',
+      typeOptions: { loadOptionsMethod: 'getMonitoringLists' },
+    });
+    expect(filters.find((o) => o.name === 'kinds')).toMatchObject({
+      type: 'multiOptions',
+      options: expect.arrayContaining([{ name: 'Status Changed', value: 'status_changed', description: 'Status' }]),
+    });
     expect(v2('searchIds')).toMatchObject({ type: 'multiOptions', typeOptions: { loadOptionsMethod: 'getSavedSearches' } });
-    for (const events of [['monitoring.change'], ['monitoring.change', 'search.matches'], ['monitoring.change', 'search.matches', 'webhook.test']]) {
+    for (const events of [
+      ['monitoring.change'],
+      ['monitoring.change', 'search.matches'],
+      ['monitoring.change', 'search.matches', 'webhook.test'],
+    ]) {
       expect(shown(webhook, 2, { events })).toContain('filters:collection');
     }
     expect(shown(webhook, 2, { events: ['search.matches'] })).not.toContain('filters:collection');
@@ -263,21 +309,34 @@ describe('fields by version', () => {
     expect(shown(poll, 1, { events: ['search.matches'] })).toContain('searchIds:string');
   });
 
-  test('subtitles name the operation and the events by their labels (evaluated by n8n\'s expression engine)', () => {
+  test("subtitles name the operation and the events by their labels (evaluated by n8n's expression engine)", () => {
     const subtitle = (expression: string, parameters: Record<string, unknown>) => {
-      const node = { id: 's', name: 'S', type: 'x.y', typeVersion: 2, position: [0, 0] as [number, number], parameters: parameters as never };
+      const node = {
+        id: 's',
+        name: 'S',
+        type: 'x.y',
+        typeVersion: 2,
+        position: [0, 0] as [number, number],
+        parameters: parameters as never,
+      };
       const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: mock<INodeTypes>() });
       return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {}, undefined, '');
     };
     expect(subtitle(nodeSubtitle(nodeSpecs.companies), { operation: 'get' })).toBe('Get Profile');
-    expect(subtitle(nodeSubtitle(nodeSpecs.monitoring), { resource: 'monitoring', operation: 'addCompanies' })).toBe('Monitoring: Add Companies');
-    expect(subtitle(new CompanyDataTrigger().description.subtitle!, { events: ['monitoring.change', 'search.matches'] })).toBe('Monitoring Change, Saved Search Matches');
+    expect(subtitle(nodeSubtitle(nodeSpecs.monitoring), { resource: 'monitoring', operation: 'addCompanies' })).toBe(
+      'Monitoring: Add Companies',
+    );
+    expect(subtitle(new CompanyDataTrigger().description.subtitle!, { events: ['monitoring.change', 'search.matches'] })).toBe(
+      'Monitoring Change, Saved Search Matches',
+    );
   });
 });
 
 test('Company Data Trigger version 2: chosen saved searches keep only their matches; none chosen keeps all', () => {
   const matches = (id: string) => ({ id: `evt_${id}`, type: 'search.matches', data: { search: { id, name: id }, companies: [] } });
-  const opts = readTriggerOptions((name, fallback) => ({ events: ['search.matches'], searchIds: ['srch_a'] })[name as 'events'] ?? fallback);
+  const opts = readTriggerOptions(
+    (name, fallback) => ({ events: ['search.matches'], searchIds: ['srch_a'] })[name as 'events'] ?? fallback,
+  );
   expect(opts.searchIds).toEqual(['srch_a']);
   expect(eventToItems(matches('srch_a'), opts)).toHaveLength(1);
   expect(eventToItems(matches('srch_b'), opts)).toHaveLength(0);

@@ -17,7 +17,9 @@ describe.each(keys)('%s node fields from the operation table', (key) => {
   test('operation options cover the groups (minus exclusions), sorted by name, with actions', () => {
     const ops = props.filter((p) => p.name === 'operation');
     const offered = ops.flatMap((p) => p.options!.map((o) => (o as { value: string }).value));
-    const expected = spec.groups.flatMap((g) => Object.keys(operationGroups[g.group]).filter((n) => !(g as { exclude?: string[] }).exclude?.includes(n)));
+    const expected = spec.groups.flatMap((g) =>
+      Object.keys(operationGroups[g.group]).filter((n) => !(g as { exclude?: string[] }).exclude?.includes(n)),
+    );
     expect(offered.sort()).toEqual(expected.sort());
     for (const p of ops) {
       const names = p.options!.map((o) => o.name);
@@ -32,7 +34,10 @@ describe.each(keys)('%s node fields from the operation table', (key) => {
       const options = mine.find((p) => p.name === 'options')?.options as INodeProperties[] | undefined;
       for (const f of fieldsOf(op)) {
         const where = f.place === 'top' ? mine : (options ?? []);
-        expect(where.some((p) => p.name === camel(f.param)), `${op.group}.${op.name}.${f.param}`).toBe(true);
+        expect(
+          where.some((p) => p.name === camel(f.param)),
+          `${op.group}.${op.name}.${f.param}`,
+        ).toBe(true);
         const spec = (op.params as Record<string, ParamSpec>)[f.param]!;
         expect(spec.description.length).toBeGreaterThan(10);
       }
@@ -75,8 +80,14 @@ test('the credential: password key, base URL, header style, signing secret, a te
 
 describe('texts and choices a user meets', () => {
   const all = (props: INodeProperties[]): INodeProperties[] =>
-    props.flatMap((p) => [p, ...all(((p.options ?? []) as INodeProperties[]).flatMap((o) => ('type' in o ? [o] : ((o as { values?: INodeProperties[] }).values ?? []))))]);
-  const optionsOf = (key: NodeKey, op: string) => nodeProperties(nodeSpecs[key]).find((p) => p.name === 'options' && shownFor(p, op))!.options as INodeProperties[];
+    props.flatMap((p) => [
+      p,
+      ...all(
+        ((p.options ?? []) as INodeProperties[]).flatMap((o) => ('type' in o ? [o] : ((o as { values?: INodeProperties[] }).values ?? []))),
+      ),
+    ]);
+  const optionsOf = (key: NodeKey, op: string) =>
+    nodeProperties(nodeSpecs[key]).find((p) => p.name === 'options' && shownFor(p, op))!.options as INodeProperties[];
 
   test('counties are picked from the 15 registered ones, in search and in saved-search filters', () => {
     const search = optionsOf('companies', 'search').find((p) => p.name === 'county')!;
@@ -109,7 +120,9 @@ describe('texts and choices a user meets', () => {
     const include = optionsOf('companies', 'get').find((p) => p.name === 'include')!;
     const names = include.options!.map((o) => o.name);
     expect(names).toEqual(expect.arrayContaining(['All Sections', 'Annual Reports', 'Official Notices', 'Real Estate', 'Tax Debt']));
-    const assetOps = nodeProperties(nodeSpecs.assets).find((p) => p.name === 'operation')!.options!.map((o) => o.name.replace(/^Get /, ''));
+    const assetOps = nodeProperties(nodeSpecs.assets)
+      .find((p) => p.name === 'operation')!
+      .options!.map((o) => o.name.replace(/^Get /, ''));
     for (const op of assetOps) expect(names).toContain(op);
   });
 
@@ -128,9 +141,11 @@ describe('texts and choices a user meets', () => {
     for (const key of keys) {
       for (const p of all(nodeProperties(nodeSpecs[key]))) {
         expect(p.displayName, `${key}.${p.name}`).toMatch(/^[A-Z0-9]/);
-        for (const w of p.displayName.split(' ').slice(1)) if (!/^(a|an|and|as|at|by|for|from|in|of|on|or|per|the|to)$/.test(w)) expect(w, `${key}.${p.name}`).toMatch(/^[A-Z0-9(]/);
+        for (const w of p.displayName.split(' ').slice(1))
+          if (!/^(a|an|and|as|at|by|for|from|in|of|on|or|per|the|to)$/.test(w)) expect(w, `${key}.${p.name}`).toMatch(/^[A-Z0-9(]/);
         if (p.type === 'boolean') expect(p.description, `${key}.${p.name}`).toMatch(/^Whether /);
-        for (const o of p.options ?? []) if ('value' in o && typeof o.value === 'string') expect(o.name, `${key}.${p.name}`).not.toMatch(/_/);
+        for (const o of p.options ?? [])
+          if ('value' in o && typeof o.value === 'string') expect(o.name, `${key}.${p.name}`).not.toMatch(/_/);
       }
     }
   });
@@ -159,9 +174,7 @@ describe('labels in plain words and Title Case, as n8n writes them', () => {
   ];
 
   test('every word of a label starts with a capital, small joining words aside', () => {
-    const wrong = all.filter(([, label]) =>
-      label.split(/[ -]/).some((w, i) => /^[a-zõäöü]/.test(w) && !(i > 0 && SMALL.has(w))),
-    );
+    const wrong = all.filter(([, label]) => label.split(/[ -]/).some((w, i) => /^[a-zõäöü]/.test(w) && !(i > 0 && SMALL.has(w))));
     expect(wrong).toEqual([]);
   });
 

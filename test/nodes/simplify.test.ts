@@ -49,7 +49,11 @@ describe('Simplify (version 2, on by default)', () => {
   });
 
   test('profile: main facts and included sections as columns', async () => {
-    const [row] = await run(companies, 2, { operation: 'get', registryCode: rl(code('tax_debt')), options: { include: ['credit_score', 'tax_debt', 'representatives'], lang: 'en' } });
+    const [row] = await run(companies, 2, {
+      operation: 'get',
+      registryCode: rl(code('tax_debt')),
+      options: { include: ['credit_score', 'tax_debt', 'representatives'], lang: 'en' },
+    });
     expect(isFlat(row!)).toBe(true);
     expect(row).toMatchObject({
       registry_code: code('tax_debt'),
@@ -66,7 +70,12 @@ describe('Simplify (version 2, on by default)', () => {
     const person = sb.fixtures.persons.board_member!;
     const [p] = await run(new CompanyDataPeople(), 2, { operation: 'getPerson', id: rl(person.id) });
     expect(isFlat(p!)).toBe(true);
-    expect(p).toMatchObject({ id: person.id, name: person.name, current_roles: expect.any(Number), current_role_list: expect.stringContaining(code('active')) });
+    expect(p).toMatchObject({
+      id: person.id,
+      name: person.name,
+      current_roles: expect.any(Number),
+      current_role_list: expect.stringContaining(code('active')),
+    });
 
     const [score] = await run(new CompanyDataRisk(), 2, { operation: 'creditScore', registryCode: rl(code('active')) });
     expect(isFlat(score!)).toBe(true);

@@ -83,6 +83,8 @@ describe('package boundaries', () => {
     const fake = join(root, 'src/n8n/example.ts');
     const target = relative(root, resolveTarget(fake, '../../packages/cli/src/sandbox'));
     expect(target).toBe('packages/cli/src/sandbox/index.ts');
-    expect(specifiers("import x from './a';\nexport { y } from \"../b\";\nconst z = await import('c');\nconst w = Array.from(', ');")).toEqual(['./a', '../b', 'c']);
+    expect(
+      specifiers("import x from './a';\nexport { y } from \"../b\";\nconst z = await import('c');\nconst w = Array.from(', ');"),
+    ).toEqual(['./a', '../b', 'c']);
   });
 });

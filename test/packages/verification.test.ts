@@ -13,7 +13,10 @@ import { listedCodes } from '../support/sandbox-codes';
  */
 
 const root = resolve(__dirname, '../..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; n8n: { nodes: string[]; credentials: string[] } };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  n8n: { nodes: string[]; credentials: string[] };
+};
 const sourceOf = (dist: string) => join(root, dist.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
 
 interface Registered<T> {
@@ -58,7 +61,10 @@ describe('icons', () => {
       ...credentials.map(({ file, instance }) => ({ what: instance.name, file, icon: instance.icon })),
     ];
     for (const { what, file, icon } of all) {
-      expect(icon, `${what}: icon with light and dark`).toMatchObject({ light: expect.stringMatching(/^file:.+\.svg$/), dark: expect.stringMatching(/^file:.+\.svg$/) });
+      expect(icon, `${what}: icon with light and dark`).toMatchObject({
+        light: expect.stringMatching(/^file:.+\.svg$/),
+        dark: expect.stringMatching(/^file:.+\.svg$/),
+      });
       const { light, dark } = icon as { light: string; dark: string };
       const [lightText, darkText] = [light, dark].map((i) => {
         const path = join(dirname(file), i.slice('file:'.length));
@@ -76,10 +82,21 @@ describe('icons', () => {
  * The categories n8n's nodes panel knows (docs.n8n.io, "Node codex files": "Choose from these
  * categories ... You must match the syntax"). Neither n8n-workflow nor the lint plugins carry the list.
  */
-const CODEX_CATEGORIES = ['Data & Storage', 'Finance & Accounting', 'Marketing & Content', 'Productivity', 'Miscellaneous', 'Sales', 'Development', 'Analytics', 'Communication', 'Utility'];
+const CODEX_CATEGORIES = [
+  'Data & Storage',
+  'Finance & Accounting',
+  'Marketing & Content',
+  'Productivity',
+  'Miscellaneous',
+  'Sales',
+  'Development',
+  'Analytics',
+  'Communication',
+  'Utility',
+];
 
 describe('codex', () => {
-  test('every node has a codex file named after it, for this package, with categories from n8n\'s list', () => {
+  test("every node has a codex file named after it, for this package, with categories from n8n's list", () => {
     for (const { file, instance } of nodes) {
       const codexPath = file.replace(/\.ts$/, '.json');
       expect(existsSync(codexPath), codexPath).toBe(true);
@@ -106,10 +123,51 @@ describe('usableAsTool', () => {
 /* Words that would mean a node text is in Estonian. Proper nouns and codes that are data (county names,
  * legal forms such as OÜ) are allowed when an option value or the list below carries them. */
 const ESTONIAN_WORDS = [
-  'ja', 'või', 'ning', 'ei', 'kõik', 'otsi', 'otsing', 'nimi', 'aadress', 'ettevõte', 'ettevõtted', 'ettevõtte', 'äriregister', 'äriregistri',
-  'registrikood', 'isikukood', 'juhatus', 'juhatuse', 'liige', 'osanik', 'osanikud', 'aruanne', 'aastaaruanne', 'maksuvõlg', 'maksuvõlad',
-  'kohtuasjad', 'täitemenetlus', 'maakond', 'tegevusala', 'omanik', 'kasusaaja', 'kinnisasi', 'teated', 'nimekiri', 'seire', 'muudatus',
-  'kuupäev', 'vali', 'lisa', 'kustuta', 'uuenda', 'vaata', 'keel', 'eesti', 'inglise',
+  'ja',
+  'või',
+  'ning',
+  'ei',
+  'kõik',
+  'otsi',
+  'otsing',
+  'nimi',
+  'aadress',
+  'ettevõte',
+  'ettevõtted',
+  'ettevõtte',
+  'äriregister',
+  'äriregistri',
+  'registrikood',
+  'isikukood',
+  'juhatus',
+  'juhatuse',
+  'liige',
+  'osanik',
+  'osanikud',
+  'aruanne',
+  'aastaaruanne',
+  'maksuvõlg',
+  'maksuvõlad',
+  'kohtuasjad',
+  'täitemenetlus',
+  'maakond',
+  'tegevusala',
+  'omanik',
+  'kasusaaja',
+  'kinnisasi',
+  'teated',
+  'nimekiri',
+  'seire',
+  'muudatus',
+  'kuupäev',
+  'vali',
+  'lisa',
+  'kustuta',
+  'uuenda',
+  'vaata',
+  'keel',
+  'eesti',
+  'inglise',
 ];
 const DATA_TOKENS = ['OÜ', 'AS', 'MTÜ', 'FIE', 'KÜ'];
 const TEXT_KEYS = new Set(['displayName', 'description', 'hint', 'placeholder', 'action', 'name', 'subtitle']);
@@ -165,14 +223,21 @@ describe('README', () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const headings = [...readme.matchAll(/^#{1,4} (.+)$/gm)].map((m) => m[1]!.trim());
   // GitHub's and npm's anchor of a heading.
-  const slug = (h: string) => h.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  const slug = (h: string) =>
+    h
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
 
   test.each([
     ['usage', /\busage\b|\bhow to use\b/i],
     ['examples', /\bexamples?\b/i],
     ['authentication', /\bauthentication\b|\bcredentials?\b/i],
   ])('has a %s section', (_, pattern) => {
-    expect(headings.filter((h) => pattern.test(h)), `headings: ${headings.join(' | ')}`).not.toEqual([]);
+    expect(
+      headings.filter((h) => pattern.test(h)),
+      `headings: ${headings.join(' | ')}`,
+    ).not.toEqual([]);
   });
 
   test('every documentation link of the nodes and the credential lands on a README heading', () => {
@@ -216,11 +281,20 @@ const company = (fixture: string, good: boolean) => {
 };
 const cases: Case[] = [
   { node: 'companyDataCompanies', params: (good) => ({ operation: 'get', registryCode: company('active', good) }) },
-  { node: 'companyDataPeople', params: (good) => ({ operation: 'representatives', registryCode: company('ended_relations', good), returnAll: true }) },
-  { node: 'companyDataFinancials', params: (good) => ({ operation: 'annualReports', registryCode: company('annual_reports', good), returnAll: true }) },
+  {
+    node: 'companyDataPeople',
+    params: (good) => ({ operation: 'representatives', registryCode: company('ended_relations', good), returnAll: true }),
+  },
+  {
+    node: 'companyDataFinancials',
+    params: (good) => ({ operation: 'annualReports', registryCode: company('annual_reports', good), returnAll: true }),
+  },
   { node: 'companyDataRisk', params: (good) => ({ operation: 'creditScore', registryCode: company('active', good) }) },
   { node: 'companyDataAssets', params: (good) => ({ operation: 'properties', registryCode: company('assets', good), returnAll: true }) },
-  { node: 'companyDataMonitoring', params: (good) => ({ resource: 'monitoring', operation: 'getList', listId: rl(good ? listId : 'lst_unknown') }) },
+  {
+    node: 'companyDataMonitoring',
+    params: (good) => ({ resource: 'monitoring', operation: 'getList', listId: rl(good ? listId : 'lst_unknown') }),
+  },
   { node: 'companyDataSavedSearches', params: (good) => ({ operation: 'get', searchId: rl(good ? searchId : 'srch_unknown') }) },
   { node: 'companyDataReference', params: (good) => ({ operation: 'classifiers', type: good ? 'roles' : 'Roles!' }) },
 ];
@@ -229,7 +303,13 @@ const creds = () => ({ apiKey: sb.apiKey, baseUrl: sb.url, authStyle: 'xApiKey' 
 
 async function execute(name: string, params: (name: string, i: number) => unknown, items: IDataObject[], continueOnFail: boolean) {
   const node = byName(name);
-  const { ctx } = executeContext({ params, items: items.map((json) => ({ json })), credentials: creds(), continueOnFail, version: node.description.defaultVersion });
+  const { ctx } = executeContext({
+    params,
+    items: items.map((json) => ({ json })),
+    credentials: creds(),
+    continueOnFail,
+    version: node.description.defaultVersion,
+  });
   return ((await node.execute!.call(ctx)) as INodeExecutionData[][])[0]!;
 }
 
@@ -249,7 +329,11 @@ describe('pairedItem and Continue On Fail, per item', () => {
     sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
     codes = await listedCodes(sb, 160);
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${sb.url}${path}`, { method: 'POST', headers: { 'X-API-Key': sb.apiKey, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${sb.url}${path}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': sb.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status, path).toBeLessThan(300);
       return ((await res.json()) as { data: { id: string } }).data.id;
     };
@@ -265,25 +349,30 @@ describe('pairedItem and Continue On Fail, per item', () => {
     expect(cases.map((c) => c.node).sort()).toEqual(actions.sort());
   });
 
-  test.each(cases.map((c) => [c.node, c] as const))('%s: each output item points at its input; a failing item gives an error item paired to it', async (name, c) => {
-    const goodOnly = await execute(name, (p) => c.params(true)[p], [{ row: 0 }, { row: 1 }], false);
-    const paired = pairedInputs(goodOnly, 2);
-    expect(new Set(paired)).toEqual(new Set([0, 1]));
-    goodOnly.forEach((item) => expect(item.json.error).toBeUndefined());
+  test.each(cases.map((c) => [c.node, c] as const))(
+    '%s: each output item points at its input; a failing item gives an error item paired to it',
+    async (name, c) => {
+      const goodOnly = await execute(name, (p) => c.params(true)[p], [{ row: 0 }, { row: 1 }], false);
+      const paired = pairedInputs(goodOnly, 2);
+      expect(new Set(paired)).toEqual(new Set([0, 1]));
+      goodOnly.forEach((item) => expect(item.json.error).toBeUndefined());
 
-    // Items 0 and 2 work, item 1 fails: with Continue On Fail one error item for 1, the others as before.
-    const mixed = await execute(name, (p, i) => c.params(i !== 1)[p], [{ row: 0 }, { row: 1 }, { row: 2 }], true);
-    const inputs = pairedInputs(mixed, 3);
-    const errors = mixed.filter((item) => item.json.error !== undefined);
-    expect(errors, 'exactly one error item').toHaveLength(1);
-    expect(errors[0]!.pairedItem).toEqual({ item: 1 });
-    expect(String(errors[0]!.json.error)).not.toBe('');
-    expect(new Set(inputs)).toEqual(new Set([0, 1, 2]));
-    expect(mixed.filter((item) => item.json.error === undefined).length).toBe(goodOnly.length);
+      // Items 0 and 2 work, item 1 fails: with Continue On Fail one error item for 1, the others as before.
+      const mixed = await execute(name, (p, i) => c.params(i !== 1)[p], [{ row: 0 }, { row: 1 }, { row: 2 }], true);
+      const inputs = pairedInputs(mixed, 3);
+      const errors = mixed.filter((item) => item.json.error !== undefined);
+      expect(errors, 'exactly one error item').toHaveLength(1);
+      expect(errors[0]!.pairedItem).toEqual({ item: 1 });
+      expect(String(errors[0]!.json.error)).not.toBe('');
+      expect(new Set(inputs)).toEqual(new Set([0, 1, 2]));
+      expect(mixed.filter((item) => item.json.error === undefined).length).toBe(goodOnly.length);
 
-    // Without Continue On Fail the failing item stops the node with an n8n error naming the item.
-    await expect(execute(name, (p, i) => c.params(i !== 1)[p], [{ row: 0 }, { row: 1 }], false)).rejects.toMatchObject({ context: { itemIndex: 1 } });
-  });
+      // Without Continue On Fail the failing item stops the node with an n8n error naming the item.
+      await expect(execute(name, (p, i) => c.params(i !== 1)[p], [{ row: 0 }, { row: 1 }], false)).rejects.toMatchObject({
+        context: { itemIndex: 1 },
+      });
+    },
+  );
 
   test('bulk Lookup: every output item is paired to its input; a failed request gives error items for its own items only', async () => {
     // 150 distinct codes: two requests (100 per request). The sandbox fails the first request it gets with a 500.

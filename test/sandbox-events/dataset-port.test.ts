@@ -13,7 +13,12 @@ describe('write side over the generated dataset', () => {
 
   it('writes registry changes into the company rows and keeps the others in the overlay', () => {
     const before = port.get(code)!;
-    port.applyChange({ registry_code: code, category: 'registry', kind: 'name_changed', details: { old: before.name, new: 'Muudetud Nimi OÜ' } });
+    port.applyChange({
+      registry_code: code,
+      category: 'registry',
+      kind: 'name_changed',
+      details: { old: before.name, new: 'Muudetud Nimi OÜ' },
+    });
     port.applyChange({ registry_code: code, category: 'registry', kind: 'status_changed', details: { old: 'R', new: 'L' } });
     port.applyChange({ registry_code: code, category: 'tax', kind: 'tax_debt', details: { old: 0, new: 1234.5 } });
     const row = ds.companies[ds.byCode.get(code)!]!;
@@ -37,7 +42,12 @@ describe('write side over the generated dataset', () => {
   it('a renamed company is an exact hit for its new name only; its old name finds it as a previous name', () => {
     const c = ds.companies[ds.byCode.get(ds.fixtures.companies.legal_form_AS!.registry_code)!]!;
     const old = c.name;
-    port.applyChange({ registry_code: c.code, category: 'registry', kind: 'name_changed', details: { old, new: 'Põhjavalguse Uusnimi AS' } });
+    port.applyChange({
+      registry_code: c.code,
+      category: 'registry',
+      kind: 'name_changed',
+      details: { old, new: 'Põhjavalguse Uusnimi AS' },
+    });
     expect(ds.companySearch.byName('Põhjavalguse Uusnimi', 1)).toEqual([{ i: c.i, previous: null }]);
     expect(ds.companySearch.byName(old, 200).find((h) => h.i === c.i)).toEqual({ i: c.i, previous: old });
   });
@@ -46,8 +56,13 @@ describe('write side over the generated dataset', () => {
     const q = 'Tarkvara';
     const statusRank = { R: 4, L: 2, N: 1, D: 0 } as const;
     // Current-name matches (previous-name matches form a tier of their own after them).
-    const order = () => ds.companySearch.byName(q, 200).filter((h) => h.previous === null).map((h) => ds.companies[h.i]!);
-    const ranked = (list: ReturnType<typeof order>) => list.every((c, k) => k === 0 || statusRank[list[k - 1]!.status] >= statusRank[c.status]);
+    const order = () =>
+      ds.companySearch
+        .byName(q, 200)
+        .filter((h) => h.previous === null)
+        .map((h) => ds.companies[h.i]!);
+    const ranked = (list: ReturnType<typeof order>) =>
+      list.every((c, k) => k === 0 || statusRank[list[k - 1]!.status] >= statusRank[c.status]);
     const before = order();
     expect(before.length).toBeGreaterThan(20);
     expect(ranked(before)).toBe(true);
@@ -69,7 +84,10 @@ describe('write side over the generated dataset', () => {
 
   it('the change kinds table of docs/sandbox-events.md is the kinds table of the code', () => {
     const doc = readFileSync(join(__dirname, '../../docs/sandbox-events.md'), 'utf8');
-    const rows = doc.split('\n').filter((l) => /^\| [a-z]+ \| `[a-z_]+` \|/.test(l)).map((l) => l.split('|').map((x) => x.trim()));
+    const rows = doc
+      .split('\n')
+      .filter((l) => /^\| [a-z]+ \| `[a-z_]+` \|/.test(l))
+      .map((l) => l.split('|').map((x) => x.trim()));
     expect(rows.map((r) => [r[1], r[2]!.replace(/`/g, '')])).toEqual(kinds.map((k) => [k.category, k.kind]));
   });
 
@@ -77,6 +95,8 @@ describe('write side over the generated dataset', () => {
     const f = port.register({ county: 'Saare maakond', activity_code: '62012' }, '2026-11-20');
     expect(ds.byCode.has(f.registry_code)).toBe(true);
     expect(f).toMatchObject({ county: 'Saare maakond', legal_form: 'Osaühing', registered_on: '2026-11-20', status: 'R' });
-    expect(matchingCodes({ county: ['Saare'], activity: ['62012'], registered_within_days: 1 }, '2026-11-20', port.all())).toContain(f.registry_code);
+    expect(matchingCodes({ county: ['Saare'], activity: ['62012'], registered_within_days: 1 }, '2026-11-20', port.all())).toContain(
+      f.registry_code,
+    );
   });
 });

@@ -30,10 +30,14 @@ describe('webhook deliveries', () => {
     await monitoredCompanyWithWebhook();
     await api('POST', '/sandbox/changes', { registry_code: sb.codes[3]!, category: 'tax', kind: 'tax_debt' });
     for (let n = 1; n <= 8; n++) {
-      const d = await waitFor(async () => {
-        const x = (await api('GET', '/webhook/deliveries')).body.data[0];
-        return x?.attempts === n && x;
-      }, 5000, `attempt ${n}`);
+      const d = await waitFor(
+        async () => {
+          const x = (await api('GET', '/webhook/deliveries')).body.data[0];
+          return x?.attempts === n && x;
+        },
+        5000,
+        `attempt ${n}`,
+      );
       if (n === 8) {
         expect(d).toMatchObject({ status: 'failed', next_attempt_at: null });
         break;
@@ -53,12 +57,17 @@ describe('webhook deliveries', () => {
     const secret = await monitoredCompanyWithWebhook();
     // 10,000 virtual seconds per real second: the 22-hour schedule takes about 8 real seconds.
     await api('POST', '/sandbox/clock', { time_scale: 10_000 });
-    const eventId = (await api('POST', '/sandbox/changes', { registry_code: sb.codes[3]!, category: 'court', kind: 'enforcement' })).body.data.events[0];
+    const eventId = (await api('POST', '/sandbox/changes', { registry_code: sb.codes[3]!, category: 'court', kind: 'enforcement' })).body
+      .data.events[0];
 
-    const failed = await waitFor(async () => {
-      const r = await api('GET', '/webhook/deliveries?status=failed');
-      return r.body.data[0];
-    }, 30_000, 'the delivery to fail');
+    const failed = await waitFor(
+      async () => {
+        const r = await api('GET', '/webhook/deliveries?status=failed');
+        return r.body.data[0];
+      },
+      30_000,
+      'the delivery to fail',
+    );
     await api('POST', '/sandbox/clock', { time_scale: 1 });
 
     expect(failed).toMatchObject({ event_id: eventId, status: 'failed', attempts: 8, last_status_code: 500, next_attempt_at: null });
@@ -82,10 +91,14 @@ describe('webhook deliveries', () => {
     expect(retry.status).toBe(202);
     expect(retry.body.data).toMatchObject({ event_id: eventId, retry_of: failed.id });
     expect(retry.body.data.id).not.toBe(failed.id);
-    const done = await waitFor(async () => {
-      const r = await api('GET', '/webhook/deliveries?status=delivered');
-      return r.body.data[0];
-    }, 5000, 'the manual retry');
+    const done = await waitFor(
+      async () => {
+        const r = await api('GET', '/webhook/deliveries?status=delivered');
+        return r.body.data[0];
+      },
+      5000,
+      'the manual retry',
+    );
     expect(done).toMatchObject({ id: retry.body.data.id, attempts: 1, last_status_code: 204 });
     expect(rx.requests).toHaveLength(9);
     expect(rx.requests[8]!.headers['x-service-event-id']).toBe(eventId);
@@ -104,7 +117,10 @@ describe('webhook deliveries', () => {
     });
     await api('PUT', '/sandbox/settings', { answer_timeout_ms: 150 });
     await api('POST', '/sandbox/changes', { registry_code: sb.codes[3]!, category: 'registry', kind: 'address_changed' });
-    const first = await waitFor(async () => (await api('GET', '/webhook/deliveries')).body.data[0]?.attempts === 1 && (await api('GET', '/webhook/deliveries')).body.data[0]);
+    const first = await waitFor(
+      async () =>
+        (await api('GET', '/webhook/deliveries')).body.data[0]?.attempts === 1 && (await api('GET', '/webhook/deliveries')).body.data[0],
+    );
     expect(first).toMatchObject({ status: 'retry_scheduled', last_status_code: 302, last_error: 'redirect 302 (not followed)' });
     expect(rx.requests.map((r) => r.url)).toEqual(['/redirect']);
     expect(Date.parse(first.next_attempt_at) - Date.parse(first.log[0].finished_at)).toBe(60_000);
@@ -123,7 +139,8 @@ describe('webhook deliveries', () => {
     rx.setHandler((_req, res) => json(res, 200, {}));
     const secret = await monitoredCompanyWithWebhook();
     await api('PUT', '/sandbox/settings', { duplicate_rate: 1, duplicate_copies: 2 });
-    const id = (await api('POST', '/sandbox/changes', { registry_code: sb.codes[3]!, category: 'reports', kind: 'annual_report_filed' })).body.data.events[0];
+    const id = (await api('POST', '/sandbox/changes', { registry_code: sb.codes[3]!, category: 'reports', kind: 'annual_report_filed' }))
+      .body.data.events[0];
     await waitFor(() => rx.requests.length >= 3, 5000, 'three copies');
     expect(rx.requests.map((r) => r.headers['x-service-event-id'])).toEqual([id, id, id]);
     expect(rx.requests.every((r) => signatureValid(secret, r))).toBe(true);

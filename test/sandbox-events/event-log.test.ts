@@ -13,7 +13,12 @@ function buildLog(): EventLog {
   for (let k = 0; k < 3000; k++) {
     const r = (k * 7919) % 100;
     if (r < 70) {
-      log.append({ id: `evt_${++n}`, type: 'monitoring.change', created_at: '', data: { category: ['registry', 'tax', 'court'][k % 3], lists: [{ id: `lst_${k % 4}` }, ...(k % 5 === 0 ? [{ id: 'lst_x' }] : [])] } });
+      log.append({
+        id: `evt_${++n}`,
+        type: 'monitoring.change',
+        created_at: '',
+        data: { category: ['registry', 'tax', 'court'][k % 3], lists: [{ id: `lst_${k % 4}` }, ...(k % 5 === 0 ? [{ id: 'lst_x' }] : [])] },
+      });
     } else if (r < 90) {
       const s = k % 2 ? 'srch_a' : 'srch_b';
       if (k % 7 === 0) day++;
@@ -36,14 +41,24 @@ describe('event log polling', () => {
   const monitoring = all.filter((e) => e.type === 'monitoring.change');
 
   it('GET /monitoring/events pages as filtering the whole log would, for any cursor, limit and filter', () => {
-    const cursors = [undefined, 'evt_1', monitoring[500]!.id, monitoring[monitoring.length - 2]!.id, monitoring[monitoring.length - 1]!.id, 'evt_999999'];
+    const cursors = [
+      undefined,
+      'evt_1',
+      monitoring[500]!.id,
+      monitoring[monitoring.length - 2]!.id,
+      monitoring[monitoring.length - 1]!.id,
+      'evt_999999',
+    ];
     for (const after of cursors) {
       for (const limit of [1, 25, 200]) {
         for (const filter of [{}, { list_id: 'lst_x' }, { category: ['tax', 'court'] }, { list_id: 'lst_2', category: ['registry'] }]) {
           const q = { after, limit, ...filter };
           const from = after === undefined ? -1 : eventNumber(after)!;
           const expected = monitoring.filter(
-            (e) => eventNumber(e.id)! > from && (!q.list_id || e.data.lists.some((l: { id: string }) => l.id === q.list_id)) && (!q.category || q.category.includes(e.data.category)),
+            (e) =>
+              eventNumber(e.id)! > from &&
+              (!q.list_id || e.data.lists.some((l: { id: string }) => l.id === q.list_id)) &&
+              (!q.category || q.category.includes(e.data.category)),
           );
           expect(log.monitoringPage(q), JSON.stringify(q)).toEqual(naivePage(expected, limit, after ?? null));
         }
@@ -56,7 +71,8 @@ describe('event log polling', () => {
     expect(ofA.length).toBeGreaterThan(100);
     for (const after of [undefined, ofA[0]!.id, ofA[50]!.id, ofA[ofA.length - 1]!.id]) {
       const k = after === undefined ? -1 : ofA.findIndex((e) => e.id === after);
-      for (const limit of [1, 25, 200]) expect(log.matchesPage('srch_a', { after, limit })).toEqual(naivePage(ofA.slice(k + 1), limit, after ?? null));
+      for (const limit of [1, 25, 200])
+        expect(log.matchesPage('srch_a', { after, limit })).toEqual(naivePage(ofA.slice(k + 1), limit, after ?? null));
     }
     expect(log.matchesPage('srch_none', {})).toEqual(naivePage([], 25, null));
   });

@@ -16,7 +16,11 @@ describe('fault injection', () => {
     await api('POST', '/sandbox/faults', { kind: 'rate_limited', count: 2, retry_after: 3 });
     await api('POST', '/sandbox/faults', { kind: 'server_error', count: 1, status: 502 });
     await api('POST', '/sandbox/faults', { kind: 'slow', count: 1, delay_ms: 300 });
-    expect((await api('GET', '/sandbox/faults')).body.data.map((f: any) => [f.kind, f.remaining])).toEqual([['rate_limited', 2], ['server_error', 1], ['slow', 1]]);
+    expect((await api('GET', '/sandbox/faults')).body.data.map((f: any) => [f.kind, f.remaining])).toEqual([
+      ['rate_limited', 2],
+      ['server_error', 1],
+      ['slow', 1],
+    ]);
 
     // Another account is not affected.
     expect((await api('GET', '/monitoring/lists', undefined, sb.apiKey2)).status).toBe(200);

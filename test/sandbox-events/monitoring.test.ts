@@ -30,7 +30,9 @@ describe('monitoring lists and change events', () => {
     expect(list.status).toBe(201);
     expect(list.body.data.id).toMatch(/^lst_[a-z0-9]+$/);
     const code = sb.codes[5]!;
-    const add = await api('POST', `/monitoring/lists/${list.body.data.id}/companies`, { add: [{ registry_code: code, external_ref: 'crm-42' }] });
+    const add = await api('POST', `/monitoring/lists/${list.body.data.id}/companies`, {
+      add: [{ registry_code: code, external_ref: 'crm-42' }],
+    });
     expect(add.body.data).toMatchObject({ added: 1, total: 1, invalid: [] });
 
     const ch = await api('POST', '/sandbox/changes', { registry_code: code, category: 'tax', kind: 'tax_debt' });
@@ -38,7 +40,11 @@ describe('monitoring lists and change events', () => {
     expect(ch.body.data.events).toHaveLength(1);
 
     const r = await waitFor(() => rx.requests[0], 5000, 'delivery');
-    expect(Object.keys(r.headers).filter((h) => h.startsWith('x-service-')).sort()).toEqual(['x-service-event-id', 'x-service-signature', 'x-service-timestamp']);
+    expect(
+      Object.keys(r.headers)
+        .filter((h) => h.startsWith('x-service-'))
+        .sort(),
+    ).toEqual(['x-service-event-id', 'x-service-signature', 'x-service-timestamp']);
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['user-agent']).toBe('Service-Webhooks/1.0');
     expect(r.headers['x-service-timestamp']).toMatch(/^\d+$/);
@@ -82,7 +88,12 @@ describe('monitoring lists and change events', () => {
     await api('POST', `/monitoring/lists/${c}/companies`, { add: [{ registry_code: code, external_ref: 'ref-c' }] });
     await api('POST', `/monitoring/lists/${other}/companies`, { add: [{ registry_code: code, external_ref: 'x' }] }, sb.apiKey2);
 
-    await api('POST', '/sandbox/changes', { registry_code: code, category: 'registry', kind: 'name_changed', details: { new: 'Uus Nimi OÜ' } });
+    await api('POST', '/sandbox/changes', {
+      registry_code: code,
+      category: 'registry',
+      kind: 'name_changed',
+      details: { new: 'Uus Nimi OÜ' },
+    });
     const mine = (await api('GET', '/monitoring/events')).body.data;
     expect(mine).toHaveLength(1);
     expect(mine[0].data.lists).toEqual([
@@ -128,7 +139,8 @@ describe('monitoring lists and change events', () => {
     const l2 = (await api('POST', '/monitoring/lists', { name: 'two' })).body.data.id;
     await api('POST', `/monitoring/lists/${l1}/companies`, { add: sb.codes.slice(0, 3).map((registry_code) => ({ registry_code })) });
     await api('POST', `/monitoring/lists/${l2}/companies`, { add: [{ registry_code: sb.codes[3]! }] });
-    for (const code of sb.codes.slice(0, 4)) await api('POST', '/sandbox/changes', { registry_code: code, category: 'assets', kind: 'domain_registered' });
+    for (const code of sb.codes.slice(0, 4))
+      await api('POST', '/sandbox/changes', { registry_code: code, category: 'assets', kind: 'domain_registered' });
     await api('POST', '/sandbox/changes', { registry_code: sb.codes[0]!, category: 'people', kind: 'board_member_added' });
 
     const seen: string[] = [];
@@ -151,28 +163,54 @@ describe('monitoring lists and change events', () => {
 
   it('manages lists: rename, categories, replace, remove, delete', async () => {
     const id = (await api('POST', '/monitoring/lists', { name: 'Old' })).body.data.id;
-    await api('POST', `/monitoring/lists/${id}/companies`, { add: sb.codes.slice(0, 4).map((registry_code, i) => ({ registry_code, external_ref: `r${i}` })) });
-    const rep = await api('POST', `/monitoring/lists/${id}/companies`, { add: [{ registry_code: sb.codes[2]! }, { registry_code: sb.codes[9]! }, { registry_code: '10000024' }], replace: true });
-    expect(rep.body.data).toMatchObject({ added: 1, updated: 1, removed: 3, total: 2, invalid: [{ registry_code: '10000024', reason: 'not_found' }] });
+    await api('POST', `/monitoring/lists/${id}/companies`, {
+      add: sb.codes.slice(0, 4).map((registry_code, i) => ({ registry_code, external_ref: `r${i}` })),
+    });
+    const rep = await api('POST', `/monitoring/lists/${id}/companies`, {
+      add: [{ registry_code: sb.codes[2]! }, { registry_code: sb.codes[9]! }, { registry_code: '10000024' }],
+      replace: true,
+    });
+    expect(rep.body.data).toMatchObject({
+      added: 1,
+      updated: 1,
+      removed: 3,
+      total: 2,
+      invalid: [{ registry_code: '10000024', reason: 'not_found' }],
+    });
     const page = await api('GET', `/monitoring/lists/${id}/companies?limit=1`);
     expect(page.body.meta.pagination).toEqual({ page: 1, limit: 1, total: 2, has_more: true });
     expect(page.body.data[0]).toMatchObject({ registry_code: sb.codes[2], external_ref: 'r2' });
     const patched = await api('PATCH', `/monitoring/lists/${id}`, { name: 'New', categories: ['tax', 'court'] });
     expect(patched.body.data).toMatchObject({ id, name: 'New', categories: ['tax', 'court'], companies: 2 });
-    expect((await api('DELETE', `/monitoring/lists/${id}/companies/${sb.codes[9]}`)).body.data).toEqual({ registry_code: sb.codes[9], removed: true });
+    expect((await api('DELETE', `/monitoring/lists/${id}/companies/${sb.codes[9]}`)).body.data).toEqual({
+      registry_code: sb.codes[9],
+      removed: true,
+    });
     expect((await api('GET', '/monitoring/lists')).body.data.map((l: any) => l.name)).toEqual(['New']);
     expect((await api('DELETE', `/monitoring/lists/${id}`)).body.data).toEqual({ id, deleted: true });
     const gone = await api('GET', `/monitoring/lists/${id}`);
     expect(gone.status).toBe(404);
     expect(gone.body.error).toMatchObject({ code: 'not_found', param: 'list_id' });
-    const tooMany = await api('POST', '/monitoring/lists/lst_x/companies', { add: Array.from({ length: 2001 }, () => ({ registry_code: sb.codes[0]! })) });
+    const tooMany = await api('POST', '/monitoring/lists/lst_x/companies', {
+      add: Array.from({ length: 2001 }, () => ({ registry_code: sb.codes[0]! })),
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.message).toContain('2000');
   });
 
   it('answers plan_required to a basic-plan key and keeps each account to itself', async () => {
-    for (const [m, p] of [['POST', '/monitoring/lists'], ['GET', '/monitoring/events'], ['POST', '/searches'], ['PUT', '/webhook']] as const) {
-      const r = await api(m, p, m === 'GET' ? undefined : { name: 'x', url: 'https://example.com', enabled: true, filters: {} }, sb.basicKey);
+    for (const [m, p] of [
+      ['POST', '/monitoring/lists'],
+      ['GET', '/monitoring/events'],
+      ['POST', '/searches'],
+      ['PUT', '/webhook'],
+    ] as const) {
+      const r = await api(
+        m,
+        p,
+        m === 'GET' ? undefined : { name: 'x', url: 'https://example.com', enabled: true, filters: {} },
+        sb.basicKey,
+      );
       expect(r.status).toBe(403);
       expect(r.body.error.code).toBe('plan_required');
     }

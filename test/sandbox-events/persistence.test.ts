@@ -38,7 +38,12 @@ describe('data dir', () => {
     const search = (await api('POST', '/searches', { name: 'S', filters: { county: ['Saare maakond'] } })).body.data.id;
     await api('POST', '/sandbox/companies', { count: 2, template: { county: 'Saare maakond' } });
     await api('POST', '/sandbox/runs', { kind: 'morning' });
-    await api('POST', '/sandbox/changes', { registry_code: code, category: 'registry', kind: 'name_changed', details: { new: 'Püsiv Nimi OÜ' } });
+    await api('POST', '/sandbox/changes', {
+      registry_code: code,
+      category: 'registry',
+      kind: 'name_changed',
+      details: { new: 'Püsiv Nimi OÜ' },
+    });
     await waitFor(() => rx.requests.length >= 2, 5000, 'two deliveries');
     // A failing receiver leaves a delivery waiting for its retry.
     rx.setHandler((_req, res) => json(res, 503, {}));
@@ -60,20 +65,29 @@ describe('data dir', () => {
     expect((await api2('GET', '/monitoring/events')).body.data).toEqual(events);
     expect((await api2('GET', `/searches/${search}/matches`)).body.data).toEqual(matches);
     expect((await api2('GET', '/webhook/deliveries')).body.data).toEqual(deliveries);
-    expect((await api2('GET', `/monitoring/lists/${list}/companies`)).body.data[0]).toMatchObject({ registry_code: code, external_ref: 'k-1', name: 'Püsiv Nimi OÜ' });
+    expect((await api2('GET', `/monitoring/lists/${list}/companies`)).body.data[0]).toMatchObject({
+      registry_code: code,
+      external_ref: 'k-1',
+      name: 'Püsiv Nimi OÜ',
+    });
     expect((await api2('GET', '/webhook')).body.data).toMatchObject({ url: `${rx.url}/h`, enabled: true });
 
     // The retry waiting at shutdown goes out after restart, signed with the same secret.
     rx.setHandler((_req, res) => json(res, 200, {}));
     const before = rx.requests.length;
     await api2('POST', '/sandbox/clock', { advance_seconds: 60 });
-    await waitFor(async () => (await api2('GET', '/webhook/deliveries?status=delivered')).body.data.length === 3, 5000, 'the retry after restart');
+    await waitFor(
+      async () => (await api2('GET', '/webhook/deliveries?status=delivered')).body.data.length === 3,
+      5000,
+      'the retry after restart',
+    );
     const resent = rx.requests[before]!;
     expect(resent.headers['x-service-event-id']).toBe(events[1].id);
     expect(signatureValid(secret, resent)).toBe(true);
 
     // Numbering continues: no id is given twice.
-    const next = (await api2('POST', '/sandbox/changes', { registry_code: code, category: 'assets', kind: 'domain_registered' })).body.data.events[0];
+    const next = (await api2('POST', '/sandbox/changes', { registry_code: code, category: 'assets', kind: 'domain_registered' })).body.data
+      .events[0];
     expect(Number(next.slice(4))).toBeGreaterThan(Number(events[1].id.slice(4)));
   });
 

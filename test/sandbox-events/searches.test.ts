@@ -49,13 +49,27 @@ describe('saved searches', () => {
 
     const events = [...p1.body.data, ...p2.body.data];
     expect(events.map((e) => e.data.companies.length)).toEqual([500, 500, 234]);
-    expect(events.map((e) => [e.data.part, e.data.parts, e.data.total])).toEqual([[1, 3, 1234], [2, 3, 1234], [3, 3, 1234]]);
-    for (const e of events) expect(e).toMatchObject({ type: 'search.matches', data: { search: { id: search.id, name: 'New Tartu IT' }, date: '2026-11-20' } });
+    expect(events.map((e) => [e.data.part, e.data.parts, e.data.total])).toEqual([
+      [1, 3, 1234],
+      [2, 3, 1234],
+      [3, 3, 1234],
+    ]);
+    for (const e of events)
+      expect(e).toMatchObject({ type: 'search.matches', data: { search: { id: search.id, name: 'New Tartu IT' }, date: '2026-11-20' } });
     const codes = events.flatMap((e) => e.data.companies.map((c: any) => c.registry_code));
     expect(new Set(codes)).toEqual(new Set(reg.body.data.registry_codes));
     expect(events[0].data.companies[0]).toEqual({
-      registry_code: expect.stringMatching(/^\d{8}$/), name: expect.any(String), legal_form: 'Osaühing', status: 'R', registered_on: '2026-11-20',
-      address: expect.stringContaining('Tartu maakond'), activity_code: '62012', employees: null, revenue: null, tax_debt: null, rating: null,
+      registry_code: expect.stringMatching(/^\d{8}$/),
+      name: expect.any(String),
+      legal_form: 'Osaühing',
+      status: 'R',
+      registered_on: '2026-11-20',
+      address: expect.stringContaining('Tartu maakond'),
+      activity_code: '62012',
+      employees: null,
+      revenue: null,
+      tax_debt: null,
+      rating: null,
     });
 
     await waitFor(() => rx.requests.length >= 3, 5000, 'three deliveries');
@@ -79,13 +93,23 @@ describe('saved searches', () => {
     await api('POST', '/sandbox/clock', { to: '2026-11-21T05:00:00Z' });
     const m = (await api('GET', `/searches/${s.id}/matches`)).body.data;
     expect(m).toHaveLength(1);
-    expect(m[0]).toMatchObject({ id: `evt_${s.id}_20261121_1`, created_at: '2026-11-21T05:00:00.000Z', data: { date: '2026-11-21', part: 1, parts: 1, total: 1, companies: [{ registry_code: code, status: 'L' }] } });
+    expect(m[0]).toMatchObject({
+      id: `evt_${s.id}_20261121_1`,
+      created_at: '2026-11-21T05:00:00.000Z',
+      data: { date: '2026-11-21', part: 1, parts: 1, total: 1, companies: [{ registry_code: code, status: 'L' }] },
+    });
   });
 
   it('counts registered_within_days from the run date and manages searches', async () => {
     const s = (await api('POST', '/searches', { name: 'Fresh', filters: { registered_within_days: 7 } })).body.data;
-    expect(s).toMatchObject({ name: 'Fresh', filters: { registered_within_days: 7 }, baseline: matching((c) => c.registered_on >= '2026-11-13') });
-    await api('POST', '/sandbox/companies', { companies: [{ registered_on: '2026-11-10' }, { registered_on: '2026-11-19', name: 'Värske OÜ' }] });
+    expect(s).toMatchObject({
+      name: 'Fresh',
+      filters: { registered_within_days: 7 },
+      baseline: matching((c) => c.registered_on >= '2026-11-13'),
+    });
+    await api('POST', '/sandbox/companies', {
+      companies: [{ registered_on: '2026-11-10' }, { registered_on: '2026-11-19', name: 'Värske OÜ' }],
+    });
     await api('POST', '/sandbox/runs', { kind: 'morning' });
     const m = (await api('GET', `/searches/${s.id}/matches`)).body.data;
     expect(m[0].data.companies.map((c: any) => c.name)).toEqual(['Värske OÜ']);

@@ -14,7 +14,11 @@ async function call(path: string, init: { method?: string; body?: unknown; key?:
   const key = init.key === undefined ? sb.apiKey : init.key;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key) headers[init.bearer ? 'authorization' : 'x-api-key'] = init.bearer ? `Bearer ${key}` : key;
-  const res = await fetch(sb.url + path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(sb.url + path, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 const fx = () => sb.fixtures.companies;
@@ -87,7 +91,13 @@ describe('authentication and errors', () => {
     expect(r.body.paths['/companies'].get.responses['429']).toBeDefined();
   });
   it('404 for unknown company, route, year, person, classifier', async () => {
-    for (const p of [`/companies/${sb.fixtures.unknown_registry_code}`, '/nowhere', `/companies/${code('active')}/annual-reports/1995`, '/persons/99999999', '/classifiers/nope']) {
+    for (const p of [
+      `/companies/${sb.fixtures.unknown_registry_code}`,
+      '/nowhere',
+      `/companies/${code('active')}/annual-reports/1995`,
+      '/persons/99999999',
+      '/classifiers/nope',
+    ]) {
       const r = await call(p);
       expect([p, r.status, r.body.error.code]).toEqual([p, 404, 'not_found']);
     }
@@ -204,11 +214,29 @@ describe('lookup', () => {
   it('answers in the order sent, query verbatim, type, skipped, vat_holders, meta.queries/matched; billed per query', async () => {
     const before = sb.usage(sb.apiKey).billed_lookup_queries;
     const vg = sb.fixtures.vat_groups.g1!;
-    const queries = [` ${code('active')}`, fx().active!.vat_number!, 'ab', vg.vat_number, fx().vat_ended!.vat_number!, 'Lõunaranna Tarkvara', sb.fixtures.unknown_registry_code, vg.vat_number.slice(2)];
+    const queries = [
+      ` ${code('active')}`,
+      fx().active!.vat_number!,
+      'ab',
+      vg.vat_number,
+      fx().vat_ended!.vat_number!,
+      'Lõunaranna Tarkvara',
+      sb.fixtures.unknown_registry_code,
+      vg.vat_number.slice(2),
+    ];
     const r = await call('/companies/lookup', { method: 'POST', body: { queries, limit: 2 } });
     expect(r.status).toBe(200);
     expect(r.body.data.map((x: any) => x.query)).toEqual(queries);
-    expect(r.body.data.map((x: any) => x.type)).toEqual(['registry_code', 'vat_number', 'name', 'vat_number', 'vat_number', 'name', 'registry_code', 'vat_number']);
+    expect(r.body.data.map((x: any) => x.type)).toEqual([
+      'registry_code',
+      'vat_number',
+      'name',
+      'vat_number',
+      'vat_number',
+      'name',
+      'registry_code',
+      'vat_number',
+    ]);
     expect(r.body.data[0].matches[0].registry_code).toBe(code('active'));
     expect(r.body.data[2]).toMatchObject({ skipped: 'query_too_short', matches: [] });
     expect(r.body.data[3].vat_holders).toBe(3);
@@ -226,7 +254,9 @@ describe('lookup', () => {
     const vat = fx().active!.vat_number!;
     const queries = [`ee ${vat.slice(2)}`, `EE ${vat.slice(2)}`, ` ${vat.toLowerCase()} `];
     const r = await call('/companies/lookup', { method: 'POST', body: { queries } });
-    expect(r.body.data.map((x: any) => [x.query, x.type, x.vat_holders, x.matches[0]?.registry_code])).toEqual(queries.map((q) => [q, 'vat_number', 1, code('active')]));
+    expect(r.body.data.map((x: any) => [x.query, x.type, x.vat_holders, x.matches[0]?.registry_code])).toEqual(
+      queries.map((q) => [q, 'vat_number', 1, code('active')]),
+    );
   });
   it('1-100 queries and limit 1-10', async () => {
     expect((await call('/companies/lookup', { method: 'POST', body: { queries: [] } })).body.error.param).toBe('queries');
@@ -266,7 +296,19 @@ describe('profile', () => {
   it('has every profile field; VAT registrations newest first', async () => {
     const r = await call(`/companies/${code('vat_history')}`);
     const d = r.body.data;
-    for (const k of ['share_capital', 'financial_year', 'accounting_required', 'previous_names', 'contacts', 'activities', 'vat_registrations', 'einvoice_providers', 'consumer_blacklist_since', 'updated_at']) expect(d).toHaveProperty(k);
+    for (const k of [
+      'share_capital',
+      'financial_year',
+      'accounting_required',
+      'previous_names',
+      'contacts',
+      'activities',
+      'vat_registrations',
+      'einvoice_providers',
+      'consumer_blacklist_since',
+      'updated_at',
+    ])
+      expect(d).toHaveProperty(k);
     expect(d.vat_registrations).toHaveLength(2);
     expect(d.vat_registrations[0].until).toBeNull();
     expect(d.vat_registrations[1].until).not.toBeNull();
@@ -283,7 +325,29 @@ describe('profile', () => {
   });
   it('include: each section; lists embed the first 25 rows and the total; objects complete; all embeds everything', async () => {
     const all = (await call(`/companies/${code('many_rows')}?include=all`)).body.data;
-    for (const s of ['representatives', 'shareholders', 'beneficial_owners', 'other_parties', 'holdings', 'financials', 'annual_reports', 'quarterly_taxes', 'tax_debt', 'tax_declarations', 'credit_score', 'court_cases', 'payment_orders', 'enforcements', 'rulings', 'announcements', 'consumer_disputes', 'properties', 'domains', 'permits', 'state_payments']) {
+    for (const s of [
+      'representatives',
+      'shareholders',
+      'beneficial_owners',
+      'other_parties',
+      'holdings',
+      'financials',
+      'annual_reports',
+      'quarterly_taxes',
+      'tax_debt',
+      'tax_declarations',
+      'credit_score',
+      'court_cases',
+      'payment_orders',
+      'enforcements',
+      'rulings',
+      'announcements',
+      'consumer_disputes',
+      'properties',
+      'domains',
+      'permits',
+      'state_payments',
+    ]) {
       expect(all).toHaveProperty(s);
     }
     expect(all.court_cases.items).toHaveLength(25);
@@ -312,7 +376,9 @@ describe('people and ownership', () => {
     const s = (await call(`/companies/${code('foreign_owner')}/shareholders?lang=en`)).body.data;
     const pcts = s.map((r: any) => r.share.percent);
     expect([...pcts].sort((a: number, b: number) => b - a)).toEqual(pcts);
-    expect(s.some((r: any) => r.party.type === 'organisation' && r.party.person_id === sb.fixtures.persons.foreign_organisation!.id)).toBe(true);
+    expect(s.some((r: any) => r.party.type === 'organisation' && r.party.person_id === sb.fixtures.persons.foreign_organisation!.id)).toBe(
+      true,
+    );
     const j = (await call(`/companies/${code('joint_ownership')}/shareholders?lang=en`)).body.data;
     expect(j.filter((r: any) => r.share.ownership.code === 'joint')).toHaveLength(2);
     expect(j[0].share.ownership.label).toBe('Joint ownership');
@@ -330,7 +396,8 @@ describe('people and ownership', () => {
   it('q keeps rows whose text columns contain the value', async () => {
     const all = (await call(`/companies/${code('many_rows')}/representatives?history=true&limit=100`)).body.data;
     const name = all[3].party.name.split(' ')[1];
-    const f = (await call(`/companies/${code('many_rows')}/representatives?history=true&limit=100&q=${encodeURIComponent(name)}`)).body.data;
+    const f = (await call(`/companies/${code('many_rows')}/representatives?history=true&limit=100&q=${encodeURIComponent(name)}`)).body
+      .data;
     expect(f.length).toBeGreaterThan(0);
     expect(f.every((r: any) => JSON.stringify(r).includes(name))).toBe(true);
   });
@@ -372,14 +439,23 @@ describe('financials and risk', () => {
   it('statement forms and row names follow lang; figures stay the same', async () => {
     const list = (await call(`/companies/${code('annual_reports')}/annual-reports`)).body.data;
     const year = list.find((r: any) => r.status === 'valid' && r.has_statements).year;
-    const [et, en, ru] = await Promise.all(['et', 'en', 'ru'].map(async (l) => (await call(`/companies/${code('annual_reports')}/annual-reports/${year}?lang=${l}`)).body.data.statements));
+    const [et, en, ru] = await Promise.all(
+      ['et', 'en', 'ru'].map(
+        async (l) => (await call(`/companies/${code('annual_reports')}/annual-reports/${year}?lang=${l}`)).body.data.statements,
+      ),
+    );
     expect([et[0].rows[0].name, en[0].rows[0].name, ru[0].rows[0].name]).toEqual(['Raha', 'Cash', 'Денежные средства']);
     for (const s of ru) for (const row of s.rows) expect(row.name).toMatch(/^[А-Яа-яЁё() ,]+$/);
     expect(ru.map((s: any) => s.rows.map((r: any) => r.value))).toEqual(et.map((s: any) => s.rows.map((r: any) => r.value)));
   });
   it('credit score: rated, each unrated reason, each rule', async () => {
     expect((await call(`/companies/${code('active')}/credit-score`)).body.data).toMatchObject({ rated: true, rule: null });
-    for (const [k, reason] of [['status_bankrupt', 'bankrupt'], ['status_liquidation', 'liquidation'], ['status_deleted', 'deleted'], ['not_covered', 'not_covered']]) {
+    for (const [k, reason] of [
+      ['status_bankrupt', 'bankrupt'],
+      ['status_liquidation', 'liquidation'],
+      ['status_deleted', 'deleted'],
+      ['not_covered', 'not_covered'],
+    ]) {
       expect((await call(`/companies/${code(k!)}/credit-score`)).body.data).toMatchObject({ rated: false, reason });
     }
     for (const rule of ['in_default', 'inactive', 'thin_file', 'capital_breach']) {
@@ -413,7 +489,12 @@ describe('financials and risk', () => {
 describe('reference', () => {
   it('classifiers: [{code, label}] in lang', async () => {
     const r = (await call('/classifiers/company_statuses?lang=en')).body.data;
-    expect(r).toEqual([{ code: 'R', label: 'Registered' }, { code: 'L', label: 'In liquidation' }, { code: 'N', label: 'Bankrupt' }, { code: 'D', label: 'Deleted' }]);
+    expect(r).toEqual([
+      { code: 'R', label: 'Registered' },
+      { code: 'L', label: 'In liquidation' },
+      { code: 'N', label: 'Bankrupt' },
+      { code: 'D', label: 'Deleted' },
+    ]);
   });
   it('EMTAK codes of 2008 and 2025', async () => {
     const a = (await call('/emtak?q=62011&version=2008')).body.data;
@@ -425,7 +506,9 @@ describe('reference', () => {
   it('EMTAK words of the title in either language, case and diacritics ignored; title in lang', async () => {
     const et = (await call('/emtak?q=PROGRAMMEERIMINE&version=2008')).body;
     expect(et.data.map((x: any) => x.code)).toContain('62011');
-    const en = (await call('/emtak?q=computer%20programming&version=2008&lang=en&limit=100')).body.data.find((x: any) => x.code === '62011');
+    const en = (await call('/emtak?q=computer%20programming&version=2008&lang=en&limit=100')).body.data.find(
+      (x: any) => x.code === '62011',
+    );
     expect(en.title).toBe('Computer programming activities');
     const ru = (await call('/emtak?q=62011&version=2008&lang=ru')).body.data[0];
     expect(ru.title).toBe(en.title);

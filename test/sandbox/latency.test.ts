@@ -5,13 +5,21 @@ import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 let sb: Sandbox;
 let open: Sandbox;
 beforeAll(async () => {
-  [sb, open] = await Promise.all([startSandbox({ port: 0, seed: 1, companies: 1500 }), startSandbox({ port: 0, seed: 1, companies: 1500, rateLimit: false })]);
+  [sb, open] = await Promise.all([
+    startSandbox({ port: 0, seed: 1, companies: 1500 }),
+    startSandbox({ port: 0, seed: 1, companies: 1500, rateLimit: false }),
+  ]);
 });
 afterAll(async () => Promise.all([sb.close(), open.close()]));
 
-const put = (body: unknown) => fetch(`${sb.url}/sandbox/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const put = (body: unknown) =>
+  fetch(`${sb.url}/sandbox/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const lookup = (s: Sandbox, queries: string[]) =>
-  fetch(`${s.url}/companies/lookup`, { method: 'POST', headers: { 'x-api-key': s.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ queries }) });
+  fetch(`${s.url}/companies/lookup`, {
+    method: 'POST',
+    headers: { 'x-api-key': s.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ queries }),
+  });
 
 describe('latency model', () => {
   it('PUT /sandbox/latency sets round trip, per-query time and spread; GET shows them', async () => {
@@ -30,7 +38,13 @@ describe('latency model', () => {
   });
 
   it('rejects settings out of bounds or unknown, naming the field', async () => {
-    for (const [body, param] of [[{ latency_ms: -1 }, 'latency_ms'], [{ jitter: 2 }, 'jitter'], [{ per_query_ms: 'x' }, 'per_query_ms'], [{ delay: 1 }, 'delay'], [[1], 'body']] as const) {
+    for (const [body, param] of [
+      [{ latency_ms: -1 }, 'latency_ms'],
+      [{ jitter: 2 }, 'jitter'],
+      [{ per_query_ms: 'x' }, 'per_query_ms'],
+      [{ delay: 1 }, 'delay'],
+      [[1], 'body'],
+    ] as const) {
       const res = await put(body);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: { param: string } }).error.param).toBe(param);

@@ -68,19 +68,34 @@ addFormats(ajv);
 const addKnown = (name: string, ...values: unknown[]) => known.set(name, [...(known.get(name) ?? []), ...values]);
 
 async function api(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await fetch(sb.url + path, { method, headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(sb.url + path, {
+    method,
+    headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const j = (await res.json()) as Json;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j)}`);
   return j.data as Json;
 }
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: 1, companies: 1500, rateLimit: false, keys: [{ key: API_KEY, plan: 'api' }, { key: BASIC_KEY, plan: 'basic' }] });
+  sb = await startSandbox({
+    seed: 1,
+    companies: 1500,
+    rateLimit: false,
+    keys: [
+      { key: API_KEY, plan: 'api' },
+      { key: BASIC_KEY, plan: 'basic' },
+    ],
+  });
   hook = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   doc = (await (await fetch(`${sb.url}/openapi.json`)).json()) as typeof doc;
 
-  const fixtures = (await api('GET', '/sandbox/fixtures')) as { companies: Record<string, { registry_code: string; vat_number: string | null }>; persons: Record<string, { id: number; name: string }> };
+  const fixtures = (await api('GET', '/sandbox/fixtures')) as {
+    companies: Record<string, { registry_code: string; vat_number: string | null }>;
+    persons: Record<string, { id: number; name: string }>;
+  };
   const companies = Object.values(fixtures.companies);
   addKnown('registry_code', ...companies.map((c) => c.registry_code));
   addKnown('vat_number', ...companies.map((c) => c.vat_number).filter(Boolean));
@@ -88,7 +103,9 @@ beforeAll(async () => {
   // People search needs a name that exists for its answer to carry an id.
   addKnown('q', ...Object.values(fixtures.persons).map((p) => p.name));
   const list = await api('POST', '/monitoring/lists', { name: 'Contract' });
-  await api('POST', `/monitoring/lists/${list.id as string}/companies`, { add: companies.slice(0, 5).map((c) => ({ registry_code: c.registry_code })) });
+  await api('POST', `/monitoring/lists/${list.id as string}/companies`, {
+    add: companies.slice(0, 5).map((c) => ({ registry_code: c.registry_code })),
+  });
   addKnown('list_id', list.id);
   const search = await api('POST', '/searches', { name: 'Contract', filters: { county: ['Harju maakond'] } });
   addKnown('search_id', search.id);
@@ -126,10 +143,17 @@ function validBySchema(s: Json): fc.Arbitrary<unknown> {
   if (Array.isArray(s.anyOf)) return fc.oneof(...(s.anyOf as Json[]).map(validBySchema));
   switch (s.type) {
     case 'string': {
-      if (s.format === 'date') return fc.date({ min: new Date('1995-01-01'), max: new Date('2026-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      if (s.format === 'date')
+        return fc
+          .date({ min: new Date('1995-01-01'), max: new Date('2026-12-31'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10));
       if (typeof s.pattern === 'string') return fc.stringMatching(new RegExp(s.pattern));
       const min = (s.minLength as number) ?? 0;
-      return fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzäöõü ABC0123456789-'), minLength: min, maxLength: Math.max(min, Math.min((s.maxLength as number) ?? 20, 20)) });
+      return fc.string({
+        unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzäöõü ABC0123456789-'),
+        minLength: min,
+        maxLength: Math.max(min, Math.min((s.maxLength as number) ?? 20, 20)),
+      });
     }
     case 'integer':
     case 'number': {
@@ -143,11 +167,17 @@ function validBySchema(s: Json): fc.Arbitrary<unknown> {
       return fc.constant(null);
     case 'array': {
       const min = (s.minItems as number) ?? 0;
-      return fc.uniqueArray(validBySchema((s.items as Json) ?? {}), { minLength: min, maxLength: Math.max(min, Math.min((s.maxItems as number) ?? 4, 4)), selector: (v) => JSON.stringify(v) });
+      return fc.uniqueArray(validBySchema((s.items as Json) ?? {}), {
+        minLength: min,
+        maxLength: Math.max(min, Math.min((s.maxItems as number) ?? 4, 4)),
+        selector: (v) => JSON.stringify(v),
+      });
     }
     case 'object': {
       const props = (s.properties as Record<string, Json>) ?? {};
-      return fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v, k)])), { requiredKeys: (s.required as string[]) ?? [] });
+      return fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v, k)])), {
+        requiredKeys: (s.required as string[]) ?? [],
+      });
     }
     default:
       return fc.oneof(fc.string(), fc.integer(), fc.boolean());
@@ -172,7 +202,14 @@ function validRequest(c: Case, { minimal = false } = {}): fc.Arbitrary<Sent> {
       pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, encodeURIComponent(String(path[i])))));
       const qs = new URLSearchParams();
       query.forEach((p, i) => q[i] !== undefined && qs.set(p.name, queryText(q[i])));
-      return { kind: 'valid' as const, why: 'schema-valid', method: c.method, url: url + (qs.size ? `?${qs}` : ''), ...(b !== undefined ? { body: JSON.stringify(b) } : {}), key: API_KEY };
+      return {
+        kind: 'valid' as const,
+        why: 'schema-valid',
+        method: c.method,
+        url: url + (qs.size ? `?${qs}` : ''),
+        ...(b !== undefined ? { body: JSON.stringify(b) } : {}),
+        key: API_KEY,
+      };
     });
 }
 
@@ -183,8 +220,18 @@ function invalidRequests(c: Case, base: Sent): Sent[] {
   out.push({ ...base, kind: 'invalid', why: 'unknown query parameter', url: `${base.url}${sep}zz_not_a_parameter=1` });
   for (const p of c.op.parameters.filter((x) => x.in === 'query')) {
     const s = p.schema;
-    const bad = typeof s.maximum === 'number' ? String(s.maximum + 1) : Array.isArray(s.enum) ? 'not-a-choice' : s.type === 'integer' ? 'x1' : s.format === 'date' ? '2025-02-30' : undefined;
-    if (bad !== undefined) out.push({ ...base, kind: 'invalid', why: `${p.name}=${bad}`, url: `${base.url}${sep}${p.name}=${encodeURIComponent(bad)}` });
+    const bad =
+      typeof s.maximum === 'number'
+        ? String(s.maximum + 1)
+        : Array.isArray(s.enum)
+          ? 'not-a-choice'
+          : s.type === 'integer'
+            ? 'x1'
+            : s.format === 'date'
+              ? '2025-02-30'
+              : undefined;
+    if (bad !== undefined)
+      out.push({ ...base, kind: 'invalid', why: `${p.name}=${bad}`, url: `${base.url}${sep}${p.name}=${encodeURIComponent(bad)}` });
   }
   if (c.op.requestBody) {
     const body = base.body ? (JSON.parse(base.body) as Json) : {};
@@ -197,7 +244,13 @@ function invalidRequests(c: Case, base: Sent): Sent[] {
       out.push({ ...base, kind: 'invalid', why: `body without ${req[0]}`, body: JSON.stringify(rest) });
     }
   }
-  if (c.op.parameters.some((p) => p.in === 'path' && p.name === 'registry_code')) out.push({ ...base, kind: 'invalid', why: 'registry code with a wrong check digit', url: base.url.replace(/\/\d{8}(?=\/|\?|$)/, '/10000002') });
+  if (c.op.parameters.some((p) => p.in === 'path' && p.name === 'registry_code'))
+    out.push({
+      ...base,
+      kind: 'invalid',
+      why: 'registry code with a wrong check digit',
+      url: base.url.replace(/\/\d{8}(?=\/|\?|$)/, '/10000002'),
+    });
   return out;
 }
 
@@ -214,7 +267,10 @@ function docText(c: Case, name: string): string {
 }
 
 async function check(c: Case, sent: Sent, violations: Violation[]): Promise<number> {
-  const headers: Record<string, string> = { ...(sent.key ? { 'x-api-key': sent.key } : {}), ...(sent.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const headers: Record<string, string> = {
+    ...(sent.key ? { 'x-api-key': sent.key } : {}),
+    ...(sent.body !== undefined ? { 'content-type': 'application/json' } : {}),
+  };
   const res = await fetch(sb.url + sent.url, { method: sent.method, headers, ...(sent.body !== undefined ? { body: sent.body } : {}) });
   const text = await res.text();
   const tag = `${sent.method} ${sent.url}${sent.body ? ` ${sent.body.slice(0, 160)}` : ''} (${sent.why})`;
@@ -231,7 +287,8 @@ async function check(c: Case, sent: Sent, violations: Violation[]): Promise<numb
   const schema = documented.content?.['application/json'].schema;
   if (schema) {
     const validate = ajv.compile(deref(schema) as Json);
-    if (!validate(JSON.parse(text))) fail(`body does not match the ${res.status} schema: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
+    if (!validate(JSON.parse(text)))
+      fail(`body does not match the ${res.status} schema: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
   }
   if (sent.kind === 'invalid' && res.status < 400) fail(`accepted with ${res.status}`);
   if (sent.kind === 'invalid' && res.status !== 400) fail(`answered ${res.status}, not 400`);
@@ -244,25 +301,36 @@ async function check(c: Case, sent: Sent, violations: Violation[]): Promise<numb
   return res.status;
 }
 
-
 /** A list with companies and a saved search to work on: the generated requests may have deleted the ones made in setup. */
 async function freshObjects(): Promise<void> {
   const list = await api('POST', '/monitoring/lists', { name: 'Fresh' });
-  await api('POST', `/monitoring/lists/${list.id as string}/companies`, { add: (known.get('registry_code') as string[]).slice(0, 5).map((registry_code) => ({ registry_code })) });
+  await api('POST', `/monitoring/lists/${list.id as string}/companies`, {
+    add: (known.get('registry_code') as string[]).slice(0, 5).map((registry_code) => ({ registry_code })),
+  });
   known.set('list_id', [list.id]);
   known.set('search_id', [(await api('POST', '/searches', { name: 'Fresh', filters: { county: ['Harju maakond'] } })).id]);
 }
 
-const operationsOf = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+const operationsOf = () =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
 
 async function send(sent: Sent): Promise<{ status: number; body: Json }> {
-  const headers: Record<string, string> = { 'x-api-key': sent.key ?? API_KEY, ...(sent.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const headers: Record<string, string> = {
+    'x-api-key': sent.key ?? API_KEY,
+    ...(sent.body !== undefined ? { 'content-type': 'application/json' } : {}),
+  };
   const res = await fetch(sb.url + sent.url, { method: sent.method, headers, ...(sent.body !== undefined ? { body: sent.body } : {}) });
   return { status: res.status, body: (await res.json()) as Json };
 }
 
 /** A request the schemas allow (real ids from `known`, no optional query) whose answer `accept`s (default: no 4xx), or undefined. */
-async function answeredRequest(c: Case, seed: number, accept: (answer: { status: number; body: Json }) => boolean = (a) => a.status < 400): Promise<{ sent: Sent; answer: { status: number; body: Json } } | undefined> {
+async function answeredRequest(
+  c: Case,
+  seed: number,
+  accept: (answer: { status: number; body: Json }) => boolean = (a) => a.status < 400,
+): Promise<{ sent: Sent; answer: { status: number; body: Json } } | undefined> {
   for (const sent of fc.sample(validRequest(c, { minimal: true }), { numRuns: 40, seed })) {
     const answer = await send(sent);
     if (accept(answer)) return { sent, answer };
@@ -272,7 +340,13 @@ async function answeredRequest(c: Case, seed: number, accept: (answer: { status:
 
 /** JSON pointer (RFC 6901) into a value. */
 function resolvePointer(value: unknown, pointer: string): unknown {
-  return pointer.split('/').slice(1).reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), value);
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (v, key) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+      value,
+    );
 }
 
 /** The schema a JSON pointer reaches inside a response schema (properties by name, array items by index), or undefined. */
@@ -281,7 +355,9 @@ function schemaAt(schema: Json, pointer: string): Json | undefined {
   for (const key of pointer.split('/').slice(1)) {
     if (!s) return undefined;
     const options: Json[] = Array.isArray(s.anyOf) ? (s.anyOf as Json[]) : [s];
-    const next: Json | undefined = options.map((o) => (/^\d+$/.test(key) && o.type === 'array' ? (o.items as Json) : (o.properties as Record<string, Json> | undefined)?.[key])).find(Boolean);
+    const next: Json | undefined = options
+      .map((o) => (/^\d+$/.test(key) && o.type === 'array' ? (o.items as Json) : (o.properties as Record<string, Json> | undefined)?.[key]))
+      .find(Boolean);
     s = next;
   }
   return s;
@@ -300,10 +376,46 @@ const wordedRules: Record<string, (value: string, url: string) => boolean> = {
 
 /** Texts at the edges of the rules the fuzzer met: blanks, padding, a scheme alone, lengths, near-ids. */
 const edgeTexts = [
-  '', ' ', '\t', '0', 'a', '  a ', ' ab ', 'a b', 'abc', ' '.repeat(3) + 'x'.repeat(199), 'x'.repeat(200), 'x'.repeat(201), 'EE', '102224658 ', 'ee 102224658', 'EE  102224658',
-  'evt_1', 'evt_x', 'evt_srch_abc_20261120_1', 'lst_', 'lst_a-b', 'srch_x1', 'dlv_1', 'roles', 'Roles',
-  'http://', 'https://', 'https://a', 'https://a.', 'https://1.2.3', 'http://example.com/hook', 'https://u:p@example.com/', 'https://example.com:65536/', 'https://example.com/a b',
-  'HTTPS://EXAMPLE.COM/X?Y=1#Z', 'http://127.0.0.1:1/x', 'http://[::1]/x', 'https://[::1]/x', 'https://example.com/{a}', 'https://example.com/%zz',
+  '',
+  ' ',
+  '\t',
+  '0',
+  'a',
+  '  a ',
+  ' ab ',
+  'a b',
+  'abc',
+  ' '.repeat(3) + 'x'.repeat(199),
+  'x'.repeat(200),
+  'x'.repeat(201),
+  'EE',
+  '102224658 ',
+  'ee 102224658',
+  'EE  102224658',
+  'evt_1',
+  'evt_x',
+  'evt_srch_abc_20261120_1',
+  'lst_',
+  'lst_a-b',
+  'srch_x1',
+  'dlv_1',
+  'roles',
+  'Roles',
+  'http://',
+  'https://',
+  'https://a',
+  'https://a.',
+  'https://1.2.3',
+  'http://example.com/hook',
+  'https://u:p@example.com/',
+  'https://example.com:65536/',
+  'https://example.com/a b',
+  'HTTPS://EXAMPLE.COM/X?Y=1#Z',
+  'http://127.0.0.1:1/x',
+  'http://[::1]/x',
+  'https://[::1]/x',
+  'https://example.com/{a}',
+  'https://example.com/%zz',
 ];
 
 /** Variants of a real value that keep its worded rule: padding, case, and the value as it is. */
@@ -312,7 +424,9 @@ const variants = (v: string) => [v, ` ${v} `, v.toLowerCase(), v.toUpperCase(), 
 describe('the sandbox answers as its OpenAPI says', () => {
   it('the document states the rules: closed bodies, dates as format date, examples that exist', async () => {
     const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
-    const bodies = ops.filter((o) => o.requestBody).map((o) => [o.operationId, o.requestBody!.content['application/json'].schema.additionalProperties]);
+    const bodies = ops
+      .filter((o) => o.requestBody)
+      .map((o) => [o.operationId, o.requestBody!.content['application/json'].schema.additionalProperties]);
     expect(bodies.length).toBeGreaterThan(5);
     expect(bodies.filter(([, extra]) => extra !== false)).toEqual([]);
     const dateParams = ops.flatMap((o) => o.parameters).filter((p) => /(_from|_to|^date)$/.test(p.name));
@@ -331,7 +445,9 @@ describe('the sandbox answers as its OpenAPI says', () => {
   });
 
   it('generated valid and invalid requests for every operation: documented statuses and bodies only, no 5xx', async () => {
-    const cases: Case[] = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+    const cases: Case[] = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+    );
     expect(cases.length).toBeGreaterThanOrEqual(40);
     const violations: Violation[] = [];
     const statuses = new Map<number, number>();
@@ -349,7 +465,8 @@ describe('the sandbox answers as its OpenAPI says', () => {
       for (const s of invalidRequests(c, samples[0]!)) count(await check(c, s, violations));
       if (!c.op.security) {
         count(await check(c, { ...samples[0]!, key: undefined, kind: 'valid', why: 'no key' }, violations));
-        if (c.op['x-plan'] === 'api') count(await check(c, { ...samples[0]!, key: BASIC_KEY, kind: 'valid', why: 'basic plan' }, violations));
+        if (c.op['x-plan'] === 'api')
+          count(await check(c, { ...samples[0]!, key: BASIC_KEY, kind: 'valid', why: 'basic plan' }, violations));
       }
     }
     expect(violations, violations.map((v) => `${v.request}\n    ${v.problem}`).join('\n')).toEqual([]);
@@ -368,7 +485,9 @@ describe('the sandbox answers as its OpenAPI says', () => {
       const bodySchema = c.op.requestBody?.content['application/json'].schema;
       const fields = [
         ...c.op.parameters.filter((p) => p.schema.type === 'string').map((p) => ({ name: p.name, where: p.in, schema: p.schema })),
-        ...Object.entries((bodySchema?.properties ?? {}) as Record<string, Json>).filter(([, s]) => s.type === 'string').map(([name, schema]) => ({ name, where: 'body' as const, schema })),
+        ...Object.entries((bodySchema?.properties ?? {}) as Record<string, Json>)
+          .filter(([, s]) => s.type === 'string')
+          .map(([name, schema]) => ({ name, where: 'body' as const, schema })),
       ];
       if (!fields.length) continue;
       // Any answer but 400 shows the other parameters pass (a retry of a delivered delivery is a 409).
@@ -377,24 +496,36 @@ describe('the sandbox answers as its OpenAPI says', () => {
       for (const f of fields) {
         const validate = ajv.compile(f.schema);
         const real = (known.get(f.name) ?? []).map(String);
-        const fromPattern = typeof f.schema.pattern === 'string' ? fc.sample(fc.stringMatching(new RegExp(f.schema.pattern as string)), { numRuns: 12, seed: SEED + i }) : [];
+        const fromPattern =
+          typeof f.schema.pattern === 'string'
+            ? fc.sample(fc.stringMatching(new RegExp(f.schema.pattern as string)), { numRuns: 12, seed: SEED + i })
+            : [];
         const candidates = [...new Set([...edgeTexts, ...real.slice(0, 3).flatMap(variants), ...fromPattern])];
         for (const value of candidates) {
           if (f.where === 'path' && (value === '' || value.trim() !== value)) continue; // an empty or padded path segment is another path
           let sent: Sent = { ...base!.sent, kind: 'valid', why: `${f.name}=${JSON.stringify(value)}` };
           if (f.where === 'path') {
-            const pathValues = c.path.split('/').map((seg, k) => (seg === `{${f.name}}` ? encodeURIComponent(value) : base!.sent.url.split('?')[0]!.split('/')[k]));
+            const pathValues = c.path
+              .split('/')
+              .map((seg, k) => (seg === `{${f.name}}` ? encodeURIComponent(value) : base!.sent.url.split('?')[0]!.split('/')[k]));
             sent = { ...sent, url: pathValues.join('/') + (base!.sent.url.includes('?') ? `?${base!.sent.url.split('?')[1]}` : '') };
           } else if (f.where === 'query') {
             const u = new URL(sb.url + base!.sent.url);
             u.searchParams.set(f.name, value);
             sent = { ...sent, url: u.pathname + u.search };
           } else sent = { ...sent, body: JSON.stringify({ ...(JSON.parse(base!.sent.body ?? '{}') as Json), [f.name]: value }) };
-          const allowed = validate(value) && (wordedRules[f.name]?.(value, c.path.replace(/\{search_id\}/, String(known.get('search_id')?.[0]))) ?? true);
+          const allowed =
+            validate(value) && (wordedRules[f.name]?.(value, c.path.replace(/\{search_id\}/, String(known.get('search_id')?.[0]))) ?? true);
           const answer = await send(sent);
           const refusedHere = answer.status === 400 && (answer.body.error as Json | undefined)?.param === f.name;
-          if (allowed && refusedHere) problems.push(`${c.method} ${c.path} ${f.name}=${JSON.stringify(value)}: the document allows it, the server refuses: ${JSON.stringify(answer.body.error)}`);
-          if (!allowed && answer.status !== 400) problems.push(`${c.method} ${c.path} ${f.name}=${JSON.stringify(value)}: the document refuses it, the server answers ${answer.status}`);
+          if (allowed && refusedHere)
+            problems.push(
+              `${c.method} ${c.path} ${f.name}=${JSON.stringify(value)}: the document allows it, the server refuses: ${JSON.stringify(answer.body.error)}`,
+            );
+          if (!allowed && answer.status !== 400)
+            problems.push(
+              `${c.method} ${c.path} ${f.name}=${JSON.stringify(value)}: the document refuses it, the server answers ${answer.status}`,
+            );
           if (allowed) accepted++;
           else refused++;
         }
@@ -423,19 +554,33 @@ describe('the sandbox answers as its OpenAPI says', () => {
             continue;
           }
           reached.add(link.operationId);
-          const targetPath = target.op.parameters.filter((p) => p.in === 'path').map((p) => p.name).sort();
-          if (JSON.stringify(Object.keys(link.parameters).sort()) !== JSON.stringify(targetPath)) problems.push(`${c.op.operationId} → ${link.operationId}: sets ${Object.keys(link.parameters).join(', ')}, the target's path takes ${targetPath.join(', ')}`);
+          const targetPath = target.op.parameters
+            .filter((p) => p.in === 'path')
+            .map((p) => p.name)
+            .sort();
+          if (JSON.stringify(Object.keys(link.parameters).sort()) !== JSON.stringify(targetPath))
+            problems.push(
+              `${c.op.operationId} → ${link.operationId}: sets ${Object.keys(link.parameters).join(', ')}, the target's path takes ${targetPath.join(', ')}`,
+            );
           for (const [param, expr] of Object.entries(link.parameters)) {
             const fromRequest = /^\$request\.path\.(\w+)$/.exec(expr)?.[1];
             const pointer = /^\$response\.body#(\/.*)$/.exec(expr)?.[1];
-            if (fromRequest && !c.op.parameters.some((p) => p.in === 'path' && p.name === fromRequest)) problems.push(`${c.op.operationId} → ${link.operationId}: ${param} from a path parameter ${fromRequest} the source does not have`);
-            if (!fromRequest && !pointer) problems.push(`${c.op.operationId} → ${link.operationId}: ${param}: ${expr} is neither $request.path nor $response.body`);
+            if (fromRequest && !c.op.parameters.some((p) => p.in === 'path' && p.name === fromRequest))
+              problems.push(
+                `${c.op.operationId} → ${link.operationId}: ${param} from a path parameter ${fromRequest} the source does not have`,
+              );
+            if (!fromRequest && !pointer)
+              problems.push(`${c.op.operationId} → ${link.operationId}: ${param}: ${expr} is neither $request.path nor $response.body`);
             if (pointer) {
               const at = schemaAt(r.content!['application/json'].schema, pointer);
               const targetSchema = target.op.parameters.find((p) => p.name === param)?.schema;
-              const types = (s: Json | undefined) => new Set([s?.type, ...((s?.anyOf as Json[] | undefined) ?? []).map((o) => o.type)].filter(Boolean));
+              const types = (s: Json | undefined) =>
+                new Set([s?.type, ...((s?.anyOf as Json[] | undefined) ?? []).map((o) => o.type)].filter(Boolean));
               if (!at) problems.push(`${c.op.operationId} ${status} → ${link.operationId}: ${pointer} is not in the response schema`);
-              else if (![...types(targetSchema)].some((t) => types(at).has(t))) problems.push(`${c.op.operationId} → ${link.operationId}: ${pointer} is ${[...types(at)].join('|')}, ${param} takes ${[...types(targetSchema)].join('|')}`);
+              else if (![...types(targetSchema)].some((t) => types(at).has(t)))
+                problems.push(
+                  `${c.op.operationId} → ${link.operationId}: ${pointer} is ${[...types(at)].join('|')}, ${param} takes ${[...types(targetSchema)].join('|')}`,
+                );
             }
           }
         }
@@ -444,13 +589,17 @@ describe('the sandbox answers as its OpenAPI says', () => {
     expect(problems, problems.join('\n')).toEqual([]);
     expect(count).toBeGreaterThan(50);
     // Every operation with an id in its path is reached, but the classifier list (its name is a word, not an id an answer gives).
-    const unreached = [...ops.values()].filter((c) => c.op.parameters.some((p) => p.in === 'path') && !reached.has(c.op.operationId)).map((c) => c.op.operationId);
+    const unreached = [...ops.values()]
+      .filter((c) => c.op.parameters.some((p) => p.in === 'path') && !reached.has(c.op.operationId))
+      .map((c) => c.op.operationId);
     expect(unreached).toEqual(['reference.classifiers']);
   });
 
   it('links followed from real answers of their source get an answer: 2xx, or a conflict the target documents', async () => {
     const follows = operationsOf().flatMap((c) =>
-      Object.entries(c.op.responses).flatMap(([status, r]) => Object.entries(r.links ?? {}).map(([name, link]) => ({ source: c, status: Number(status), name, link }))),
+      Object.entries(c.op.responses).flatMap(([status, r]) =>
+        Object.entries(r.links ?? {}).map(([name, link]) => ({ source: c, status: Number(status), name, link })),
+      ),
     );
     const ops = new Map(operationsOf().map((c) => [c.op.operationId, c]));
     // Deleting and removing last: the reads and writes before them use the same lists and searches.
@@ -461,20 +610,31 @@ describe('the sandbox answers as its OpenAPI says', () => {
     await freshObjects();
     for (const [i, f] of follows.entries()) {
       const fromAnswer = Object.entries(f.link.parameters).filter(([, expr]) => expr.startsWith('$response.body#'));
-      const values = (body: Json) => Object.fromEntries(fromAnswer.map(([p, expr]) => [p, resolvePointer(body, expr.slice('$response.body#'.length))]));
+      const values = (body: Json) =>
+        Object.fromEntries(fromAnswer.map(([p, expr]) => [p, resolvePointer(body, expr.slice('$response.body#'.length))]));
       await freshObjects();
       // A source answer with this link's status whose pointers reach values (a party may be a company: person_id null).
-      const from = await answeredRequest(f.source, SEED + 2000 + i, (a) => a.status === f.status && Object.values(values(a.body)).every((v) => v !== null && v !== undefined));
+      const from = await answeredRequest(
+        f.source,
+        SEED + 2000 + i,
+        (a) => a.status === f.status && Object.values(values(a.body)).every((v) => v !== null && v !== undefined),
+      );
       if (!from) {
         problems.push(`${f.source.op.operationId} ${f.status} → ${f.name}: no answer of the source with values for the link`);
         continue;
       }
       const target = ops.get(f.link.operationId)!;
-      const sourcePath = Object.fromEntries(f.source.path.split('/').map((seg, k) => [seg.replace(/[{}]/g, ''), decodeURIComponent(from.sent.url.split('?')[0]!.split('/')[k]!)]));
+      const sourcePath = Object.fromEntries(
+        f.source.path
+          .split('/')
+          .map((seg, k) => [seg.replace(/[{}]/g, ''), decodeURIComponent(from.sent.url.split('?')[0]!.split('/')[k]!)]),
+      );
       const resolved = values(from.answer.body);
       const url = target.path.replace(/\{(\w+)\}/g, (_, p: string) => {
         const expr = f.link.parameters[p]!;
-        return encodeURIComponent(String(expr.startsWith('$request.path.') ? sourcePath[expr.slice('$request.path.'.length)] : resolved[p]));
+        return encodeURIComponent(
+          String(expr.startsWith('$request.path.') ? sourcePath[expr.slice('$request.path.'.length)] : resolved[p]),
+        );
       });
       // The link sets the path; the target's optional query is left out, and a generated body that breaks a
       // body rule (a made-up registry code's check digit) is replaced by the next one.
@@ -486,7 +646,8 @@ describe('the sandbox answers as its OpenAPI says', () => {
       }
       answered.set(answer.status, (answered.get(answer.status) ?? 0) + 1);
       const documentedConflict = answer.status === 409 && target.op.responses['409'] !== undefined;
-      if (answer.status >= 400 && !documentedConflict) problems.push(`${f.source.op.operationId} → ${f.link.operationId} (${url}): ${answer.status} ${JSON.stringify(answer.body.error)}`);
+      if (answer.status >= 400 && !documentedConflict)
+        problems.push(`${f.source.op.operationId} → ${f.link.operationId} (${url}): ${answer.status} ${JSON.stringify(answer.body.error)}`);
     }
     if (process.env.CONTRACT_COUNTS) console.log({ follows: follows.length, answered: Object.fromEntries(answered) });
     expect(problems, problems.join('\n')).toEqual([]);

@@ -72,7 +72,10 @@ describe('sandbox service', () => {
     const { readFileSync } = await import('node:fs');
     const doc = readFileSync(join(__dirname, '../../docs/sandbox.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## Fixtures'), doc.indexOf('## Decisions'));
-    const rows = section.split('\n').filter((l) => /^\| [a-z_A-Z0-9]+ \| \d/.test(l)).map((l) => l.split('|').map((x) => x.trim()));
+    const rows = section
+      .split('\n')
+      .filter((l) => /^\| [a-z_A-Z0-9]+ \| \d/.test(l))
+      .map((l) => l.split('|').map((x) => x.trim()));
     const fx = buildDataset(1, 1500).fixtures;
     const companies = rows.filter((r) => /^\d{8}$/.test(r[2]!)).map((r) => [r[1], r[2], r[3] || null, r[4]]);
     expect(companies).toEqual(Object.entries(fx.companies).map(([k, c]) => [k, c.registry_code, c.vat_number, c.name]));

@@ -34,7 +34,12 @@ const env = () => ({ COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: KEY, C
 const billed = () => sb.usage(KEY).billed_lookup_queries;
 const billedLine = (out: string) => Number(/billed queries: (\d+)/i.exec(out)?.[1]);
 const csv = (codes: string[]) => 'registry code\n' + codes.join('\n') + '\n';
-const cacheFiles = (stateDir: string) => (existsSync(join(stateDir, 'answers')) ? readdirSync(join(stateDir, 'answers')).filter((f) => f.endsWith('.jsonl')).map((f) => join(stateDir, 'answers', f)) : []);
+const cacheFiles = (stateDir: string) =>
+  existsSync(join(stateDir, 'answers'))
+    ? readdirSync(join(stateDir, 'answers'))
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => join(stateDir, 'answers', f))
+    : [];
 /** Distinct keys of the complete, valid lines of the cache files. */
 const cachedKeys = (stateDir: string) => {
   const keys = new Set<string>();
@@ -63,7 +68,9 @@ describe('answer cache', () => {
     expect(second.code).toBe(0);
     expect(billedLine(second.stdout)).toBe(0);
     expect(second.stdout).toMatch(/answered in earlier runs/);
-    expect(readFileSync(join(dir, 'second.csv'), 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:]+Z/g, 'AT')).toBe(readFileSync(join(dir, 'first.csv'), 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:]+Z/g, 'AT'));
+    expect(readFileSync(join(dir, 'second.csv'), 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:]+Z/g, 'AT')).toBe(
+      readFileSync(join(dir, 'first.csv'), 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:]+Z/g, 'AT'),
+    );
     const dry = await runCli(['enrich', example, '--out', join(dir, 'third.csv'), '--state-dir', stateDir, '--dry-run']);
     expect(dry.stdout).toMatch(/Billed queries: 0/);
     const fresh = await runCli(['enrich', example, '--out', join(dir, 'fresh.csv'), '--state-dir', stateDir, '--max-age', '0']);
@@ -75,19 +82,43 @@ describe('answer cache', () => {
     const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: KEY });
     const codes = sb.dataset.companies.slice(0, 150).map((c) => c.code);
     const day = (n: number) => () => new Date(Date.UTC(2026, 10, 1 + n));
-    await enrichTable({ table: new MemoryTable([['registry_code'], ...codes.slice(0, 100).map((c) => [c])]), client, stateDir, now: day(0) });
+    await enrichTable({
+      table: new MemoryTable([['registry_code'], ...codes.slice(0, 100).map((c) => [c])]),
+      client,
+      stateDir,
+      now: day(0),
+    });
     // Ten days later: the first 100 are fresh enough, the other 50 are new.
     const b0 = billed();
-    const dry = await enrichTable({ table: new MemoryTable([['registry_code'], ...codes.map((c) => [c])]), client, stateDir, now: day(10), dryRun: true });
+    const dry = await enrichTable({
+      table: new MemoryTable([['registry_code'], ...codes.map((c) => [c])]),
+      client,
+      stateDir,
+      now: day(10),
+      dryRun: true,
+    });
     expect(dry).toMatchObject({ uniqueQueries: 150, fromCache: 100, billedQueries: 50, requests: 1 });
     const t = new MemoryTable([['registry_code'], ...codes.map((c) => [c])]);
     const r = await enrichTable({ table: t, client, stateDir, now: day(10) });
     expect(r).toMatchObject({ fromCache: 100, billedQueries: 50, matched: 150 });
     expect(billed() - b0).toBe(50);
     // Forty days after the first run: its answers are older than 30 days, those of day 10 are not.
-    const late = await enrichTable({ table: new MemoryTable([['registry_code'], ...codes.map((c) => [c])]), client, stateDir, now: day(40), dryRun: true });
+    const late = await enrichTable({
+      table: new MemoryTable([['registry_code'], ...codes.map((c) => [c])]),
+      client,
+      stateDir,
+      now: day(40),
+      dryRun: true,
+    });
     expect(late).toMatchObject({ fromCache: 50, billedQueries: 100 });
-    const longer = await enrichTable({ table: new MemoryTable([['registry_code'], ...codes.map((c) => [c])]), client, stateDir, now: day(40), maxAgeDays: 45, dryRun: true });
+    const longer = await enrichTable({
+      table: new MemoryTable([['registry_code'], ...codes.map((c) => [c])]),
+      client,
+      stateDir,
+      now: day(40),
+      maxAgeDays: 45,
+      dryRun: true,
+    });
     expect(longer).toMatchObject({ fromCache: 150, billedQueries: 0 });
     await client.close();
   });
@@ -164,7 +195,12 @@ describe('AnswerCache on disk', () => {
     const cache = new AnswerCache({ stateDir, service: 'x', limit: 1, maxBytes: 20_000, now: () => t, maxAgeDays: 365 });
     for (let round = 0; round < 40; round++) {
       t += 60_000;
-      cache.add(Array.from({ length: 10 }, (_, i) => ({ key: `registry_code:${String(10_000_000 + round * 10 + i)}`, answer: answer(String(round * 10 + i)) })));
+      cache.add(
+        Array.from({ length: 10 }, (_, i) => ({
+          key: `registry_code:${String(10_000_000 + round * 10 + i)}`,
+          answer: answer(String(round * 10 + i)),
+        })),
+      );
       cache.add([{ key: 'registry_code:99999999', answer: answer(`again ${round}`) }]);
     }
     expect(statSync(cache.path).size).toBeLessThanOrEqual(20_000);
@@ -196,7 +232,11 @@ describe('AnswerCache on disk', () => {
   it('keeps services, limits and languages apart', () => {
     const stateDir = tempDir('cache-scope-');
     new AnswerCache({ stateDir, service: 'https://a', limit: 1 }).add([{ key: 'k', answer: answer('a') }]);
-    for (const other of [{ service: 'https://b', limit: 1 }, { service: 'https://a', limit: 2 }, { service: 'https://a', limit: 1, lang: 'en' as const }]) {
+    for (const other of [
+      { service: 'https://b', limit: 1 },
+      { service: 'https://a', limit: 2 },
+      { service: 'https://a', limit: 1, lang: 'en' as const },
+    ]) {
       const c = new AnswerCache({ stateDir, ...other });
       c.load(new Set(['k']));
       expect(c.get('k')).toBeUndefined();

@@ -42,12 +42,20 @@ describe('company-data enrich', () => {
     expect(readFileSync(src, 'utf8')).toBe(original);
     const rows = parse(readFileSync(out, 'utf8'), { delimiter: ';' }) as string[][];
     expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at', 'enrich_query']);
-    expect(rows.slice(1).map((r) => r[4])).toEqual(['matched', 'matched', 'matched', 'invalid: registry code has a wrong check digit (last digit)', 'skipped: needs a word of 3 or more characters']);
+    expect(rows.slice(1).map((r) => r[4])).toEqual([
+      'matched',
+      'matched',
+      'matched',
+      'invalid: registry code has a wrong check digit (last digit)',
+      'skipped: needs a word of 3 or more characters',
+    ]);
     expect(run.out + run.err).not.toContain(server.apiKey);
   });
 
   it('names the field and the rule on bad input', async () => {
-    await expect(runEnrich([join(dir, 'x.ods'), '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(/file: .* must end in \.csv or \.xlsx/);
+    await expect(runEnrich([join(dir, 'x.ods'), '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(
+      /file: .* must end in \.csv or \.xlsx/,
+    );
     await expect(runEnrich([join(dir, 'x.csv'), '--base-url', server.url])).rejects.toThrow(/api-key: is required with --base-url/);
     await expect(runEnrich([join(dir, 'x.csv'), '--mode', 'sometimes'])).rejects.toThrow(/mode: must be missing, all, or older-than:DAYS/);
     await expect(runEnrich([join(dir, 'x.csv'), '--fields', 'name,colour'])).rejects.toThrow(/fields: "colour" is not one of/);
@@ -55,10 +63,16 @@ describe('company-data enrich', () => {
 
   it('a missing input file is named before anything starts; a half-given or odd base URL is named first', async () => {
     const missing = join(dir, 'missing.csv');
-    await expect(runEnrich([missing, '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(`file: ${missing} does not exist`);
-    await expect(runEnrich([join(dir, 'missing.xlsx'), '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(/file: .*missing\.xlsx does not exist/);
+    await expect(runEnrich([missing, '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(
+      `file: ${missing} does not exist`,
+    );
+    await expect(runEnrich([join(dir, 'missing.xlsx'), '--base-url', server.url, '--api-key', server.apiKey])).rejects.toThrow(
+      /file: .*missing\.xlsx does not exist/,
+    );
     expect(existsSync(missing)).toBe(false);
-    await expect(runEnrich([missing, '--base-url', 'api.example.com', '--api-key', server.apiKey])).rejects.toThrow('base-url: must be an http:// or https:// address');
+    await expect(runEnrich([missing, '--base-url', 'api.example.com', '--api-key', server.apiKey])).rejects.toThrow(
+      'base-url: must be an http:// or https:// address',
+    );
   });
 
   it('when requests fail, the report says why and what happens next, the exit code is 2 and the key never shows', async () => {
@@ -70,10 +84,20 @@ describe('company-data enrich', () => {
     writeFileSync(src, 'registry_code\n10000001\n');
     const before = process.exitCode;
     try {
-      const run = await runEnrich([src, '--base-url', `http://127.0.0.1:${port}`, '--api-key', server.apiKey, '--state-dir', join(dir, 'state-refused')]);
+      const run = await runEnrich([
+        src,
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--api-key',
+        server.apiKey,
+        '--state-dir',
+        join(dir, 'state-refused'),
+      ]);
       expect(run.out).toMatch(/^Finished with errors\. Key column: registry_code/);
       expect(run.out).toMatch(/errors 1\n/);
-      expect(run.out).toMatch(/Error: The connection was refused.*\(connection_refused\)\. Could not reach the service\. Check the base URL.*Rows with an error are tried again on the next run\./);
+      expect(run.out).toMatch(
+        /Error: The connection was refused.*\(connection_refused\)\. Could not reach the service\. Check the base URL.*Rows with an error are tried again on the next run\./,
+      );
       expect(process.exitCode).toBe(2);
       expect(run.out + run.err + readFileSync(src, 'utf8')).not.toContain(server.apiKey);
     } finally {

@@ -60,11 +60,27 @@ describe('enrich engine', () => {
       ['', '', 'no key: left alone'],
       ['Lõunaranna Tarkvara', '', ''],
     ]);
-    const r = await enrichTable({ table: t, client, fields: ['name', 'registry_code', 'status'], stateDir, now: () => new Date('2025-01-02T03:04:05Z') });
+    const r = await enrichTable({
+      table: t,
+      client,
+      fields: ['name', 'registry_code', 'status'],
+      stateDir,
+      now: () => new Date('2025-01-02T03:04:05Z'),
+    });
     expect(col(t, 'enrich_status')).toEqual([
-      'matched', 'matched', 'matched', 'no_match', 'invalid: registry code has a wrong check digit (last digit)', 'vat_group: 3 holders', 'matched', 'matched',
+      'matched',
+      'matched',
+      'matched',
+      'no_match',
+      'invalid: registry code has a wrong check digit (last digit)',
+      'vat_group: 3 holders',
+      'matched',
+      'matched',
       // "EE123" is not of a VAT form, so the service would read it as a name.
-      'matched', 'skipped: needs a word of 3 or more characters', '', 'matched',
+      'matched',
+      'skipped: needs a word of 3 or more characters',
+      '',
+      'matched',
     ]);
     // Duplicates (the same code with spaces; VAT with and without EE) were sent once.
     expect(server.received.filter((q) => q === '10000001')).toHaveLength(1);
@@ -144,7 +160,13 @@ describe('enrich engine', () => {
   });
 
   it('a key edited by a person after enrich is looked up again: the row gets the new company, never keeps the old one', async () => {
-    const t = new MemoryTable([['registry code', 'note'], ['10000001', 'a'], ['10000018', 'b'], ['10000001', 'c'], ['10000018', 'd']]);
+    const t = new MemoryTable([
+      ['registry code', 'note'],
+      ['10000001', 'a'],
+      ['10000018', 'b'],
+      ['10000001', 'c'],
+      ['10000018', 'd'],
+    ]);
     await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
     expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Company 10000018 OÜ', 'Company 10000001 OÜ', 'Company 10000018 OÜ']);
     expect(col(t, 'enrich_query')).toEqual(['10000001', '10000018', '10000001', '10000018']);
@@ -189,7 +211,14 @@ describe('enrich engine', () => {
       ['10000001', 'Old Name', 'matched', '2024-01-01T00:00:00Z'],
       ['10000018', 'Recent', 'matched', '2025-01-01T00:00:00Z'],
     ]);
-    const r = await enrichTable({ table: t, client, fields: ['name'], mode: { olderThanDays: 30 }, stateDir, now: () => new Date('2025-01-10T00:00:00Z') });
+    const r = await enrichTable({
+      table: t,
+      client,
+      fields: ['name'],
+      mode: { olderThanDays: 30 },
+      stateDir,
+      now: () => new Date('2025-01-10T00:00:00Z'),
+    });
     expect(r.rowsInScope).toBe(1);
     expect(server.received).toEqual(['10000001']);
     expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Recent']);
@@ -201,12 +230,23 @@ describe('enrich engine', () => {
     const unique = new Set(t.grid.slice(1).map((r) => r[0])).size;
     const controller = new AbortController();
     // Stop after the second answer: the requests already in flight finish, every answered row is saved, nothing more is sent.
-    const first = await enrichTable({ table: t, client, stateDir, signal: controller.signal, onProgress: (p) => p.requests >= 2 && controller.abort() });
+    const first = await enrichTable({
+      table: t,
+      client,
+      stateDir,
+      signal: controller.signal,
+      onProgress: (p) => p.requests >= 2 && controller.abort(),
+    });
     expect(first.interrupted).toBe(true);
     const paidFirst = server.billed;
     expect(paidFirst).toBe(first.billedQueries);
     expect(paidFirst).toBeLessThan(unique);
-    const answered = new Set(t.grid.slice(1).filter((r) => ['matched', 'no_match'].includes(r[t.grid[0]!.indexOf('enrich_status')]!)).map((r) => r[0]));
+    const answered = new Set(
+      t.grid
+        .slice(1)
+        .filter((r) => ['matched', 'no_match'].includes(r[t.grid[0]!.indexOf('enrich_status')]!))
+        .map((r) => r[0]),
+    );
     expect(answered.size).toBe(paidFirst);
     await enrichTable({ table: t, client, stateDir });
     expect(server.billed).toBe(unique);
@@ -231,6 +271,6 @@ function fix(n: string): string {
   const w1 = [1, 2, 3, 4, 5, 6, 7];
   const w2 = [3, 4, 5, 6, 7, 8, 9];
   let c = [...s].reduce((a, d, i) => a + Number(d) * w1[i]!, 0) % 11;
-  if (c === 10) c = [...s].reduce((a, d, i) => a + Number(d) * w2[i]!, 0) % 11 % 10;
+  if (c === 10) c = ([...s].reduce((a, d, i) => a + Number(d) * w2[i]!, 0) % 11) % 10;
   return s + String(c);
 }

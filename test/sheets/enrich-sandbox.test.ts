@@ -75,7 +75,14 @@ const expected = () => [
 describe('enrich against the sandbox', () => {
   it('CSV: results, statuses, billing equals distinct queries, re-run bills nothing', async () => {
     const file = join(dir, 'a.csv');
-    writeFileSync(file, 'company,phone\n' + keyRows().map((k) => `"${k}",+3725550000`).join('\n') + '\n');
+    writeFileSync(
+      file,
+      'company,phone\n' +
+        keyRows()
+          .map((k) => `"${k}",+3725550000`)
+          .join('\n') +
+        '\n',
+    );
     const b0 = await billed();
     const r = await enrichTable({ table: new CsvTable(file), client, fields: ['name', 'status', 'vat_number'], stateDir: join(dir, 's1') });
     const b1 = await billed();
@@ -103,7 +110,17 @@ describe('enrich against the sandbox', () => {
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const s = back.getWorksheet('Leads')!;
-    expect(s.getRow(1).values).toEqual([undefined, 'Registry code', 'code copy', 'sum', 'name', 'registered_on', 'enrich_status', 'enriched_at', 'enrich_query']);
+    expect(s.getRow(1).values).toEqual([
+      undefined,
+      'Registry code',
+      'code copy',
+      'sum',
+      'name',
+      'registered_on',
+      'enrich_status',
+      'enriched_at',
+      'enrich_query',
+    ]);
     expect(s.getCell('D2').value).toBe(fx().active!.name);
     expect(s.getCell('D3').value).toBe(fx().large_as!.name);
     expect(s.getCell('B2').value).toBe('00123');
@@ -113,8 +130,15 @@ describe('enrich against the sandbox', () => {
   });
 
   it('Google Sheets: RAW writes, one read, few batched writes, grid grown', async () => {
-    standin.create('leads', [{ title: 'Leads', rows: [['company', 'phone'], ...keyRows().map((k) => [k, '+3725550000'])], rowCount: 11, columnCount: 3 }]);
-    const table = new GoogleSheetTable({ spreadsheetId: 'leads', sheet: 'Leads', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
+    standin.create('leads', [
+      { title: 'Leads', rows: [['company', 'phone'], ...keyRows().map((k) => [k, '+3725550000'])], rowCount: 11, columnCount: 3 },
+    ]);
+    const table = new GoogleSheetTable({
+      spreadsheetId: 'leads',
+      sheet: 'Leads',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    });
     const before = standin.calls.length;
     await enrichTable({ table, client, fields: ['name', 'registry_code'], stateDir: join(dir, 's3') });
     const calls = standin.calls.slice(before);
@@ -134,7 +158,12 @@ describe('enrich against the sandbox', () => {
     writeFileSync(file, 'registry code\n' + [...codes, ...codes.slice(0, 5)].join('\n') + '\n');
     const b0 = await billed();
     const dry = await enrichTable({ table: new CsvTable(file), client, dryRun: true, stateDir: join(dir, 's4') });
-    expect(dry).toMatchObject({ rows: codes.length + 5, uniqueQueries: new Set(codes).size, requests: 1, billedQueries: new Set(codes).size });
+    expect(dry).toMatchObject({
+      rows: codes.length + 5,
+      uniqueQueries: new Set(codes).size,
+      requests: 1,
+      billedQueries: new Set(codes).size,
+    });
     expect(await billed()).toBe(b0);
     const before = readFileSync(file, 'utf8');
     // Above the cap: refused before anything is sent, naming what it would bill; the file is untouched.
@@ -143,7 +172,12 @@ describe('enrich against the sandbox', () => {
     );
     expect(await billed()).toBe(b0);
     expect(readFileSync(file, 'utf8')).toBe(before);
-    const atCap = await enrichTable({ table: new CsvTable(file), client, maxBilledQueries: new Set(codes).size, stateDir: join(dir, 's4') });
+    const atCap = await enrichTable({
+      table: new CsvTable(file),
+      client,
+      maxBilledQueries: new Set(codes).size,
+      stateDir: join(dir, 's4'),
+    });
     expect(atCap.billedQueries).toBe(new Set(codes).size);
     expect(await billed()).toBe(b0 + new Set(codes).size);
   });
@@ -152,7 +186,15 @@ describe('enrich against the sandbox', () => {
 describe('resume after a killed run', () => {
   it('a process killed mid-run (SIGKILL) is resumed without paying twice', async () => {
     const bundle = join(dir, 'child.cjs');
-    buildSync({ entryPoints: [join(__dirname, 'support/enrich-child.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: bundle, logLevel: 'error' });
+    buildSync({
+      entryPoints: [join(__dirname, 'support/enrich-child.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      outfile: bundle,
+      logLevel: 'error',
+    });
     const file = join(dir, 'kill.csv');
     const stateDir = join(dir, 'kill-state');
     const n = 2500;

@@ -54,7 +54,18 @@ describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
     const file = join(dir, 'leads.csv');
     writeFileSync(file, 'company,owner\n' + keys.map((k, i) => `${k},rep${i}`).join('\n') + '\n');
     const original = readFileSync(file, 'utf8');
-    const api = ['--base-url', sb.url, '--api-key', sb.apiKey, '--state-dir', join(dir, 'state'), '--sections', 'credit_score,tax_debt', '--fields', 'name'];
+    const api = [
+      '--base-url',
+      sb.url,
+      '--api-key',
+      sb.apiKey,
+      '--state-dir',
+      join(dir, 'state'),
+      '--sections',
+      'credit_score,tax_debt',
+      '--fields',
+      'name',
+    ];
 
     const u0 = await usage();
     const dry = await runEnrich([file, '--dry-run', ...api]);
@@ -83,7 +94,10 @@ describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
 
     // Expected cells from the profiles read here, independently of enrich.
     const profile = async (code: string) => {
-      const p = (await client.companies.get({ registry_code: code, include: ['credit_score', 'tax_debt'] })).data as Record<string, unknown>;
+      const p = (await client.companies.get({ registry_code: code, include: ['credit_score', 'tax_debt'] })).data as Record<
+        string,
+        unknown
+      >;
       const cs = p.credit_score as { rated: boolean; rating: string | null; score: number | null; reason: string | null };
       const td = p.tax_debt as { total: number };
       return { credit: cs.rated ? `${cs.rating} (${cs.score})` : `not rated (${cs.reason})`, tax: String(td.total), cs, td };

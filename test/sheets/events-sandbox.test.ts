@@ -21,7 +21,10 @@ beforeAll(async () => {
   client = new CompanyDataClient({ baseUrl: h.url, apiKey: h.apiKey });
   const list = await client.monitoring.createList({ name: 'Customers' });
   listId = (list.data as { id: string }).id;
-  await client.monitoring.addCompanies({ list_id: listId, add: h.codes.slice(0, 5).map((c) => ({ registry_code: c, external_ref: `crm-${c}` })) });
+  await client.monitoring.addCompanies({
+    list_id: listId,
+    add: h.codes.slice(0, 5).map((c) => ({ registry_code: c, external_ref: `crm-${c}` })),
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -29,7 +32,11 @@ afterAll(async () => {
 });
 
 async function control(method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${h.url}${path}`, { method, headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${h.url}${path}`, {
+    method,
+    headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const j = (await res.json()) as { data: unknown };
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
   return j.data;

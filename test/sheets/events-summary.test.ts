@@ -31,7 +31,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'events-summary-'));
   const list = await client.monitoring.createList({ name: 'Võtmekliendid' });
   const listId = (list.data as { id: string }).id;
-  await client.monitoring.addCompanies({ list_id: listId, add: h.codes.slice(0, 3).map((c) => ({ registry_code: c, external_ref: `crm-${c}` })) });
+  await client.monitoring.addCompanies({
+    list_id: listId,
+    add: h.codes.slice(0, 3).map((c) => ({ registry_code: c, external_ref: `crm-${c}` })),
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -43,19 +46,35 @@ afterAll(async () => {
 const runCli = (args: string[]) => runCommand(eventsToSheetCommand(), args);
 
 async function control(method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${h.url}${path}`, { method, headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${h.url}${path}`, {
+    method,
+    headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
 describe('summary column', () => {
-  it('CLI poll with --lang et writes the trigger\'s Estonian sentence for each sandbox event', async () => {
-    for (const [i, category] of (['tax', 'court', 'registry'] as const).entries()) await control('POST', '/sandbox/changes', { registry_code: h.codes[i], category });
+  it("CLI poll with --lang et writes the trigger's Estonian sentence for each sandbox event", async () => {
+    for (const [i, category] of (['tax', 'court', 'registry'] as const).entries())
+      await control('POST', '/sandbox/changes', { registry_code: h.codes[i], category });
     const events: MonitoringChangeEvent[] = [];
     for await (const e of client.iterateEvents({})) events.push(e as MonitoringChangeEvent);
     expect(events.length).toBe(3);
 
     const file = join(dir, 'poll.csv');
-    const run = await runCli([file, '--once', '--lang', 'et', '--base-url', h.url, '--api-key', h.apiKey, '--state-dir', join(dir, 'state-poll')]);
+    const run = await runCli([
+      file,
+      '--once',
+      '--lang',
+      'et',
+      '--base-url',
+      h.url,
+      '--api-key',
+      h.apiKey,
+      '--state-dir',
+      join(dir, 'state-poll'),
+    ]);
     expect(run.out).toContain('Events appended: 3 (3 rows)');
     const rows = parse(readFileSync(file, 'utf8')) as string[][];
     expect(rows[0]).toEqual([...EVENT_COLUMNS]);
@@ -66,14 +85,30 @@ describe('summary column', () => {
   });
 
   it('a language other than et or en is refused, naming the flag', async () => {
-    await expect(runCli([join(dir, 'x.csv'), '--once', '--lang', 'ru', '--base-url', h.url, '--api-key', h.apiKey])).rejects.toThrow(/--lang.*ru.*invalid|Allowed choices are et, en/);
+    await expect(runCli([join(dir, 'x.csv'), '--once', '--lang', 'ru', '--base-url', h.url, '--api-key', h.apiKey])).rejects.toThrow(
+      /--lang.*ru.*invalid|Allowed choices are et, en/,
+    );
   });
 
   it('an existing CSV sheet without the column gets it at the end; old rows keep their values', async () => {
     const old = EVENT_COLUMNS.filter((c) => c !== 'summary');
-    const oldRow = old.map((c) => (c === 'event_id' ? 'evt_old' : c === 'registry_code' ? '10137319' : c === 'type' ? 'monitoring.change' : c === 'details' ? '{"old":0,"new":5}' : ''));
+    const oldRow = old.map((c) =>
+      c === 'event_id'
+        ? 'evt_old'
+        : c === 'registry_code'
+          ? '10137319'
+          : c === 'type'
+            ? 'monitoring.change'
+            : c === 'details'
+              ? '{"old":0,"new":5}'
+              : '',
+    );
     const file = join(dir, 'old.csv');
-    writeFileSync(file, [old.join(','), oldRow.map((v) => (v.includes(',') || v.includes('"') ? `"${v.replace(/"/g, '""')}"` : v)).join(',')].join('\n') + '\n');
+    writeFileSync(
+      file,
+      [old.join(','), oldRow.map((v) => (v.includes(',') || v.includes('"') ? `"${v.replace(/"/g, '""')}"` : v)).join(',')].join('\n') +
+        '\n',
+    );
     const writer = new EventSheetWriter({ table: new CsvTable(file), stateDir: join(dir, 'state-old'), lang: 'en' });
     await writer.open();
     const ev = change('evt_new', h.codes[0]!);
@@ -89,28 +124,67 @@ describe('summary column', () => {
 
   it('Google sheet made before the column: header added at the end, grid grown by one column, old rows untouched; webhooks', async () => {
     const old = EVENT_COLUMNS.filter((c) => c !== 'summary');
-    const oldRows: string[][] = [old.map((c): string => (c === 'event_id' ? 'evt_a' : c === 'registry_code' ? '10000001' : c === 'type' ? 'monitoring.change' : c === 'kind' ? 'tax_debt' : ''))];
+    const oldRows: string[][] = [
+      old.map((c): string =>
+        c === 'event_id'
+          ? 'evt_a'
+          : c === 'registry_code'
+            ? '10000001'
+            : c === 'type'
+              ? 'monitoring.change'
+              : c === 'kind'
+                ? 'tax_debt'
+                : '',
+      ),
+    ];
     oldRows.push(oldRows[0]!.map((v) => (v === 'evt_a' ? 'evt_b' : v)));
     standin.create('old', [{ title: 'Events', rows: [[...old], ...oldRows], rowCount: 3, columnCount: old.length }]);
     const before = standin.calls.length;
     const writer = new EventSheetWriter({
-      table: new GoogleSheetTable({ spreadsheetId: 'old', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url }),
+      table: new GoogleSheetTable({
+        spreadsheetId: 'old',
+        sheet: 'Events',
+        auth: { accessToken: standin.accessToken },
+        rootUrl: standin.url,
+      }),
       stateDir: join(dir, 'state-google'),
     });
     await writer.open();
     const secret = 'whsec_summary_test';
     const rx = await startWebhookReceiver({ writer, secrets: [secret] });
     const matches = {
-      id: 'evt_srch_1', type: 'search.matches', created_at: '2025-01-02T05:00:00.000Z',
+      id: 'evt_srch_1',
+      type: 'search.matches',
+      created_at: '2025-01-02T05:00:00.000Z',
       data: {
-        search: { id: 'srch_1', name: 'New IT firms' }, date: '2025-01-02', part: 1, parts: 1, total: 2,
-        companies: ['10000002', '10000003'].map((c) => ({ registry_code: c, name: `N ${c} OÜ`, legal_form: 'OÜ', status: 'R', registered_on: '2024-12-30', address: 'Tallinn', activity_code: '62011', employees: null, revenue: null, tax_debt: null, rating: null })),
+        search: { id: 'srch_1', name: 'New IT firms' },
+        date: '2025-01-02',
+        part: 1,
+        parts: 1,
+        total: 2,
+        companies: ['10000002', '10000003'].map((c) => ({
+          registry_code: c,
+          name: `N ${c} OÜ`,
+          legal_form: 'OÜ',
+          status: 'R',
+          registered_on: '2024-12-30',
+          address: 'Tallinn',
+          activity_code: '62011',
+          employees: null,
+          revenue: null,
+          tax_debt: null,
+          rating: null,
+        })),
       },
     };
     try {
       for (const e of [change('evt_c', '10000004'), matches, change('evt_c', '10000004')]) {
         const body = JSON.stringify(e);
-        const res = await fetch(rx.url, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ secret, body, eventId: e.id }) }, body });
+        const res = await fetch(rx.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...signWebhook({ secret, body, eventId: e.id }) },
+          body,
+        });
         expect(res.status).toBe(200);
       }
     } finally {
@@ -137,7 +211,17 @@ describe('summary column', () => {
 
 function change(id: string, code: string): MonitoringChangeEvent {
   return {
-    id, type: 'monitoring.change', created_at: '2025-01-02T07:00:00.000Z',
-    data: { company: { registry_code: code, name: 'Firm OÜ' }, lists: [], category: 'tax', kind: 'tax_debt', tone: 'bad', details: { old: 0, new: 1200 }, detected_at: '2025-01-02T06:55:00.000Z' },
+    id,
+    type: 'monitoring.change',
+    created_at: '2025-01-02T07:00:00.000Z',
+    data: {
+      company: { registry_code: code, name: 'Firm OÜ' },
+      lists: [],
+      category: 'tax',
+      kind: 'tax_debt',
+      tone: 'bad',
+      details: { old: 0, new: 1200 },
+      detected_at: '2025-01-02T06:55:00.000Z',
+    },
   } as unknown as MonitoringChangeEvent;
 }

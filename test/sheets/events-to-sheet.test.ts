@@ -47,8 +47,17 @@ function matches(id: string, codes: string[]) {
       parts: 1,
       total: codes.length,
       companies: codes.map((c) => ({
-        registry_code: c, name: `N ${c}`, legal_form: 'OÜ', status: 'R', registered_on: '2024-12-30', address: 'Tallinn',
-        activity_code: '62011', employees: null, revenue: null, tax_debt: null, rating: null,
+        registry_code: c,
+        name: `N ${c}`,
+        legal_form: 'OÜ',
+        status: 'R',
+        registered_on: '2024-12-30',
+        address: 'Tallinn',
+        activity_code: '62011',
+        employees: null,
+        revenue: null,
+        tax_debt: null,
+        rating: null,
       })),
     },
   };
@@ -85,7 +94,9 @@ describe('events → rows, webhook mode', () => {
     // Redelivery, concurrent duplicates, a forged request and a test event.
     expect(await deliver(rx.url, change(1))).toBe(200);
     expect(await deliver(rx.url, change(1))).toBe(200);
-    expect(await Promise.all([deliver(rx.url, change(2)), deliver(rx.url, change(2)), deliver(rx.url, change(2))])).toEqual([200, 200, 200]);
+    expect(await Promise.all([deliver(rx.url, change(2)), deliver(rx.url, change(2)), deliver(rx.url, change(2))])).toEqual([
+      200, 200, 200,
+    ]);
     expect(await deliver(rx.url, change(3), 'wrong-secret')).toBe(401);
     expect(log.filter((l) => l.includes('rejected'))).toEqual([expect.stringMatching(/: rejected \(\w+\); check the signing secret$/)]);
     expect(await deliver(rx.url, { id: 'evt_t', type: 'webhook.test', created_at: '2025-01-02T07:00:00.000Z', data: {} })).toBe(200);
@@ -103,13 +114,20 @@ describe('events → rows, webhook mode', () => {
     writer = new EventSheetWriter({ table: makeTable(), stateDir });
     await writer.open();
     rx = await startWebhookReceiver({ writer, secrets: [secret] });
-    for (const e of [change(1), change(2), matches('evt_srch_x1_20250102_1', ['10000001', '10000002']), change(4)]) expect(await deliver(rx.url, e)).toBe(200);
+    for (const e of [change(1), change(2), matches('evt_srch_x1_20250102_1', ['10000001', '10000002']), change(4)])
+      expect(await deliver(rx.url, e)).toBe(200);
     await rx.close();
     await writer.close();
 
     const rows = await readBack();
     expect(rows[0]!.slice(0, 4)).toEqual(['event_id', 'type', 'created_at', 'registry_code']);
-    expect(ids(rows)).toEqual(['evt_1|10137319', 'evt_2|10137319', 'evt_srch_x1_20250102_1|10000001', 'evt_srch_x1_20250102_1|10000002', 'evt_4|10137319']);
+    expect(ids(rows)).toEqual([
+      'evt_1|10137319',
+      'evt_2|10137319',
+      'evt_srch_x1_20250102_1|10000001',
+      'evt_srch_x1_20250102_1|10000002',
+      'evt_4|10137319',
+    ]);
     expect(rows[1]![rows[0]!.indexOf('lists')]).toBe('Customers (crm-7)');
     expect(rows[1]![rows[0]!.indexOf('details')]).toBe('{"old":0,"new":1200}');
     return stateDir;
@@ -133,7 +151,9 @@ describe('events → rows, webhook mode', () => {
         const wb = new ExcelJS.Workbook();
         await wb.xlsx.readFile(path);
         const grid: string[][] = [];
-        wb.getWorksheet('Events')!.eachRow((row, n) => (grid[n - 1] = (row.values as unknown[]).slice(1).map((v) => (v === undefined || v === null ? '' : String(v)))));
+        wb.getWorksheet('Events')!.eachRow(
+          (row, n) => (grid[n - 1] = (row.values as unknown[]).slice(1).map((v) => (v === undefined || v === null ? '' : String(v)))),
+        );
         return grid;
       },
     );
@@ -142,7 +162,8 @@ describe('events → rows, webhook mode', () => {
   it('Google Sheets: each event once; appends with INSERT_ROWS', async () => {
     standin.create('ev', [{ title: 'Events', rowCount: 2, columnCount: 5 }]);
     await scenario(
-      () => new GoogleSheetTable({ spreadsheetId: 'ev', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url }),
+      () =>
+        new GoogleSheetTable({ spreadsheetId: 'ev', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url }),
       () => standin.values('ev', 'Events').map((r) => r.map(String)),
     );
     expect(standin.calls.filter((c) => c.method === 'values.append').every((c) => c.valueInputOption === 'RAW')).toBe(true);
@@ -150,7 +171,12 @@ describe('events → rows, webhook mode', () => {
 
   it('a Google append whose answer was lost is not repeated on redelivery', async () => {
     standin.create('lost', [{ title: 'Events', rowCount: 1, columnCount: 3 }]);
-    const table = new GoogleSheetTable({ spreadsheetId: 'lost', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
+    const table = new GoogleSheetTable({
+      spreadsheetId: 'lost',
+      sheet: 'Events',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    });
     const writer = new EventSheetWriter({ table, stateDir: tempDir('lost-') });
     await writer.open();
     standin.failAfterApply = 1;
@@ -158,7 +184,12 @@ describe('events → rows, webhook mode', () => {
     expect(await writer.accept(change(1) as never)).toBe('appended');
     expect(await writer.accept(change(1) as never)).toBe('duplicate');
     await writer.close();
-    expect(standin.values('lost', 'Events').slice(1).map((r) => r[0])).toEqual(['evt_1']);
+    expect(
+      standin
+        .values('lost', 'Events')
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual(['evt_1']);
   });
 
   it('reconciles a crash between the append and the ledger entry, and rows the ledger never saw', async () => {
@@ -172,7 +203,8 @@ describe('events → rows, webhook mode', () => {
     // Simulate a crash: evt_2 rows reached the sheet, the ledger has "begin" only; evt_3 was begun, never appended.
     const ledger = new EventLedger(writer.ledger.path);
     const header = readFileSync(path, 'utf8').split('\n')[0]!.split(',');
-    const row = (n: number) => header.map((h) => (h === 'event_id' ? `evt_${n}` : h === 'registry_code' ? '10137319' : h === 'type' ? 'monitoring.change' : ''));
+    const row = (n: number) =>
+      header.map((h) => (h === 'event_id' ? `evt_${n}` : h === 'registry_code' ? '10137319' : h === 'type' ? 'monitoring.change' : ''));
     ledger.begin('evt_2', [row(2)]);
     ledger.begin('evt_3', [row(3)]);
     ledger.close();
@@ -184,7 +216,11 @@ describe('events → rows, webhook mode', () => {
     expect(await again.accept(change(2) as never)).toBe('duplicate');
     expect(await again.accept(change(3) as never)).toBe('duplicate');
     await again.close();
-    const lines = readFileSync(path, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[0]);
     expect(lines).toEqual(['evt_1', 'evt_2', 'evt_9', 'evt_3']);
   });
 });

@@ -26,7 +26,11 @@ function change(n: number) {
     data: {
       company: { registry_code: String(10_000_000 + n), name: `Firm ${n} OÜ` },
       lists: [{ id: 'lst_a1', name: 'Customers', external_ref: `crm-${n}` }],
-      category: 'tax', kind: 'tax_debt', tone: 'bad', details: { old: 0, new: 1200 + n }, detected_at: '2025-01-02T06:55:00.000Z',
+      category: 'tax',
+      kind: 'tax_debt',
+      tone: 'bad',
+      details: { old: 0, new: 1200 + n },
+      detected_at: '2025-01-02T06:55:00.000Z',
     },
   };
 }
@@ -45,7 +49,11 @@ function history(dir: string, n: number, extraLedger = '') {
   for (let i = 1; i <= n; i++) {
     const row = rowOf(i);
     rows.push(row);
-    lines.push(JSON.stringify({ t: 'begin', id: `evt_${i}`, rows: [row] }), JSON.stringify({ t: 'done', id: `evt_${i}` }), JSON.stringify({ t: 'cursor', after: `evt_${i}` }));
+    lines.push(
+      JSON.stringify({ t: 'begin', id: `evt_${i}`, rows: [row] }),
+      JSON.stringify({ t: 'done', id: `evt_${i}` }),
+      JSON.stringify({ t: 'cursor', after: `evt_${i}` }),
+    );
   }
   writeFileSync(sheet, stringify(rows));
   writeFileSync(ledger, lines.join('\n') + '\n' + extraLedger);

@@ -21,7 +21,7 @@ function recording(seen: Seen[]): Transport & { close(): Promise<void> } {
   const inner = new UndiciTransport();
   return {
     async request(req) {
-      const first = req.body ? (JSON.parse(req.body) as { queries?: string[] }).queries?.[0] ?? '' : '';
+      const first = req.body ? ((JSON.parse(req.body) as { queries?: string[] }).queries?.[0] ?? '') : '';
       const s: Seen = { start: Date.now(), end: 0, status: 'pending', first };
       seen.push(s);
       try {
@@ -53,7 +53,11 @@ beforeAll(async () => {
 afterAll(async () => sb.close());
 
 const fault = (key: string, body: unknown) =>
-  fetch(`${sb.url}/sandbox/faults`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => expect(r.status).toBe(201));
+  fetch(`${sb.url}/sandbox/faults`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then((r) => expect(r.status).toBe(201));
 
 describe('bulk lookup against a distant service', () => {
   it('keeps several requests in flight, takes answers in any order, returns results in row order, bills each unique query once', async () => {

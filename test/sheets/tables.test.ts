@@ -20,7 +20,15 @@ describe('blocks and A1 letters', () => {
   it('merges adjacent cells into rectangles', () => {
     const cells = [0, 1, 2].flatMap((row) => [3, 4].map((col) => ({ row, col, value: `${row}${col}` })));
     expect(toBlocks([...cells, { row: 5, col: 0, value: 'x' }])).toEqual([
-      { row: 0, col: 3, values: [['03', '04'], ['13', '14'], ['23', '24']] },
+      {
+        row: 0,
+        col: 3,
+        values: [
+          ['03', '04'],
+          ['13', '14'],
+          ['23', '24'],
+        ],
+      },
       { row: 5, col: 0, values: [['x']] },
     ]);
   });
@@ -66,7 +74,11 @@ describe('CSV table, streamed (enrich)', () => {
       const t = new CsvTable(file);
       const seen: string[][] = [];
       for await (const r of t.rows()) seen.push(r);
-      expect(seen).toEqual([['code', 'note'], ['00123', 'x'], ['00124', 'a;b']]);
+      expect(seen).toEqual([
+        ['code', 'note'],
+        ['00123', 'x'],
+        ['00124', 'a;b'],
+      ]);
       await t.rewrite((row, i) => (i === 0 ? [[2, 'name']] : i === 1 ? [[2, '=HYPERLINK("x")']] : undefined), 3);
       expect(readFileSync(file, 'utf8')).toBe('\ufeffcode;note;name\r\n00123;x;"\'=HYPERLINK(""x"")"\r\n00124;"a;b";\r\n');
       expect(readdirSync(dir)).toEqual(['a.csv']);
@@ -75,7 +87,9 @@ describe('CSV table, streamed (enrich)', () => {
       for await (const r of u.rows()) void r;
       // A person saves the file between enrich's read and its write.
       writeFileSync(file, 'code;note\r\n99999;typed meanwhile\r\n');
-      await expect(u.rewrite(() => [[1, 'ours']], 2)).rejects.toThrow(/file: .*a\.csv was changed on disk while enrich ran; it was not overwritten/);
+      await expect(u.rewrite(() => [[1, 'ours']], 2)).rejects.toThrow(
+        /file: .*a\.csv was changed on disk while enrich ran; it was not overwritten/,
+      );
       expect(readFileSync(file, 'utf8')).toBe('code;note\r\n99999;typed meanwhile\r\n');
       expect(readdirSync(dir)).toEqual(['a.csv']);
     } finally {
@@ -98,7 +112,13 @@ describe('XLSX table', () => {
       await wb.xlsx.writeFile(path);
 
       const t = new XlsxTable(path, { sheet: 'Firms' });
-      expect(await t.read()).toEqual({ header: ['registry code', 'n'], rows: [['10137319', '5'], ['10137319', '2']] });
+      expect(await t.read()).toEqual({
+        header: ['registry code', 'n'],
+        rows: [
+          ['10137319', '5'],
+          ['10137319', '2'],
+        ],
+      });
       await t.write(tricky.map((value, i) => ({ row: i + 1, col: 2, value })));
       await t.flush();
 
@@ -125,18 +145,33 @@ describe('Google Sheets table against the stand-in', () => {
     const auth = new OAuth2Client();
     auth.setCredentials({ access_token: standin.accessToken });
     const api = new sheets_v4.Sheets({ auth, rootUrl: standin.url });
-    await api.spreadsheets.values.update({ spreadsheetId: 'raw', range: 'Data!B2:B3', valueInputOption: 'USER_ENTERED', requestBody: { values: [['=1+1'], ['00123']] } });
+    await api.spreadsheets.values.update({
+      spreadsheetId: 'raw',
+      range: 'Data!B2:B3',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['=1+1'], ['00123']] },
+    });
     expect(standin.cell('raw', 'Data', 'B2')).toEqual({ v: 2, f: '=1+1' });
     expect(standin.cell('raw', 'Data', 'B3')).toEqual({ v: 123 });
 
-    const t = new GoogleSheetTable({ spreadsheetId: 'raw', sheet: 'Data', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
+    const t = new GoogleSheetTable({
+      spreadsheetId: 'raw',
+      sheet: 'Data',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    });
     await t.read();
     await t.write(tricky.map((value, i) => ({ row: i + 1, col: 0, value })));
     await t.flush();
     expect(tricky.map((_, i) => standin.cell('raw', 'Data', `A${i + 2}`))).toEqual(tricky.map((v) => ({ v })));
     expect(standin.calls.filter((c) => c.method === 'values.batchUpdate').map((c) => c.valueInputOption)).toEqual(['RAW']);
     // Read back unformatted: numbers come back as plain digits, text exactly as stored.
-    const snap = await new GoogleSheetTable({ spreadsheetId: 'raw', sheet: 'Data', auth: { accessToken: standin.accessToken }, rootUrl: standin.url }).read();
+    const snap = await new GoogleSheetTable({
+      spreadsheetId: 'raw',
+      sheet: 'Data',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    }).read();
     expect(snap.rows.map((r) => r[0])).toEqual(tricky);
     expect(snap.rows.slice(0, 2).map((r) => r[1])).toEqual(['2', '123']);
   });
@@ -146,8 +181,14 @@ describe('Google Sheets table against the stand-in', () => {
     const t = new GoogleSheetTable({ spreadsheetId: 'grow', sheet: 'S', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
     const before = standin.calls.length;
     await t.read();
-    const cells = Array.from({ length: 50 }, (_, i) => [{ row: i + 1, col: 1, value: `x${i}` }, { row: i + 1, col: 2, value: `y${i}` }]).flat();
-    await t.write([{ row: 0, col: 1, value: 'x' }, { row: 0, col: 2, value: 'y' }]);
+    const cells = Array.from({ length: 50 }, (_, i) => [
+      { row: i + 1, col: 1, value: `x${i}` },
+      { row: i + 1, col: 2, value: `y${i}` },
+    ]).flat();
+    await t.write([
+      { row: 0, col: 1, value: 'x' },
+      { row: 0, col: 2, value: 'y' },
+    ]);
     await t.write(cells);
     await t.flush();
     const made = standin.calls.slice(before).map((c) => c.method);
@@ -159,8 +200,16 @@ describe('Google Sheets table against the stand-in', () => {
 
   it('appends rows with INSERT_ROWS after the last row', async () => {
     standin.create('app', [{ title: 'Events', rows: [['event_id'], ['evt_1']], rowCount: 2, columnCount: 1 }]);
-    const t = new GoogleSheetTable({ spreadsheetId: 'app', sheet: 'Events', auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
-    await t.append([['evt_2', 'x'], ['evt_3', 'y']]);
+    const t = new GoogleSheetTable({
+      spreadsheetId: 'app',
+      sheet: 'Events',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    });
+    await t.append([
+      ['evt_2', 'x'],
+      ['evt_3', 'y'],
+    ]);
     expect(standin.values('app', 'Events')).toEqual([['event_id'], ['evt_1'], ['evt_2', 'x'], ['evt_3', 'y']]);
   });
 
@@ -187,7 +236,15 @@ describe('Google quota: 429 RESOURCE_EXHAUSTED and back-off', () => {
       standin.create('q', [{ title: 'S', rows: [['h']] }]);
       const sleeps: number[] = [];
       const clock = { now: () => Date.now(), sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
-      const t = new GoogleSheetTable({ spreadsheetId: 'q', sheet: 'S', auth: { accessToken: standin.accessToken }, rootUrl: standin.url, backoffBaseMs: 50, random: () => 0, clock });
+      const t = new GoogleSheetTable({
+        spreadsheetId: 'q',
+        sheet: 'S',
+        auth: { accessToken: standin.accessToken },
+        rootUrl: standin.url,
+        backoffBaseMs: 50,
+        random: () => 0,
+        clock,
+      });
       await t.read();
       for (let i = 1; i <= 4; i++) {
         await t.write([{ row: i, col: 0, value: `v${i}` }]);
@@ -203,8 +260,18 @@ describe('Google quota: 429 RESOURCE_EXHAUSTED and back-off', () => {
       // With the governor set to the stand-in's quota, no request is refused.
       const before = standin.calls.length;
       const sleeps2: number[] = [];
-      const minute = { now: () => Date.now(), sleep: (ms: number) => (sleeps2.push(ms), new Promise<void>((r) => setTimeout(r, Math.min(ms, 1600)))) };
-      const g = new GoogleSheetTable({ spreadsheetId: 'q', sheet: 'S', auth: { accessToken: standin.accessToken }, rootUrl: standin.url, writesPerMinute: 2, clock: minute });
+      const minute = {
+        now: () => Date.now(),
+        sleep: (ms: number) => (sleeps2.push(ms), new Promise<void>((r) => setTimeout(r, Math.min(ms, 1600)))),
+      };
+      const g = new GoogleSheetTable({
+        spreadsheetId: 'q',
+        sheet: 'S',
+        auth: { accessToken: standin.accessToken },
+        rootUrl: standin.url,
+        writesPerMinute: 2,
+        clock: minute,
+      });
       await new Promise((r) => setTimeout(r, 1600));
       await g.write([{ row: 1, col: 1, value: 'a' }]);
       await g.flush();
@@ -217,7 +284,7 @@ describe('Google quota: 429 RESOURCE_EXHAUSTED and back-off', () => {
     }
   });
 
-  it('answers 429 with Google\'s error body', async () => {
+  it("answers 429 with Google's error body", async () => {
     const standin = await startSheetsStandin({ writesPerMinute: 0 });
     try {
       standin.create('z', [{ title: 'S' }]);

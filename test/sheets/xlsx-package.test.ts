@@ -35,14 +35,31 @@ async function handMade(o: HandMade): Promise<string> {
   const overrides = [
     '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>',
     '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>',
-    o.other ? '<Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' : '',
-    o.sharedStrings ? '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' : '',
-    o.styles ? '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' : '',
-    o.calcChain ? '<Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/>' : '',
+    o.other
+      ? '<Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+      : '',
+    o.sharedStrings
+      ? '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>'
+      : '',
+    o.styles
+      ? '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
+      : '',
+    o.calcChain
+      ? '<Override PartName="/xl/calcChain.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/>'
+      : '',
   ].join('');
-  zip.file('[Content_Types].xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${overrides}</Types>`);
-  zip.file('_rels/.rels', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`);
-  zip.file('xl/workbook.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="${NS}" xmlns:r="${REL}">${o.date1904 ? '<workbookPr date1904="1"/>' : ''}<sheets><sheet name="Leads" sheetId="1" r:id="rId1"/>${o.other ? '<sheet name="Notes &amp; more" sheetId="2" r:id="rId2"/>' : ''}</sheets></workbook>`);
+  zip.file(
+    '[Content_Types].xml',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${overrides}</Types>`,
+  );
+  zip.file(
+    '_rels/.rels',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+  );
+  zip.file(
+    'xl/workbook.xml',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="${NS}" xmlns:r="${REL}">${o.date1904 ? '<workbookPr date1904="1"/>' : ''}<sheets><sheet name="Leads" sheetId="1" r:id="rId1"/>${o.other ? '<sheet name="Notes &amp; more" sheetId="2" r:id="rId2"/>' : ''}</sheets></workbook>`,
+  );
   const rels = [
     `<Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/>`,
     o.other ? `<Relationship Id="rId2" Type="${REL}/worksheet" Target="/xl/worksheets/sheet2.xml"/>` : '',
@@ -50,18 +67,30 @@ async function handMade(o: HandMade): Promise<string> {
     o.styles ? `<Relationship Id="rId4" Type="${REL}/styles" Target="styles.xml"/>` : '',
     o.calcChain ? `<Relationship Id="rId5" Type="${REL}/calcChain" Target="calcChain.xml"/>` : '',
   ].join('');
-  zip.file('xl/_rels/workbook.xml.rels', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`);
+  zip.file(
+    'xl/_rels/workbook.xml.rels',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
+  );
   zip.file('xl/worksheets/sheet1.xml', o.sheet);
   if (o.other) zip.file('xl/worksheets/sheet2.xml', o.other);
-  if (o.sharedStrings) zip.file('xl/sharedStrings.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="${NS}" count="${o.sharedStrings.length}" uniqueCount="${o.sharedStrings.length}">${o.sharedStrings.map((s) => `<si>${s}</si>`).join('')}</sst>`);
+  if (o.sharedStrings)
+    zip.file(
+      'xl/sharedStrings.xml',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="${NS}" count="${o.sharedStrings.length}" uniqueCount="${o.sharedStrings.length}">${o.sharedStrings.map((s) => `<si>${s}</si>`).join('')}</sst>`,
+    );
   if (o.styles) zip.file('xl/styles.xml', o.styles);
-  if (o.calcChain) zip.file('xl/calcChain.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<calcChain xmlns="${NS}"><c r="B3" i="1"/></calcChain>`);
+  if (o.calcChain)
+    zip.file(
+      'xl/calcChain.xml',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<calcChain xmlns="${NS}"><c r="B3" i="1"/></calcChain>`,
+    );
   const path = join(dir, `hand-${++n}.xlsx`);
   writeFileSync(path, await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
   return path;
 }
 
-const sheetXml = (rows: string, head = '<dimension ref="A1:C3"/>') => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="${NS}" xmlns:r="${REL}">${head}<sheetData>${rows}</sheetData><mergeCells count="1"><mergeCell ref="D1:E1"/></mergeCells></worksheet>`;
+const sheetXml = (rows: string, head = '<dimension ref="A1:C3"/>') =>
+  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="${NS}" xmlns:r="${REL}">${head}<sheetData>${rows}</sheetData><mergeCells count="1"><mergeCell ref="D1:E1"/></mergeCells></worksheet>`;
 
 // Style 1: a built-in date format (14); style 2: a custom one; style 3: bold text, not a date.
 const styles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<styleSheet xmlns="${NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="dd&quot;.&quot;mm&quot;.&quot;yyyy"/></numFmts><fonts count="2"><font/><font><b/></font></fonts><cellXfs count="4"><xf numFmtId="0" fontId="0"/><xf numFmtId="14" fontId="0" applyNumberFormat="1"/><xf numFmtId="164" fontId="0" applyNumberFormat="1"/><xf numFmtId="0" fontId="1" applyFont="1"/></cellXfs></styleSheet>`;
@@ -84,7 +113,11 @@ describe('reading a worksheet as Excel writes it', () => {
     const path = await handMade({
       styles,
       date1904: false,
-      sharedStrings: ['<t>registry code</t>', '<r><rPr><b/></rPr><t>Lõuna</t></r><r><t xml:space="preserve"> OÜ</t></r><rPh sb="0" eb="1"><t>ignored</t></rPh>', '<t>a &amp; b_x000D_</t>'],
+      sharedStrings: [
+        '<t>registry code</t>',
+        '<r><rPr><b/></rPr><t>Lõuna</t></r><r><t xml:space="preserve"> OÜ</t></r><rPh sb="0" eb="1"><t>ignored</t></rPh>',
+        '<t>a &amp; b_x000D_</t>',
+      ],
       sheet: sheetXml(
         '<row r="1" spans="1:3"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s" s="3"><v>1</v></c></row>' +
           '<row r="2"><c r="A2"><v>10137319</v></c><c r="B2" t="inlineStr"><is><t>inline &lt;x&gt;</t></is></c><c r="C2" t="b"><v>1</v></c></row>' +
@@ -118,14 +151,19 @@ describe('reading a worksheet as Excel writes it', () => {
     const path = await handMade({ sheet: noR });
     const t = new XlsxTable(path);
     expect((await t.read()).rows).toEqual([[''], ['3'], ['4']]);
-    await t.write([{ row: 1, col: 0, value: 'two' }, { row: 3, col: 1, value: 'beside four' }]);
+    await t.write([
+      { row: 1, col: 0, value: 'two' },
+      { row: 3, col: 1, value: 'beside four' },
+    ]);
     await t.flush();
     expect((await new XlsxTable(path).read()).rows).toEqual([['two'], ['3'], ['4', 'beside four']]);
     // exceljs cannot read prefixed worksheets at all (LibreOffice reads this file as A2 two, A3 3, A4 4, B4 beside four).
     const sheet = (await entries(path)).get('xl/worksheets/sheet1.xml')!;
     expect([...sheet.matchAll(/<x:row r="(\d+)"/g)].map((m) => m[1])).toEqual(['1', '2', '3', '4']);
     // What a row holds after its cells stays after them.
-    expect(sheet).toContain('<x:row r="4"><x:c r="A4"><x:v>4</x:v></x:c><x:c r="B4" t="inlineStr"><x:is><x:t xml:space="preserve">beside four</x:t></x:is></x:c><x:extLst><x:ext uri="{row-ext}"/></x:extLst></x:row>');
+    expect(sheet).toContain(
+      '<x:row r="4"><x:c r="A4"><x:v>4</x:v></x:c><x:c r="B4" t="inlineStr"><x:is><x:t xml:space="preserve">beside four</x:t></x:is></x:c><x:extLst><x:ext uri="{row-ext}"/></x:extLst></x:row>',
+    );
 
     const empty = await handMade({ sheet: sheetXml('', '').replace('<sheetData></sheetData>', '<sheetData/>') });
     const e = new XlsxTable(empty);
@@ -133,27 +171,34 @@ describe('reading a worksheet as Excel writes it', () => {
     await e.flush();
     expect(await new XlsxTable(empty).read()).toEqual({ header: ['first'], rows: [] });
 
-    const prefixedEmpty = await handMade({ sheet: `<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="${NS}"><x:sheetData/></x:worksheet>` });
+    const prefixedEmpty = await handMade({
+      sheet: `<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="${NS}"><x:sheetData/></x:worksheet>`,
+    });
     const pe = new XlsxTable(prefixedEmpty);
     await pe.write([{ row: 0, col: 0, value: 'first' }]);
     await pe.flush();
-    expect((await entries(prefixedEmpty)).get('xl/worksheets/sheet1.xml')).toContain('<x:sheetData><x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t xml:space="preserve">first</x:t></x:is></x:c></x:row></x:sheetData>');
+    expect((await entries(prefixedEmpty)).get('xl/worksheets/sheet1.xml')).toContain(
+      '<x:sheetData><x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t xml:space="preserve">first</x:t></x:is></x:c></x:row></x:sheetData>',
+    );
   });
 
   it('the scanner gives the same pieces however the bytes are split', () => {
-    const xml = sheetXml('<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row><row r="2"/><row r="4" spans="1:1"><c r="A4"><v>4</v></c></row>');
+    const xml = sheetXml(
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row><row r="2"/><row r="4" spans="1:1"><c r="A4"><v>4</v></c></row>',
+    );
     const whole = new SheetScanner();
     const expected = [...whole.push(xml), ...whole.end()];
     const byChar = new SheetScanner();
     const pieces: SheetPiece[] = [];
     for (const ch of xml) pieces.push(...byChar.push(ch));
     pieces.push(...byChar.end());
-    const joinTails = (ps: SheetPiece[]) => ps.reduce<SheetPiece[]>((acc, p) => {
-      const last = acc[acc.length - 1];
-      if (last?.kind === 'tail' && p.kind === 'tail') acc[acc.length - 1] = { kind: 'tail', xml: last.xml + p.xml };
-      else acc.push(p);
-      return acc;
-    }, []);
+    const joinTails = (ps: SheetPiece[]) =>
+      ps.reduce<SheetPiece[]>((acc, p) => {
+        const last = acc[acc.length - 1];
+        if (last?.kind === 'tail' && p.kind === 'tail') acc[acc.length - 1] = { kind: 'tail', xml: last.xml + p.xml };
+        else acc.push(p);
+        return acc;
+      }, []);
     expect(joinTails(pieces)).toEqual(joinTails(expected));
     expect(expected.filter((p) => p.kind === 'row').map((p) => (p as { r: number }).r)).toEqual([1, 2, 4]);
     expect(() => new SheetScanner().push(sheetXml('<foo/>'))).toThrow(/unexpected element inside <sheetData>/);
@@ -239,7 +284,10 @@ describe('saving changes into the worksheet', () => {
     expect(readFileSync(src).equals(original)).toBe(true);
     expect(await new XlsxTable(out, { sheet: 'Firms' }).read()).toEqual({
       header: ['registry code', 'name'],
-      rows: [['10137319', 'Lõunaranna Tarkvara OÜ'], ['14453248', 'appended']],
+      rows: [
+        ['10137319', 'Lõunaranna Tarkvara OÜ'],
+        ['14453248', 'appended'],
+      ],
     });
     expect(t.calls.save).toBe(3);
   });
@@ -247,7 +295,10 @@ describe('saving changes into the worksheet', () => {
   it('creates a workbook that does not exist, and names a missing sheet in its error', async () => {
     const path = join(dir, 'new.xlsx');
     const t = new XlsxTable(path, { sheet: 'Events' });
-    await t.write([{ row: 0, col: 0, value: 'event_id' }, { row: 0, col: 1, value: 'type' }]);
+    await t.write([
+      { row: 0, col: 0, value: 'event_id' },
+      { row: 0, col: 1, value: 'type' },
+    ]);
     await t.append([['evt_1', 'monitoring.change']]);
     const back = await exceljsRead(path);
     expect(back.getWorksheet('Events')!.getCell('A2').value).toBe('evt_1');

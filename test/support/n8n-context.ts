@@ -1,4 +1,12 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, ILoadOptionsFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type {
+  ICredentialDataDecryptedObject,
+  IDataObject,
+  IExecuteFunctions,
+  IHttpRequestOptions,
+  ILoadOptionsFunctions,
+  INode,
+  INodeExecutionData,
+} from 'n8n-workflow';
 import { mock } from 'jest-mock-extended';
 import { authenticate, forwardHttp, type SentRequest } from './n8n-http';
 
@@ -25,7 +33,14 @@ export interface TestContext {
  */
 export function executeContext(opts: ContextOptions): TestContext {
   const requests: SentRequest[] = [];
-  const node: INode = { id: 'n1', name: 'Company Data', type: opts.nodeType ?? 'n8n-nodes-company-data.test', typeVersion: opts.version ?? 1, position: [0, 0], parameters: {} };
+  const node: INode = {
+    id: 'n1',
+    name: 'Company Data',
+    type: opts.nodeType ?? 'n8n-nodes-company-data.test',
+    typeVersion: opts.version ?? 1,
+    position: [0, 0],
+    parameters: {},
+  };
   const helpers = mock<IExecuteFunctions['helpers']>();
   const ctx = mock<IExecuteFunctions>({ helpers });
   ctx.getNode.mockReturnValue(node);
@@ -43,7 +58,12 @@ export function executeContext(opts: ContextOptions): TestContext {
 type HttpHelpers = Pick<IExecuteFunctions['helpers'], 'httpRequest' | 'httpRequestWithAuthentication'>;
 
 /** The helpers' HTTP calls go to the sandbox over real HTTP, with the credential applied as n8n applies it. */
-function wireHttp(helpers: ReturnType<typeof mock<HttpHelpers>>, credentials: ICredentialDataDecryptedObject, node: INode, requests: SentRequest[]) {
+function wireHttp(
+  helpers: ReturnType<typeof mock<HttpHelpers>>,
+  credentials: ICredentialDataDecryptedObject,
+  node: INode,
+  requests: SentRequest[],
+) {
   helpers.httpRequest.mockImplementation(async (o: IHttpRequestOptions) => await forwardHttp(o, requests));
   helpers.httpRequestWithAuthentication.mockImplementation(async (type: string, o: IHttpRequestOptions) => {
     if (type !== 'companyDataApi') throw new Error(`unexpected credential type ${type}`);
@@ -57,9 +77,19 @@ export const jsonOf = (out: INodeExecutionData[][]) => out[0]!.map((i) => i.json
  * The context n8n gives listSearch and loadOptions methods (the editor's pickers and option lists),
  * with the same real-HTTP helpers as executeContext.
  */
-export function loadOptionsContext(opts: Pick<ContextOptions, 'credentials' | 'nodeType' | 'version'>): { ctx: ILoadOptionsFunctions; requests: SentRequest[] } {
+export function loadOptionsContext(opts: Pick<ContextOptions, 'credentials' | 'nodeType' | 'version'>): {
+  ctx: ILoadOptionsFunctions;
+  requests: SentRequest[];
+} {
   const requests: SentRequest[] = [];
-  const node: INode = { id: 'n1', name: 'Company Data', type: opts.nodeType ?? 'n8n-nodes-company-data.test', typeVersion: opts.version ?? 2, position: [0, 0], parameters: {} };
+  const node: INode = {
+    id: 'n1',
+    name: 'Company Data',
+    type: opts.nodeType ?? 'n8n-nodes-company-data.test',
+    typeVersion: opts.version ?? 2,
+    position: [0, 0],
+    parameters: {},
+  };
   const helpers = mock<ILoadOptionsFunctions['helpers']>();
   const ctx = mock<ILoadOptionsFunctions>({ helpers });
   ctx.getNode.mockReturnValue(node);

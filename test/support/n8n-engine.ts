@@ -52,7 +52,13 @@ class TestCredentialsHelper extends ICredentialsHelper {
   getParentTypes() {
     return [];
   }
-  async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions, workflow: WorkflowType, node: INode) {
+  async authenticate(
+    credentials: ICredentialDataDecryptedObject,
+    typeName: string,
+    requestOptions: IHttpRequestOptions,
+    workflow: WorkflowType,
+    node: INode,
+  ) {
     if (typeName !== 'companyDataApi') return requestOptions;
     const resolve = (v: string) => {
       if (!v.startsWith('=')) return v;
@@ -60,7 +66,8 @@ class TestCredentialsHelper extends ICredentialsHelper {
       return r ? String(r) : '';
     };
     requestOptions.headers ??= {};
-    for (const [k, v] of Object.entries(new CompanyDataApi().authenticate.properties.headers ?? {})) requestOptions.headers[resolve(k)] = resolve(String(v));
+    for (const [k, v] of Object.entries(new CompanyDataApi().authenticate.properties.headers ?? {}))
+      requestOptions.headers[resolve(k)] = resolve(String(v));
     return requestOptions;
   }
   async preAuthentication() {
@@ -103,7 +110,14 @@ export async function runWorkflow(opts: {
   } as INodeTypes;
 
   const nodes: INode[] = [
-    { id: 'items', name: 'Items', type: 'test.staticItems', typeVersion: 1, position: [0, 0], parameters: { items: JSON.stringify(opts.items) } },
+    {
+      id: 'items',
+      name: 'Items',
+      type: 'test.staticItems',
+      typeVersion: 1,
+      position: [0, 0],
+      parameters: { items: JSON.stringify(opts.items) },
+    },
     ...opts.chain.map((c, i) => ({
       id: `n${i}`,
       name: c.name,
@@ -126,7 +140,10 @@ export async function runWorkflow(opts: {
   hooks.addHandler('workflowExecuteAfter', (fullRunData) => done.resolve(fullRunData as unknown as IRun));
   // n8n-core 1.122.10 carries its own n8n-workflow (1.120.6) next to the package's 1.120.4: the same
   // shapes under two type identities, hence the casts at this boundary.
-  const additionalData = mock<Record<string, unknown>>({ hooks, currentNodeParameters: undefined }) as unknown as IWorkflowExecuteAdditionalData;
+  const additionalData = mock<Record<string, unknown>>({
+    hooks,
+    currentNodeParameters: undefined,
+  }) as unknown as IWorkflowExecuteAdditionalData;
   additionalData.credentialsHelper = new TestCredentialsHelper({ companyDataApi: opts.credentials });
 
   const runExecutionData: IRunExecutionData = {

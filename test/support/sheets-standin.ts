@@ -140,7 +140,12 @@ export class SheetsStandin {
   }
 
   /** A service-account key whose self-signed JWTs this stand-in accepts (the private key never leaves the test). */
-  serviceAccountKey(email = 'sync@standin.iam.gserviceaccount.com'): { type: string; client_email: string; private_key: string; token_uri: string } {
+  serviceAccountKey(email = 'sync@standin.iam.gserviceaccount.com'): {
+    type: string;
+    client_email: string;
+    private_key: string;
+    token_uri: string;
+  } {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     this.keys.set(email, publicKey);
     return {
@@ -243,7 +248,11 @@ export class SheetsStandin {
     const height = values.length;
     const width = Math.max(0, ...values.map((v) => v.length));
     if (r.r0 + height > s.rowCount || r.c0 + width > s.columnCount) {
-      throw new HttpError(400, 'INVALID_ARGUMENT', `Range (${quote(s.title)}!${colLetters(r.c0 + width - 1)}${r.r0 + height}) exceeds grid limits. Max rows: ${s.rowCount}, max columns: ${s.columnCount}`);
+      throw new HttpError(
+        400,
+        'INVALID_ARGUMENT',
+        `Range (${quote(s.title)}!${colLetters(r.c0 + width - 1)}${r.r0 + height}) exceeds grid limits. Max rows: ${s.rowCount}, max columns: ${s.columnCount}`,
+      );
     }
     values.forEach((line, i) => {
       const row = (s.cells[r.r0 + i] ??= []);
@@ -289,11 +298,19 @@ export class SheetsStandin {
       const [h, p, sig] = token.split('.') as [string, string, string];
       const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: string; exp?: number };
       const key = payload.iss ? this.keys.get(payload.iss) : undefined;
-      if (key && verify('RSA-SHA256', Buffer.from(`${h}.${p}`), key, Buffer.from(sig, 'base64url')) && (payload.exp ?? 0) * 1000 > Date.now()) {
+      if (
+        key &&
+        verify('RSA-SHA256', Buffer.from(`${h}.${p}`), key, Buffer.from(sig, 'base64url')) &&
+        (payload.exp ?? 0) * 1000 > Date.now()
+      ) {
         return payload.iss!;
       }
     }
-    throw new HttpError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+    throw new HttpError(
+      401,
+      'UNAUTHENTICATED',
+      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+    );
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -312,12 +329,15 @@ export class SheetsStandin {
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
       const q = url.searchParams;
-      input = (q.get('valueInputOption') ?? (body.valueInputOption as string | undefined)) ?? undefined;
+      input = q.get('valueInputOption') ?? (body.valueInputOption as string | undefined) ?? undefined;
       let out: unknown;
       if (m[2] === 'batchUpdate') {
         method = 'spreadsheets.batchUpdate';
         this.quota(user, kind);
-        out = { spreadsheetId: ss.id, replies: (body.requests as Record<string, Record<string, unknown>>[]).map((r) => this.structural(ss, r)) };
+        out = {
+          spreadsheetId: ss.id,
+          replies: (body.requests as Record<string, Record<string, unknown>>[]).map((r) => this.structural(ss, r)),
+        };
       } else if (m[3] === 'batchGet') {
         method = 'values.batchGet';
         this.quota(user, kind);
@@ -336,7 +356,10 @@ export class SheetsStandin {
         method = 'values.append';
         this.requireInput(input);
         this.quota(user, kind);
-        out = { spreadsheetId: ss.id, ...this.appendRows(this.parseRange(ss, m[4]), body.values as Scalar[][], input!, q.get('insertDataOption') ?? 'OVERWRITE') };
+        out = {
+          spreadsheetId: ss.id,
+          ...this.appendRows(this.parseRange(ss, m[4]), body.values as Scalar[][], input!, q.get('insertDataOption') ?? 'OVERWRITE'),
+        };
       } else if (m[4] !== undefined) {
         const r = this.parseRange(ss, m[4]);
         if (req.method === 'GET') {
@@ -357,7 +380,15 @@ export class SheetsStandin {
         out = {
           spreadsheetId: ss.id,
           properties: { title: ss.title },
-          sheets: ss.sheets.map((s, index) => ({ properties: { sheetId: s.sheetId, title: s.title, index, sheetType: 'GRID', gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount } } })),
+          sheets: ss.sheets.map((s, index) => ({
+            properties: {
+              sheetId: s.sheetId,
+              title: s.title,
+              index,
+              sheetType: 'GRID',
+              gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount },
+            },
+          })),
         };
       }
       if (kind === 'write' && this.failAfterApply > 0) {
@@ -373,19 +404,37 @@ export class SheetsStandin {
       if (e.status === 429 && this.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(this.options.retryAfterSeconds);
       const details =
         e.status === 429
-          ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED', domain: 'googleapis.com', metadata: { service: 'sheets.googleapis.com', quota_metric: `sheets.googleapis.com/${kind}_requests`, quota_limit: `${kind === 'write' ? 'Write' : 'Read'}RequestsPerMinutePerUser` } }]
+          ? [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'RATE_LIMIT_EXCEEDED',
+                domain: 'googleapis.com',
+                metadata: {
+                  service: 'sheets.googleapis.com',
+                  quota_metric: `sheets.googleapis.com/${kind}_requests`,
+                  quota_limit: `${kind === 'write' ? 'Write' : 'Read'}RequestsPerMinutePerUser`,
+                },
+              },
+            ]
           : undefined;
-      res.writeHead(e.status, headers).end(JSON.stringify({ error: { code: e.status, message: e.message, status: e.googleStatus, ...(details ? { details } : {}) } }));
+      res
+        .writeHead(e.status, headers)
+        .end(JSON.stringify({ error: { code: e.status, message: e.message, status: e.googleStatus, ...(details ? { details } : {}) } }));
     }
   }
 
   private requireInput(input: string | undefined): void {
-    if (input !== 'RAW' && input !== 'USER_ENTERED') throw new HttpError(400, 'INVALID_ARGUMENT', "Invalid valueInputOption: must be 'RAW' or 'USER_ENTERED'");
+    if (input !== 'RAW' && input !== 'USER_ENTERED')
+      throw new HttpError(400, 'INVALID_ARGUMENT', "Invalid valueInputOption: must be 'RAW' or 'USER_ENTERED'");
   }
 
   private checkFits(r: Range, values: Scalar[][]): void {
     if (r.r1 !== undefined && r.r0 + values.length - 1 > r.r1) {
-      throw new HttpError(400, 'INVALID_ARGUMENT', `Requested writing within range [${r.sheet.title}], but tried writing to row [${r.r0 + values.length}]`);
+      throw new HttpError(
+        400,
+        'INVALID_ARGUMENT',
+        `Requested writing within range [${r.sheet.title}], but tried writing to row [${r.r0 + values.length}]`,
+      );
     }
   }
 

@@ -20,14 +20,20 @@ const saved = (props: INodeProperties[], version: number, values: INodeParameter
 /** Top-level fields the editor shows, with the defaults filled in as n8n does before deciding. */
 function shown(props: INodeProperties[], version: number, values: INodeParameters): string[] {
   const full = NodeHelpers.getNodeParameters(props, values, true, false, { typeVersion: version } as never, null) as INodeParameters;
-  return props.filter((p) => p.type !== 'notice' && NodeHelpers.displayParameter(full, p, { typeVersion: version } as never, null)).map((p) => p.name);
+  return props
+    .filter((p) => p.type !== 'notice' && NodeHelpers.displayParameter(full, p, { typeVersion: version } as never, null))
+    .map((p) => p.name);
 }
 
 /** Options of the Options collection the editor offers ('/events' read from the node's own fields). */
 function offeredOptions(props: INodeProperties[], version: number, values: INodeParameters): string[] {
   const full = NodeHelpers.getNodeParameters(props, values, true, false, { typeVersion: version } as never, null) as INodeParameters;
-  const options = props.find((p) => p.name === 'options' && NodeHelpers.displayParameter(full, p, { typeVersion: version } as never, null))!;
-  return (options.options as INodeProperties[]).filter((o) => NodeHelpers.displayParameter({}, o, { typeVersion: version } as never, null, full)).map((o) => o.name);
+  const options = props.find(
+    (p) => p.name === 'options' && NodeHelpers.displayParameter(full, p, { typeVersion: version } as never, null),
+  )!;
+  return (options.options as INodeProperties[])
+    .filter((o) => NodeHelpers.displayParameter({}, o, { typeVersion: version } as never, null, full))
+    .map((o) => o.name);
 }
 
 describe.each(Object.keys(triggers) as (keyof typeof triggers)[])('%s trigger: fields shown only when they apply', (key) => {
@@ -47,7 +53,9 @@ describe.each(Object.keys(triggers) as (keyof typeof triggers)[])('%s trigger: f
       expect(shown(props, version, values)).toEqual(expect.arrayContaining(hasSearchIds ? ['filters', 'searchIds'] : ['filters']));
     }
     // An expression in Events shows every field: its value is known only when the trigger runs.
-    expect(shown(props, version, { events: '={{ ["search.matches"] }}' })).toEqual(expect.arrayContaining(['filters', 'events', 'language']));
+    expect(shown(props, version, { events: '={{ ["search.matches"] }}' })).toEqual(
+      expect.arrayContaining(['filters', 'events', 'language']),
+    );
   });
 
   test.each([1, 2])('version %i: One Item per Company is offered only with Saved Search Matches', (version) => {
@@ -73,7 +81,11 @@ describe.each(Object.keys(triggers) as (keyof typeof triggers)[])('%s trigger: f
 describe('trigger labels in plain words', () => {
   const filterLabels = (version: number) =>
     triggers.webhook.properties
-      .filter((p) => p.name === 'filters' && NodeHelpers.displayParameter({ events: ['monitoring.change'] }, p, { typeVersion: version } as never, null))
+      .filter(
+        (p) =>
+          p.name === 'filters' &&
+          NodeHelpers.displayParameter({ events: ['monitoring.change'] }, p, { typeVersion: version } as never, null),
+      )
       .flatMap((p) => (p.options as INodeProperties[]).map((o) => o.displayName));
 
   test.each([1, 2])('version %i: the change filters say "Good or Bad News" and "Types of Change", not Tones and Kinds', (version) => {
@@ -85,7 +97,10 @@ describe('trigger labels in plain words', () => {
 
   test('version 2 names the types of change in Title Case with VAT spelt as such', () => {
     const kinds = triggers.webhook.properties
-      .filter((p) => p.name === 'filters' && NodeHelpers.displayParameter({ events: ['monitoring.change'] }, p, { typeVersion: 2 } as never, null))
+      .filter(
+        (p) =>
+          p.name === 'filters' && NodeHelpers.displayParameter({ events: ['monitoring.change'] }, p, { typeVersion: 2 } as never, null),
+      )
       .flatMap((p) => p.options as INodeProperties[])
       .find((o) => o.name === 'kinds')!;
     const names = kinds.options!.map((o) => o.name);

@@ -3,7 +3,16 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, INodeExecutionData, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+  ICredentialDataDecryptedObject,
+  IDataObject,
+  IExecuteFunctions,
+  IHookFunctions,
+  IHttpRequestOptions,
+  INodeExecutionData,
+  IPollFunctions,
+  IWebhookFunctions,
+} from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
 import { writeHandlers } from '../../packages/cli/src/sandbox/write/handlers';
 import type { EventService } from '../../packages/cli/src/sandbox/write/service';
@@ -94,7 +103,10 @@ export async function startRig(opts: { duplicateRate?: number } = {}): Promise<R
 export function watchCompany(rig: Rig, name = 'Näidis Ehitus OÜ'): { code: string; listId: string } {
   const [code] = rig.svc.registerCompanies([{ name }]);
   const list = writeHandlers['monitoring.createList']!(rig.svc, ACCOUNT, { name: 'Key clients' }).data as { id: string };
-  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, { list_id: list.id, add: [{ registry_code: code!, external_ref: 'CRM-991' }] });
+  writeHandlers['monitoring.addCompanies']!(rig.svc, ACCOUNT, {
+    list_id: list.id,
+    add: [{ registry_code: code!, external_ref: 'CRM-991' }],
+  });
   return { code: code!, listId: list.id };
 }
 
@@ -112,7 +124,14 @@ export function credentials(rig: Rig, extra: IDataObject = {}): IDataObject {
   return { apiKey: API_KEY, baseUrl: rig.apiUrl, ...extra };
 }
 
-const node = { id: 'node-1', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+const node = {
+  id: 'node-1',
+  name: 'Company Data Trigger',
+  type: 'n8n-nodes-company-data.companyDataTrigger',
+  typeVersion: 1,
+  position: [0, 0] as [number, number],
+  parameters: {},
+};
 export const logger = () => ({ warn: vi.fn(), info: vi.fn(), error: vi.fn(), debug: vi.fn() });
 
 /**
@@ -131,7 +150,13 @@ function httpHelpers(creds: IDataObject) {
 
 export type HttpHelpers = ReturnType<typeof httpHelpers>['helpers'];
 
-export function hookContext(rig: Rig, staticData: IDataObject, params: NodeParams = {}, creds: IDataObject = credentials(rig), url = 'https://n8n.example.ee/webhook/abc/webhook') {
+export function hookContext(
+  rig: Rig,
+  staticData: IDataObject,
+  params: NodeParams = {},
+  creds: IDataObject = credentials(rig),
+  url = 'https://n8n.example.ee/webhook/abc/webhook',
+) {
   const { requests, helpers } = httpHelpers(creds);
   return {
     getNode: () => node,
@@ -151,7 +176,13 @@ export interface WebhookCall {
   result: Awaited<ReturnType<NonNullable<import('n8n-workflow').INodeType['webhook']>>>;
 }
 
-export function webhookContext(staticData: IDataObject, delivery: { rawBody: unknown; headers: IncomingMessage['headers'] }, params: NodeParams = {}, creds: IDataObject = {}, workflowId = 'wf-1') {
+export function webhookContext(
+  staticData: IDataObject,
+  delivery: { rawBody: unknown; headers: IncomingMessage['headers'] },
+  params: NodeParams = {},
+  creds: IDataObject = {},
+  workflowId = 'wf-1',
+) {
   const response = { statusCode: 200, body: undefined as unknown };
   const answered = new EventEmitter();
   const res = {
@@ -244,7 +275,8 @@ export class ProcessedDataTable {
   private async write(context: string, value: { mode: string; data: string[] }, insert: boolean) {
     this.queries++;
     await this.roundTrip();
-    if (insert && this.rows.has(context)) throw new Error('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"');
+    if (insert && this.rows.has(context))
+      throw new Error('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"');
     if (insert || this.rows.has(context)) this.rows.set(context, value);
   }
 
@@ -259,7 +291,10 @@ export class ProcessedDataTable {
           this.failures--;
           throw new Error('Connection terminated unexpectedly');
         }
-        if (found && found.mode !== options.mode) throw new Error('Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter. Try ’Clean Database’ operation to reset.');
+        if (found && found.mode !== options.mode)
+          throw new Error(
+            'Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter. Try ’Clean Database’ operation to reset.',
+          );
         const hashes = items.map(md5);
         if (!found) {
           await this.write(context, { mode: options.mode, data: hashes.slice(-(options.maxEntries ?? Infinity)) }, true);
@@ -301,7 +336,13 @@ export function executeContext(items: INodeExecutionData[], table: ProcessedData
   } as unknown as IExecuteFunctions;
 }
 
-export function pollContext(rig: Rig, staticData: IDataObject, params: NodeParams, mode = 'trigger', creds: IDataObject = credentials(rig)) {
+export function pollContext(
+  rig: Rig,
+  staticData: IDataObject,
+  params: NodeParams,
+  mode = 'trigger',
+  creds: IDataObject = credentials(rig),
+) {
   const { requests, helpers } = httpHelpers(creds);
   return {
     getNode: () => node,

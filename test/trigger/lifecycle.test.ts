@@ -15,11 +15,16 @@ beforeEach(async () => {
 afterEach(async () => rig.close());
 
 const account = () => rig.svc.account(ACCOUNT).webhook;
-const ctx = (state: IDataObject, url: string, options: IDataObject = {}, creds: IDataObject = credentials(rig)) => hookContext(rig, state, { options }, creds, url);
+const ctx = (state: IDataObject, url: string, options: IDataObject = {}, creds: IDataObject = credentials(rig)) =>
+  hookContext(rig, state, { options }, creds, url);
 
 /** The key headers of one request, names lower-cased. */
 const keyHeaders = (r: SentRequest) =>
-  Object.fromEntries(Object.entries(r.headers).filter(([k]) => ['authorization', 'x-api-key'].includes(k.toLowerCase())).map(([k, v]) => [k.toLowerCase(), v]));
+  Object.fromEntries(
+    Object.entries(r.headers)
+      .filter(([k]) => ['authorization', 'x-api-key'].includes(k.toLowerCase()))
+      .map(([k, v]) => [k.toLowerCase(), v]),
+  );
 
 describe('credential header style (n8n applies the credential, as for the other nodes)', () => {
   it('activates with a Bearer-style credential: Authorization: Bearer on every call, no X-API-Key', async () => {
@@ -81,8 +86,12 @@ describe('activation and deactivation', () => {
   it('refuses to take over a webhook that sends to another address, and changes nothing', async () => {
     await hooks.create.call(ctx({}, URL_A));
     const other: IDataObject = {};
-    await expect(hooks.create.call(ctx(other, URL_B, {}, credentials(rig, { webhookSigningSecret: 'whsec_known' })))).rejects.toThrow(/another address \(https:\/\/n8n-a\.example\.ee/);
-    await expect(hooks.create.call(ctx(other, URL_B, {}, credentials(rig, { webhookSigningSecret: 'whsec_known' })))).rejects.toMatchObject({ description: expect.stringContaining('Take Over Existing Webhook') });
+    await expect(hooks.create.call(ctx(other, URL_B, {}, credentials(rig, { webhookSigningSecret: 'whsec_known' })))).rejects.toThrow(
+      /another address \(https:\/\/n8n-a\.example\.ee/,
+    );
+    await expect(hooks.create.call(ctx(other, URL_B, {}, credentials(rig, { webhookSigningSecret: 'whsec_known' })))).rejects.toMatchObject(
+      { description: expect.stringContaining('Take Over Existing Webhook') },
+    );
     expect(account()).toMatchObject({ url: URL_A, enabled: true });
   });
 
@@ -103,7 +112,9 @@ describe('activation and deactivation', () => {
   it('an existing webhook with no secret we know: a clear error naming the credential field, nothing changed', async () => {
     await hooks.create.call(ctx({}, URL_A));
     await hooks.delete.call(ctx({}, URL_A));
-    await expect(hooks.create.call(ctx({}, URL_B))).rejects.toMatchObject({ description: expect.stringContaining('Webhook Signing Secret') });
+    await expect(hooks.create.call(ctx({}, URL_B))).rejects.toMatchObject({
+      description: expect.stringContaining('Webhook Signing Secret'),
+    });
     expect(account()).toMatchObject({ url: URL_A, enabled: false });
   });
 
@@ -114,7 +125,9 @@ describe('activation and deactivation', () => {
     const second: IDataObject = {};
     await hooks.create.call(ctx(second, URL_B, {}, credentials(rig, { webhookSigningSecret: first.signingSecret as string })));
     expect(account()).toMatchObject({ url: URL_B, enabled: true });
-    expect(await hooks.checkExists.call(ctx(second, URL_B, {}, credentials(rig, { webhookSigningSecret: first.signingSecret as string })))).toBe(true);
+    expect(
+      await hooks.checkExists.call(ctx(second, URL_B, {}, credentials(rig, { webhookSigningSecret: first.signingSecret as string }))),
+    ).toBe(true);
   });
 
   it('a wrong API key is an activation error that says what to do', async () => {

@@ -11,8 +11,10 @@ beforeEach(async () => {
 afterEach(async () => rig.close());
 
 const params: NodeParams = { events: ['monitoring.change'], language: 'en' };
-const poll = (state: IDataObject, p: NodeParams = params, mode = 'trigger') => new CompanyDataPollTrigger().poll.call(pollContext(rig, state, p, mode));
-const change = (code: string, kind = 'tax_debt') => rig.svc.createChange(ACCOUNT, { registry_code: code, category: kind === 'tax_debt' ? 'tax' : 'registry', kind });
+const poll = (state: IDataObject, p: NodeParams = params, mode = 'trigger') =>
+  new CompanyDataPollTrigger().poll.call(pollContext(rig, state, p, mode));
+const change = (code: string, kind = 'tax_debt') =>
+  rig.svc.createChange(ACCOUNT, { registry_code: code, category: kind === 'tax_debt' ? 'tax' : 'registry', kind });
 
 describe('poll trigger', () => {
   it('starts from now, then returns each new event once', async () => {
@@ -84,19 +86,27 @@ describe('poll trigger', () => {
   });
 
   it('reads saved-search matches with their own cursor', async () => {
-    const s = writeHandlers['searches.create']!(rig.svc, ACCOUNT, { name: 'Tartu IT', filters: { county: ['Tartu maakond'] } }).data as { id: string };
+    const s = writeHandlers['searches.create']!(rig.svc, ACCOUNT, { name: 'Tartu IT', filters: { county: ['Tartu maakond'] } }).data as {
+      id: string;
+    };
     const p: NodeParams = { events: ['search.matches'], searchIds: s.id, options: { onePerCompany: true } };
     const state: IDataObject = {};
     expect(await poll(state, p)).toBeNull();
-    rig.svc.registerCompanies([{ name: 'Alfa Tarkvara OÜ', county: 'Tartu maakond' }, { name: 'Beeta OÜ', county: 'Tartu maakond' }]);
+    rig.svc.registerCompanies([
+      { name: 'Alfa Tarkvara OÜ', county: 'Tartu maakond' },
+      { name: 'Beeta OÜ', county: 'Tartu maakond' },
+    ]);
     rig.svc.runSearches(rig.svc.clock.now() + 1000, rig.svc.today());
     const out = await poll(state, p);
-    expect(out![0]!.map((i) => ((i.json.data as IDataObject).company as IDataObject).name).sort()).toEqual(['Alfa Tarkvara OÜ', 'Beeta OÜ']);
+    expect(out![0]!.map((i) => ((i.json.data as IDataObject).company as IDataObject).name).sort()).toEqual([
+      'Alfa Tarkvara OÜ',
+      'Beeta OÜ',
+    ]);
     expect(out![0]![0]!.json.summary).toMatch(/now matches the saved search "Tartu IT"/);
     expect(await poll(state, p)).toBeNull();
   });
 
-  it('polls with a Bearer-style credential through n8n\'s credential helper', async () => {
+  it("polls with a Bearer-style credential through n8n's credential helper", async () => {
     const { code } = watchCompany(rig);
     const state: IDataObject = {};
     const bearer = credentials(rig, { authStyle: 'bearer' });

@@ -14,7 +14,9 @@ describe("the model of n8n's processed-data store (test/trigger/harness.ts)", ()
     expect(table.entries()).toHaveLength(2); // evt_0 and the later writer's id: one id lost
 
     const fresh = new ProcessedDataTable();
-    const inserts = await Promise.allSettled([1, 2].map(() => fresh.helpers().checkProcessedAndRecord(['evt_x'], 'node', { mode: 'entries' })));
+    const inserts = await Promise.allSettled(
+      [1, 2].map(() => fresh.helpers().checkProcessedAndRecord(['evt_x'], 'node', { mode: 'entries' })),
+    );
     expect(inserts.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 });
@@ -63,12 +65,17 @@ describe('taking turns across processes', () => {
     const calls = [...ids, ...ids.slice(0, 5)].map((id) => store(table.helpers(), KEY, [id], warn).then((s) => ({ id, fresh: s.has(id) })));
     const results = await Promise.all(calls);
     expect(table.calls).toBe(2); // the first call alone, then the 34 that came while it held the turn
-    expect(results.filter((r) => r.fresh).map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(
+      results
+        .filter((r) => r.fresh)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...ids].sort());
     expect(table.entries()).toHaveLength(30);
     expect(table.rows.has('')).toBe(false);
 
     // Later calls start a new batch: a repeat is still a repeat.
-    expect((await store(table.helpers(), KEY, ['evt_batch_3', 'evt_batch_new'], warn))).toEqual(new Set(['evt_batch_new']));
+    expect(await store(table.helpers(), KEY, ['evt_batch_3', 'evt_batch_new'], warn)).toEqual(new Set(['evt_batch_new']));
     expect(warn).not.toHaveBeenCalled();
   });
 

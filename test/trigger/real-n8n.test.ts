@@ -26,16 +26,30 @@ async function buildPackage(dir: string) {
   await build({
     entryPoints: Object.fromEntries(entries.map((e) => [e.replace(/\.ts$/, ''), e])),
     outdir: out,
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['n8n-workflow'], logLevel: 'error',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['n8n-workflow'],
+    logLevel: 'error',
   });
   for (const d of [...NODES.map((n) => `nodes/${n}`), 'credentials']) {
     for (const f of fs.readdirSync(d).filter((f) => f.endsWith('.svg'))) fs.copyFileSync(path.join(d, f), path.join(out, d, f));
   }
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-    name: 'n8n-nodes-company-data', version: '0.0.0', keywords: ['n8n-community-node-package'],
-    n8n: { n8nNodesApiVersion: 1, credentials: ['dist/credentials/CompanyDataApi.credentials.js'], nodes: NODES.map((n) => `dist/nodes/${n}/${n}.node.js`) },
-    peerDependencies: { 'n8n-workflow': '*' },
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'n8n-nodes-company-data',
+      version: '0.0.0',
+      keywords: ['n8n-community-node-package'],
+      n8n: {
+        n8nNodesApiVersion: 1,
+        credentials: ['dist/credentials/CompanyDataApi.credentials.js'],
+        nodes: NODES.map((n) => `dist/nodes/${n}/${n}.node.js`),
+      },
+      peerDependencies: { 'n8n-workflow': '*' },
+    }),
+  );
 }
 
 const wait = async (what: string, ok: () => boolean | Promise<boolean>, ms = 30_000) => {
@@ -64,16 +78,33 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     await buildPackage(pkgDir);
     const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-n8n-'));
     n8n = await lib.startN8n({ packageDir: pkgDir, userFolder, env: N8N_ENV });
-    const cred = await lib.createCredential(n8n, { name: 'Sandbox', type: 'companyDataApi', data: { apiKey: API_KEY, baseUrl: rig.apiUrl, authStyle: 'bearer', webhookSigningSecret: '' } });
+    const cred = await lib.createCredential(n8n, {
+      name: 'Sandbox',
+      type: 'companyDataApi',
+      data: { apiKey: API_KEY, baseUrl: rig.apiUrl, authStyle: 'bearer', webhookSigningSecret: '' },
+    });
     const webhookId = randomUUID();
     const wf = await lib.createWorkflow(n8n, {
       name: 'Trigger proof',
-      nodes: [{ id: 'trig', name: 'Company Data Trigger', type: 'n8n-nodes-company-data.companyDataTrigger', typeVersion: 1, position: [0, 0], webhookId,
-        parameters: { events: ['monitoring.change', 'webhook.test'] }, credentials: { companyDataApi: { id: cred.id, name: cred.name } } }],
+      nodes: [
+        {
+          id: 'trig',
+          name: 'Company Data Trigger',
+          type: 'n8n-nodes-company-data.companyDataTrigger',
+          typeVersion: 1,
+          position: [0, 0],
+          webhookId,
+          parameters: { events: ['monitoring.change', 'webhook.test'] },
+          credentials: { companyDataApi: { id: cred.id, name: cred.name } },
+        },
+      ],
     });
     await lib.publishWorkflow(n8n, wf.id);
     const hookUrl = `${n8n.baseUrl}/webhook/${webhookId}/webhook`;
-    await wait('activation to set the webhook', () => rig.svc.account(ACCOUNT).webhook?.url === hookUrl && rig.svc.account(ACCOUNT).webhook?.enabled === true);
+    await wait(
+      'activation to set the webhook',
+      () => rig.svc.account(ACCOUNT).webhook?.url === hookUrl && rig.svc.account(ACCOUNT).webhook?.enabled === true,
+    );
 
     const executions = async () => lib.listExecutions(n8n, { workflowId: wf.id, includeData: true });
     const itemsOf = (ex: any) => ex.data?.resultData?.runData?.['Company Data Trigger']?.[0]?.data?.main?.[0]?.length ?? 0;
@@ -83,7 +114,9 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     rig.svc.createChange(ACCOUNT, { registry_code: code, category: 'tax', kind: 'tax_debt' });
     const delivered = () => rig.svc.deliveries.list(ACCOUNT).filter((d) => d.status === 'delivered');
     await wait('the delivery', () => delivered().length >= 1).catch((e) => {
-      throw new Error(`${e.message}: ${JSON.stringify(rig.svc.deliveries.list(ACCOUNT).map((d) => [d.status, d.last_status_code, d.last_error]))}\n${n8n.logText().slice(-1500)}`);
+      throw new Error(
+        `${e.message}: ${JSON.stringify(rig.svc.deliveries.list(ACCOUNT).map((d) => [d.status, d.last_status_code, d.last_error]))}\n${n8n.logText().slice(-1500)}`,
+      );
     });
     expect(delivered().every((d) => d.last_status_code === 200)).toBe(true);
     // The copy sent on purpose is an attempt logged on the same delivery (duplicate: true), not a second
@@ -93,7 +126,9 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     // Redelivery of the same event in the same n8n process (a manual retry makes a new delivery).
     const original = delivered()[0]!;
     rig.svc.deliveries.retry(ACCOUNT, original.id);
-    await wait('the same-process redelivery', () => rig.svc.deliveries.list(ACCOUNT).some((d) => d.retry_of === original.id && d.status === 'delivered'));
+    await wait('the same-process redelivery', () =>
+      rig.svc.deliveries.list(ACCOUNT).some((d) => d.retry_of === original.id && d.status === 'delivered'),
+    );
     await new Promise((r) => setTimeout(r, 1500));
     await wait('executions to finish', async () => (await executions()).every((e: any) => e.finished || e.status === 'success'));
     let list = await executions();
@@ -101,7 +136,15 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     const countBefore = list.length;
 
     // A forged delivery: 401 and no execution.
-    const forged = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-timestamp': String(Math.floor(Date.now() / 1000)), 'x-service-signature': `v1=${'0'.repeat(64)}` }, body: '{"id":"evt_999","type":"webhook.test"}' });
+    const forged = await fetch(hookUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-service-signature': `v1=${'0'.repeat(64)}`,
+      },
+      body: '{"id":"evt_999","type":"webhook.test"}',
+    });
     expect(forged.status).toBe(401);
     const nonJson = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' });
     expect(nonJson.status).toBeGreaterThanOrEqual(400);
@@ -112,15 +155,22 @@ describe.skipIf(!enabled)('real n8n 2.41.1', () => {
     const port = n8n.port;
     await n8n.stop({ keepUserFolder: true });
     n8n = await lib.startN8n({ packageDir: pkgDir, userFolder, env: N8N_ENV, port });
-    await wait('production webhook after restart', async () => (await fetch(hookUrl, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status === 401);
+    await wait(
+      'production webhook after restart',
+      async () => (await fetch(hookUrl, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status === 401,
+    );
     const first = rig.svc.deliveries.list(ACCOUNT).find((d) => d.retry_of === original.id)!;
     rig.svc.deliveries.retry(ACCOUNT, first.id);
-    await wait('the retried delivery', () => rig.svc.deliveries.list(ACCOUNT).some((d) => d.retry_of === first.id && d.status === 'delivered'));
+    await wait('the retried delivery', () =>
+      rig.svc.deliveries.list(ACCOUNT).some((d) => d.retry_of === first.id && d.status === 'delivered'),
+    );
     await new Promise((r) => setTimeout(r, 1500));
     list = await executions();
     const withItems = list.filter((e: any) => itemsOf(e) > 0);
     // eslint-disable-next-line no-console
-    console.log(`[real n8n] executions: ${list.length}, with items: ${withItems.length}, retry answered ${rig.svc.deliveries.list(ACCOUNT).find((d) => d.retry_of === first.id)?.last_status_code}`);
+    console.log(
+      `[real n8n] executions: ${list.length}, with items: ${withItems.length}, retry answered ${rig.svc.deliveries.list(ACCOUNT).find((d) => d.retry_of === first.id)?.last_status_code}`,
+    );
     expect(withItems).toHaveLength(1);
 
     // The secret kept at activation still verifies after the restart: a new change runs.

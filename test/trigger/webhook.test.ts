@@ -3,7 +3,19 @@ import type { IDataObject } from 'n8n-workflow';
 import { CompanyDataTrigger } from '../../nodes/CompanyDataTrigger/CompanyDataTrigger.node';
 import { resetProcessMemory } from '../../src/n8n/trigger/seen';
 import { signWebhook } from '../../src/webhooks';
-import { ACCOUNT, executeContext, hookContext, logger, ProcessedDataTable, startRig, watchCompany, webhookContext, type Captured, type NodeParams, type Rig } from './harness';
+import {
+  ACCOUNT,
+  executeContext,
+  hookContext,
+  logger,
+  ProcessedDataTable,
+  startRig,
+  watchCompany,
+  webhookContext,
+  type Captured,
+  type NodeParams,
+  type Rig,
+} from './harness';
 
 const node = new CompanyDataTrigger();
 const hooks = node.webhookMethods.default;
@@ -49,13 +61,19 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     const json = items[0]!.json as IDataObject & { data: IDataObject };
     expect(json.type).toBe('monitoring.change');
     expect(json.id).toBe(captured.headers['x-service-event-id']);
-    expect(json.summary).toMatch(new RegExp(`^Tax debt of Näidis Ehitus OÜ \\(${code}\\) rose from 0 € to [\\d,.]+ € — list: Key clients \\(ref CRM-991\\)$`));
+    expect(json.summary).toMatch(
+      new RegExp(`^Tax debt of Näidis Ehitus OÜ \\(${code}\\) rose from 0 € to [\\d,.]+ € — list: Key clients \\(ref CRM-991\\)$`),
+    );
   });
 
   it('writes the summary in Estonian when chosen', async () => {
     const { code, captured } = await realChange();
     const { result } = await deliver(captured, { language: 'et' });
-    expect(result.workflowData![0]![0]!.json.summary).toMatch(new RegExp(`^Näidis Ehitus OÜ \\(${code}\\) maksuvõlg tõusis: 0 € → [\\d\\s\\u00a0\\u202f,]+ € — nimekiri: Key clients \\(viide CRM-991\\)$`));
+    expect(result.workflowData![0]![0]!.json.summary).toMatch(
+      new RegExp(
+        `^Näidis Ehitus OÜ \\(${code}\\) maksuvõlg tõusis: 0 € → [\\d\\s\\u00a0\\u202f,]+ € — nimekiri: Key clients \\(viide CRM-991\\)$`,
+      ),
+    );
   });
 
   it('a redelivered event starts no second execution (same process)', async () => {
@@ -97,7 +115,7 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     expect(copy.result.webhookResponse).toMatchObject({ duplicate: true });
   });
 
-  it('after a restart, the execute() step drops an id n8n\'s processed-data store already holds', async () => {
+  it("after a restart, the execute() step drops an id n8n's processed-data store already holds", async () => {
     const { captured } = await realChange();
     const table = new ProcessedDataTable();
     const first = await deliver(captured);
@@ -146,7 +164,9 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     const log = logger();
     const out2 = await node.execute!.call(executeContext([{ json: { id: 'evt_lost_store' } }], table, 'webhook', log));
     expect(out2[0]).toHaveLength(1);
-    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/processed-data store failed \(Connection terminated.*evt_lost_store pass on unchecked/));
+    expect(log.warn).toHaveBeenCalledWith(
+      expect.stringMatching(/processed-data store failed \(Connection terminated.*evt_lost_store pass on unchecked/),
+    );
   });
 
   it('manual test runs do not record ids in the processed-data store', async () => {
@@ -162,7 +182,10 @@ describe('a real sandbox delivery replayed into webhook()', () => {
     rig.svc.testEvent(ACCOUNT);
     const [captured] = (await rig.waitForDeliveries(before + 1)).slice(before);
     const { result } = await deliver(captured!);
-    expect(result.workflowData![0]![0]!.json).toMatchObject({ type: 'webhook.test', summary: 'Company Data test event: the webhook works.' });
+    expect(result.workflowData![0]![0]!.json).toMatchObject({
+      type: 'webhook.test',
+      summary: 'Company Data test event: the webhook works.',
+    });
   });
 
   it('filters out changes of other categories, kinds, tones and lists without an execution', async () => {
@@ -175,11 +198,13 @@ describe('a real sandbox delivery replayed into webhook()', () => {
       expect(result.webhookResponse).toMatchObject({ filtered: true });
     }
     resetProcessMemory();
-    const { result } = await deliver(captured, { filters: { categories: ['tax'], kinds: 'tax_debt, status_changed', tones: ['bad'], listIds: listId } });
+    const { result } = await deliver(captured, {
+      filters: { categories: ['tax'], kinds: 'tax_debt, status_changed', tones: ['bad'], listIds: listId },
+    });
     expect(result.workflowData![0]).toHaveLength(1);
   });
 
-  it('verifies with the credential\'s signing secret when the node kept none (webhook created elsewhere)', async () => {
+  it("verifies with the credential's signing secret when the node kept none (webhook created elsewhere)", async () => {
     const { captured } = await realChange();
     const secret = staticData.signingSecret as string;
     staticData = {};
@@ -202,10 +227,37 @@ describe('search.matches', () => {
     created_at: '2026-11-20T06:10:00.000Z',
     data: {
       search: { id: 'srch_4hd82', name: 'Tartu IT' },
-      date: '2026-11-20', part: 1, parts: 2, total: 4,
+      date: '2026-11-20',
+      part: 1,
+      parts: 2,
+      total: 4,
       companies: [
-        { registry_code: '16000001', name: 'Alfa OÜ', legal_form: 'osaühing', status: 'R', registered_on: '2026-11-18', address: 'Tartu', activity_code: '62011', employees: null, revenue: null, tax_debt: null, rating: null },
-        { registry_code: '16000002', name: 'Beeta OÜ', legal_form: 'osaühing', status: 'R', registered_on: '2026-11-19', address: 'Tartu', activity_code: '62011', employees: 2, revenue: null, tax_debt: null, rating: null },
+        {
+          registry_code: '16000001',
+          name: 'Alfa OÜ',
+          legal_form: 'osaühing',
+          status: 'R',
+          registered_on: '2026-11-18',
+          address: 'Tartu',
+          activity_code: '62011',
+          employees: null,
+          revenue: null,
+          tax_debt: null,
+          rating: null,
+        },
+        {
+          registry_code: '16000002',
+          name: 'Beeta OÜ',
+          legal_form: 'osaühing',
+          status: 'R',
+          registered_on: '2026-11-19',
+          address: 'Tartu',
+          activity_code: '62011',
+          employees: 2,
+          revenue: null,
+          tax_debt: null,
+          rating: null,
+        },
       ],
     },
   };
@@ -219,14 +271,18 @@ describe('search.matches', () => {
     const { result } = await deliver(signed());
     const items = result.workflowData![0]!;
     expect(items).toHaveLength(1);
-    expect(items[0]!.json.summary).toBe('2 new companies match the saved search "Tartu IT": Alfa OÜ (16000001), Beeta OÜ (16000002) (part 1 of 2)');
+    expect(items[0]!.json.summary).toBe(
+      '2 new companies match the saved search "Tartu IT": Alfa OÜ (16000001), Beeta OÜ (16000002) (part 1 of 2)',
+    );
   });
 
   it('one item per company when chosen, shaped like a change (data.company)', async () => {
     const { result } = await deliver(signed(), { options: { onePerCompany: true }, language: 'et' });
     const items = result.workflowData![0]!;
     expect(items.map((i) => (i.json.data as IDataObject & { company: { name: string } }).company.name)).toEqual(['Alfa OÜ', 'Beeta OÜ']);
-    expect(items[0]!.json.summary).toBe('Alfa OÜ (16000001) vastab nüüd salvestatud otsingule „Tartu IT“ — Tartu, registreeritud 2026-11-18');
+    expect(items[0]!.json.summary).toBe(
+      'Alfa OÜ (16000001) vastab nüüd salvestatud otsingule „Tartu IT“ — Tartu, registreeritud 2026-11-18',
+    );
   });
 });
 
@@ -235,26 +291,41 @@ describe('bad deliveries: 401 and no execution', () => {
   type Variant = (good: Captured, secret: string) => { rawBody: unknown; headers: Captured['headers'] };
   const resign = (body: string | Buffer, secret: string, timestamp = now()) => {
     const h = signWebhook({ secret, body, timestamp });
-    return { 'content-type': 'application/json', 'x-service-timestamp': h['X-Service-Timestamp'], 'x-service-signature': h['X-Service-Signature'] };
+    return {
+      'content-type': 'application/json',
+      'x-service-timestamp': h['X-Service-Timestamp'],
+      'x-service-signature': h['X-Service-Signature'],
+    };
   };
-  const withHeaders = (g: Captured, patch: Record<string, string | string[] | undefined>) => ({ rawBody: g.rawBody, headers: { ...g.headers, ...patch } });
+  const withHeaders = (g: Captured, patch: Record<string, string | string[] | undefined>) => ({
+    rawBody: g.rawBody,
+    headers: { ...g.headers, ...patch },
+  });
   const sig = (g: Captured) => String(g.headers['x-service-signature']);
   const hex = (g: Captured) => sig(g).slice(3);
 
   const cases: Record<string, Variant> = {
-    'tampered body': (g) => ({ rawBody: Buffer.from(g.rawBody.toString('utf8').replace('"tax_debt"', '"tax_debt_cleared"')), headers: g.headers }),
-    're-serialised JSON': (g) => ({ rawBody: Buffer.from(JSON.stringify(JSON.parse(g.rawBody.toString('utf8')), null, 2)), headers: g.headers }),
+    'tampered body': (g) => ({
+      rawBody: Buffer.from(g.rawBody.toString('utf8').replace('"tax_debt"', '"tax_debt_cleared"')),
+      headers: g.headers,
+    }),
+    're-serialised JSON': (g) => ({
+      rawBody: Buffer.from(JSON.stringify(JSON.parse(g.rawBody.toString('utf8')), null, 2)),
+      headers: g.headers,
+    }),
     'parsed body instead of the raw one': (g) => ({ rawBody: JSON.parse(g.rawBody.toString('utf8')), headers: g.headers }),
     'no raw body at all': (g) => ({ rawBody: undefined, headers: g.headers }),
     'wrong secret': (g) => ({ rawBody: g.rawBody, headers: resign(g.rawBody, 'whsec_not_the_right_one') }),
     'stale timestamp (301 s old)': (g, s) => ({ rawBody: g.rawBody, headers: resign(g.rawBody, s, now() - 301) }),
     'future timestamp (301 s ahead)': (g, s) => ({ rawBody: g.rawBody, headers: resign(g.rawBody, s, now() + 301) }),
-    'timestamp changed, signature kept': (g) => withHeaders(g, { 'x-service-timestamp': String(Number(g.headers['x-service-timestamp']) + 1) }),
+    'timestamp changed, signature kept': (g) =>
+      withHeaders(g, { 'x-service-timestamp': String(Number(g.headers['x-service-timestamp']) + 1) }),
     'missing signature header': (g) => withHeaders(g, { 'x-service-signature': undefined }),
     'missing timestamp header': (g) => withHeaders(g, { 'x-service-timestamp': undefined }),
     'duplicated signature header (joined by node:http)': (g) => withHeaders(g, { 'x-service-signature': `${sig(g)}, ${sig(g)}` }),
     'duplicated signature header (array)': (g) => withHeaders(g, { 'x-service-signature': [sig(g), sig(g)] }),
-    'duplicated timestamp header': (g) => withHeaders(g, { 'x-service-timestamp': `${g.headers['x-service-timestamp']}, ${g.headers['x-service-timestamp']}` }),
+    'duplicated timestamp header': (g) =>
+      withHeaders(g, { 'x-service-timestamp': `${g.headers['x-service-timestamp']}, ${g.headers['x-service-timestamp']}` }),
     'malformed timestamp': (g) => withHeaders(g, { 'x-service-timestamp': `${g.headers['x-service-timestamp']}s` }),
     'signature without scheme': (g) => withHeaders(g, { 'x-service-signature': hex(g) }),
     'wrong scheme v2': (g) => withHeaders(g, { 'x-service-signature': `v2=${hex(g)}` }),
@@ -262,9 +333,18 @@ describe('bad deliveries: 401 and no execution', () => {
     'short hex (63 characters)': (g) => withHeaders(g, { 'x-service-signature': `v1=${hex(g).slice(0, 63)}` }),
     'empty body': (g) => ({ rawBody: Buffer.alloc(0), headers: g.headers }),
     'empty body, correctly signed': (_g, s) => ({ rawBody: Buffer.alloc(0), headers: resign('', s) }),
-    'non-JSON body, correctly signed': (_g, s) => ({ rawBody: Buffer.from('event=monitoring.change'), headers: resign('event=monitoring.change', s) }),
+    'non-JSON body, correctly signed': (_g, s) => ({
+      rawBody: Buffer.from('event=monitoring.change'),
+      headers: resign('event=monitoring.change', s),
+    }),
     'JSON array body, correctly signed': (_g, s) => ({ rawBody: Buffer.from('[]'), headers: resign('[]', s) }),
-    'signature of another delivery': (g, s) => ({ rawBody: g.rawBody, headers: { ...g.headers, 'x-service-signature': resign('{"id":"evt_1"}', s, Number(g.headers['x-service-timestamp']))['x-service-signature'] } }),
+    'signature of another delivery': (g, s) => ({
+      rawBody: g.rawBody,
+      headers: {
+        ...g.headers,
+        'x-service-signature': resign('{"id":"evt_1"}', s, Number(g.headers['x-service-timestamp']))['x-service-signature'],
+      },
+    }),
   };
 
   it('has at least 15 cases', () => expect(Object.keys(cases).length).toBeGreaterThanOrEqual(15));

@@ -9,8 +9,15 @@ import { ScriptedTransport, fail, ok, type SeenRequest } from '../support/script
 import type { TransportResponse } from '../../src/core/transport';
 
 const summary = (code: string, name: string) => ({
-  registry_code: code, name, legal_form: { name: 'osaühing', label: 'OÜ' }, status: { code: 'R', label: 'Registered' },
-  registered_on: '2013-09-10', deleted_on: null, vat_number: null, address: { full: 'Tallinn', postal_code: '10111' }, url: 'https://x',
+  registry_code: code,
+  name,
+  legal_form: { name: 'osaühing', label: 'OÜ' },
+  status: { code: 'R', label: 'Registered' },
+  registered_on: '2013-09-10',
+  deleted_on: null,
+  vat_number: null,
+  address: { full: 'Tallinn', postal_code: '10111' },
+  url: 'https://x',
 });
 
 /** Answers like the service: one entry per query in order, query echoed verbatim. */
@@ -49,10 +56,34 @@ describe('lookupKey', () => {
 describe('bulkLookup', () => {
   it('marks invalid and too-short queries without sending them, dedupes, maps back to every position', async () => {
     const { client, sent } = setup();
-    const input = ['12417834', 'bolt  technology', '12417835', ' 12417834', 'Bolt Technology', 'AS', '', 'EE102090374', '102090374', 'nothing here', '12345670'];
+    const input = [
+      '12417834',
+      'bolt  technology',
+      '12417835',
+      ' 12417834',
+      'Bolt Technology',
+      'AS',
+      '',
+      'EE102090374',
+      '102090374',
+      'nothing here',
+      '12345670',
+    ];
     const { results, counters } = await client.bulkLookup(input);
     expect(sent()).toEqual([['12417834', 'bolt technology', 'EE102090374', 'nothing here']]);
-    expect(results.map((r) => r.status)).toEqual(['matched', 'matched', 'invalid', 'matched', 'matched', 'skipped', 'invalid', 'matched', 'matched', 'no_match', 'invalid']);
+    expect(results.map((r) => r.status)).toEqual([
+      'matched',
+      'matched',
+      'invalid',
+      'matched',
+      'matched',
+      'skipped',
+      'invalid',
+      'matched',
+      'matched',
+      'no_match',
+      'invalid',
+    ]);
     expect(results.map((r) => r.query)).toEqual(input);
     expect(results[2]!.reason).toBe('registry code has a wrong check digit (last digit)');
     expect(results[6]!.reason).toBe('is empty');
@@ -65,7 +96,10 @@ describe('bulkLookup', () => {
     const { client, sent, transport } = setup();
     const input = codes(250);
     const progress: number[] = [];
-    const { results, counters } = await client.bulkLookup([...input, ...input.slice(0, 50)], { limit: 3, onProgress: (p) => progress.push(p.done) });
+    const { results, counters } = await client.bulkLookup([...input, ...input.slice(0, 50)], {
+      limit: 3,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(sent().map((b) => b.length)).toEqual([100, 100, 50]);
     expect(sent().flat()).toEqual(input);
     expect(JSON.parse(transport.seen[0]!.body!).limit).toBe(3);
@@ -137,5 +171,4 @@ describe('bulkLookup', () => {
     await expect(client.bulkLookup(['12417834'], { limit: 11 })).rejects.toMatchObject({ field: 'limit', rule: 'must be from 1 to 10' });
     expect(transport.seen).toHaveLength(0);
   });
-
 });

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CoreClient, type CoreClientOptions } from '../../src/core/client';
 import { operationGroups, operations } from '../../src/core/operations';
-import { AuthenticationError, ConnectionError, NotFoundError, RateLimitError, SchemaError, ServerError, TimeoutError, ValidationError } from '../../src/core/errors';
+import {
+  AuthenticationError,
+  ConnectionError,
+  NotFoundError,
+  RateLimitError,
+  SchemaError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from '../../src/core/errors';
 import { TransportError } from '../../src/core/transport';
 import { AutoClock, FakeClock } from '../support/fake-clock';
 import { ScriptedTransport, fail, ok, type SeenRequest } from '../support/scripted-transport';
@@ -10,7 +19,10 @@ import type { TransportResponse } from '../../src/core/transport';
 const KEY = 'sk_test_9fQ2mZ7rW1xY4bN8';
 const BASE = 'https://api.example.test/base/';
 
-function setup(answer: (req: SeenRequest, n: number) => TransportResponse | Promise<TransportResponse> = () => ok({}), over: Partial<CoreClientOptions> = {}) {
+function setup(
+  answer: (req: SeenRequest, n: number) => TransportResponse | Promise<TransportResponse> = () => ok({}),
+  over: Partial<CoreClientOptions> = {},
+) {
   const clock = new AutoClock();
   const transport = new ScriptedTransport(answer, () => clock.now());
   const client = new CoreClient({ apiKey: KEY, baseUrl: BASE, transport, clock, retry: { random: () => 0.5 }, ...over });
@@ -76,9 +88,13 @@ describe('input validation (before any request)', () => {
 
   it('puts a wrong type in plain words', async () => {
     const { client, transport } = setup();
-    const year = (await caught(client.financials.annualReport({ registry_code: '12417834', year: '2024' as unknown as number }))) as ValidationError;
+    const year = (await caught(
+      client.financials.annualReport({ registry_code: '12417834', year: '2024' as unknown as number }),
+    )) as ValidationError;
     expect([year.field, year.rule]).toEqual(['year', 'must be a number']);
-    const history = (await caught(client.people.shareholders({ registry_code: '12417834', history: 'yes' as unknown as boolean }))) as ValidationError;
+    const history = (await caught(
+      client.people.shareholders({ registry_code: '12417834', history: 'yes' as unknown as boolean }),
+    )) as ValidationError;
     expect([history.field, history.rule]).toEqual(['history', 'must be true or false']);
     const queries = (await caught(client.companies.lookup({ queries: '12417834' as unknown as string[] }))) as ValidationError;
     expect([queries.field, queries.rule]).toEqual(['queries', 'must be a list']);
@@ -136,7 +152,9 @@ describe('request building', () => {
   });
 
   it('sends the key as Bearer when asked, and no key to open operations', async () => {
-    const { client, transport } = setup(() => ({ status: 200, headers: {}, body: '{"openapi":"3.1.0","info":{"version":"1.0"}}' }), { auth: 'bearer' });
+    const { client, transport } = setup(() => ({ status: 200, headers: {}, body: '{"openapi":"3.1.0","info":{"version":"1.0"}}' }), {
+      auth: 'bearer',
+    });
     await client.companies.get({ registry_code: '12417834' });
     await client.reference.openapi();
     expect(transport.seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -206,7 +224,11 @@ describe('answers', () => {
 
 describe('retries through the client', () => {
   it('retries a GET after 503 and a reset, with backoff', async () => {
-    const answers: (TransportResponse | TransportError)[] = [fail(503, 'unavailable'), new TransportError('reset', 'socket hang up', 'ECONNRESET'), ok({ rated: true })];
+    const answers: (TransportResponse | TransportError)[] = [
+      fail(503, 'unavailable'),
+      new TransportError('reset', 'socket hang up', 'ECONNRESET'),
+      ok({ rated: true }),
+    ];
     const retries: string[] = [];
     const { client, transport, clock } = setup(
       (_r, n) => {
@@ -268,13 +290,16 @@ describe('retries through the client', () => {
   it('pauses the whole queue for a 429 Retry-After', async () => {
     const clock = new FakeClock();
     let first = true;
-    const transport = new ScriptedTransport((r) => {
-      if (first && r.u.pathname.endsWith('credit-score')) {
-        first = false;
-        return fail(429, 'rate_limited', 'slow', { 'retry-after': '2' });
-      }
-      return ok({});
-    }, () => clock.now());
+    const transport = new ScriptedTransport(
+      (r) => {
+        if (first && r.u.pathname.endsWith('credit-score')) {
+          first = false;
+          return fail(429, 'rate_limited', 'slow', { 'retry-after': '2' });
+        }
+        return ok({});
+      },
+      () => clock.now(),
+    );
     const client = new CoreClient({ apiKey: KEY, baseUrl: BASE, transport, clock });
     const t0 = clock.now();
     const a = client.risk.creditScore({ registry_code: '12417834' });

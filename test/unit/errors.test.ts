@@ -20,7 +20,13 @@ describe('errorFromResponse', () => {
   it('maps our error body for each status', () => {
     const v = errorFromResponse(400, {}, ours('invalid_parameter', 'must be exactly 8 digits', 'registry_code'));
     expect(v).toBeInstanceOf(ValidationError);
-    expect(v).toMatchObject({ status: 400, code: 'invalid_parameter', field: 'registry_code', rule: 'must be exactly 8 digits', requestId: 'req-1' });
+    expect(v).toMatchObject({
+      status: 400,
+      code: 'invalid_parameter',
+      field: 'registry_code',
+      rule: 'must be exactly 8 digits',
+      requestId: 'req-1',
+    });
     expect(v.message).toBe('registry_code must be exactly 8 digits');
 
     const a = errorFromResponse(401, {}, ours('api_key_required', 'No API key'));
@@ -50,12 +56,18 @@ describe('errorFromResponse', () => {
   });
 
   it('reads other body shapes tolerantly', () => {
-    expect(errorFromResponse(404, {}, JSON.stringify({ code: 'not_found', message: 'nope' }))).toMatchObject({ code: 'not_found', message: 'nope' });
+    expect(errorFromResponse(404, {}, JSON.stringify({ code: 'not_found', message: 'nope' }))).toMatchObject({
+      code: 'not_found',
+      message: 'nope',
+    });
     expect(errorFromResponse(401, {}, JSON.stringify({ error: 'api_key_required' }))).toMatchObject({ code: 'api_key_required' });
     expect(errorFromResponse(404, {}, JSON.stringify({ error: 'Company not found' })).message).toBe('Company not found');
     expect(errorFromResponse(500, {}, JSON.stringify({ message: 'boom' })).message).toBe('boom');
     expect(errorFromResponse(502, {}, 'upstream timed out').message).toBe('upstream timed out');
-    expect(errorFromResponse(400, {}, JSON.stringify({ message: 'bad limit', field: 'limit' }))).toMatchObject({ field: 'limit', rule: 'bad limit' });
+    expect(errorFromResponse(400, {}, JSON.stringify({ message: 'bad limit', field: 'limit' }))).toMatchObject({
+      field: 'limit',
+      rule: 'bad limit',
+    });
     expect(errorFromResponse(500, {}, '[1,2]').message).toBe('The service answered HTTP 500');
   });
 
@@ -65,7 +77,11 @@ describe('errorFromResponse', () => {
     expect(r.retryAfterMs).toBe(3000);
     const d = errorFromResponse(429, { 'retry-after': new Date(NOW + 7000).toUTCString() }, '', { nowMs: NOW }) as RateLimitError;
     expect(d.retryAfterMs).toBe(7000);
-    const b = errorFromResponse(429, {}, JSON.stringify({ success: false, error: { code: 'rate_limited', message: 'x', retry_after: 2 }, meta: { request_id: 'r' } })) as RateLimitError;
+    const b = errorFromResponse(
+      429,
+      {},
+      JSON.stringify({ success: false, error: { code: 'rate_limited', message: 'x', retry_after: 2 }, meta: { request_id: 'r' } }),
+    ) as RateLimitError;
     expect(b.retryAfterMs).toBe(2000);
     expect((errorFromResponse(429, {}, '') as RateLimitError).retryAfterMs).toBeUndefined();
   });

@@ -7,10 +7,14 @@ function race(limiter: RateLimiter, clock: FakeClock, n: number) {
   const t0 = clock.now();
   const log: { i: number; at: number }[] = [];
   // Each request finishes the moment it starts (release at once), as with an instant answer.
-  const all = Promise.all(Array.from({ length: n }, (_, i) => limiter.acquire().then((release) => {
-    log.push({ i, at: clock.now() - t0 });
-    release();
-  })));
+  const all = Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      limiter.acquire().then((release) => {
+        log.push({ i, at: clock.now() - t0 });
+        release();
+      }),
+    ),
+  );
   return { log, all };
 }
 

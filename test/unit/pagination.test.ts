@@ -5,7 +5,16 @@ import { AutoClock } from '../support/fake-clock';
 import { ScriptedTransport, ok, type SeenRequest } from '../support/scripted-transport';
 
 const RC = '12417834';
-const row = (i: number) => ({ case_number: `2-24-${i}`, date: '2024-01-01', proceeding_type: 'civil', decision_type: 'ruling', category: 'x', judges: [], ecli: null, other_companies: 0 });
+const row = (i: number) => ({
+  case_number: `2-24-${i}`,
+  date: '2024-01-01',
+  proceeding_type: 'civil',
+  decision_type: 'ruling',
+  category: 'x',
+  judges: [],
+  ecli: null,
+  other_companies: 0,
+});
 
 type Mode = { total: number; pagination?: 'full' | 'none' | 'no_has_more'; cap?: number };
 
@@ -54,7 +63,9 @@ describe('iterate / pages', () => {
   });
 
   it('stops at an empty page even when has_more says otherwise', async () => {
-    const { client, transport } = setup((r) => ok(r.u.searchParams.get('page') === '1' ? [row(0)] : [], { pagination: { page: 1, limit: 100, total: 999, has_more: true } }));
+    const { client, transport } = setup((r) =>
+      ok(r.u.searchParams.get('page') === '1' ? [row(0)] : [], { pagination: { page: 1, limit: 100, total: 999, has_more: true } }),
+    );
     expect(await all(client.iterate(client.ops.risk.courtCases, { registry_code: RC }))).toHaveLength(1);
     expect(transport.seen).toHaveLength(2);
   });
@@ -104,7 +115,9 @@ describe('iterate / pages', () => {
 
   it('validates page and limit like any call', async () => {
     const { client } = setup(pagedServer({ total: 1 }));
-    await expect(all(client.iterate(client.ops.risk.courtCases, { registry_code: RC, limit: 500 }))).rejects.toBeInstanceOf(ValidationError);
+    await expect(all(client.iterate(client.ops.risk.courtCases, { registry_code: RC, limit: 500 }))).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 });
 
@@ -187,7 +200,9 @@ describe('cursor reading', () => {
   });
 
   it('reads saved-search matches the same way', async () => {
-    const { client, transport } = setup(() => ok([{ id: 'evt_srch_1_20250304_1', type: 'search.matches' }], { next_cursor: 'evt_srch_1_20250304_1', has_more: false }));
+    const { client, transport } = setup(() =>
+      ok([{ id: 'evt_srch_1_20250304_1', type: 'search.matches' }], { next_cursor: 'evt_srch_1_20250304_1', has_more: false }),
+    );
     const items = await all(client.iterateMatches({ search_id: 'srch_ab12' }));
     expect(items).toHaveLength(1);
     expect(transport.seen[0]!.u.pathname).toBe('/searches/srch_ab12/matches');

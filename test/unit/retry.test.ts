@@ -7,11 +7,13 @@ const fresh = { errorRetries: 0, rateLimitRetries: 0 };
 describe('decideRetry', () => {
   it('retries 5xx, time-outs, resets and refused connections of safe operations', () => {
     for (const status of [500, 502, 503, 504]) expect(decideRetry('safe', { kind: 'http', status }, fresh, opts()).retry).toBe(true);
-    for (const k of ['timeout', 'reset', 'refused', 'dns'] as const) expect(decideRetry('safe', { kind: 'transport', transportKind: k }, fresh, opts()).retry).toBe(true);
+    for (const k of ['timeout', 'reset', 'refused', 'dns'] as const)
+      expect(decideRetry('safe', { kind: 'transport', transportKind: k }, fresh, opts()).retry).toBe(true);
   });
 
   it('retries the billed lookup only when nothing can have been processed', () => {
-    for (const status of [500, 502, 503, 504]) expect(decideRetry('unprocessed-only', { kind: 'http', status }, fresh, opts()).retry).toBe(false);
+    for (const status of [500, 502, 503, 504])
+      expect(decideRetry('unprocessed-only', { kind: 'http', status }, fresh, opts()).retry).toBe(false);
     expect(decideRetry('unprocessed-only', { kind: 'transport', transportKind: 'timeout' }, fresh, opts()).retry).toBe(false);
     expect(decideRetry('unprocessed-only', { kind: 'transport', transportKind: 'reset' }, fresh, opts()).retry).toBe(false);
     expect(decideRetry('unprocessed-only', { kind: 'transport', transportKind: 'refused' }, fresh, opts()).retry).toBe(true);
@@ -19,12 +21,18 @@ describe('decideRetry', () => {
   });
 
   it('never retries client errors, 501 or unknown transport failures', () => {
-    for (const status of [400, 401, 403, 404, 409, 501, 505]) expect(decideRetry('safe', { kind: 'http', status }, fresh, opts()).retry).toBe(false);
+    for (const status of [400, 401, 403, 404, 409, 501, 505])
+      expect(decideRetry('safe', { kind: 'http', status }, fresh, opts()).retry).toBe(false);
     expect(decideRetry('safe', { kind: 'transport', transportKind: 'other' }, fresh, opts()).retry).toBe(false);
   });
 
   it('honours Retry-After of a 429 by pausing the queue, 1 s when missing', () => {
-    expect(decideRetry('safe', { kind: 'http', status: 429, retryAfterMs: 3000 }, fresh, opts())).toEqual({ retry: true, delayMs: 0, pauseMs: 3000, rateLimited: true });
+    expect(decideRetry('safe', { kind: 'http', status: 429, retryAfterMs: 3000 }, fresh, opts())).toEqual({
+      retry: true,
+      delayMs: 0,
+      pauseMs: 3000,
+      rateLimited: true,
+    });
     expect(decideRetry('safe', { kind: 'http', status: 429 }, fresh, opts())).toMatchObject({ pauseMs: 1000 });
   });
 
@@ -42,7 +50,10 @@ describe('decideRetry', () => {
   });
 
   it('waits as a 503 Retry-After says', () => {
-    expect(decideRetry('safe', { kind: 'http', status: 503, retryAfterMs: 4000 }, fresh, opts())).toMatchObject({ delayMs: 4000, pauseMs: 0 });
+    expect(decideRetry('safe', { kind: 'http', status: 503, retryAfterMs: 4000 }, fresh, opts())).toMatchObject({
+      delayMs: 4000,
+      pauseMs: 0,
+    });
   });
 });
 

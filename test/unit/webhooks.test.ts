@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { layeredDedupe, MemoryDedupeStore, newIds, SignatureVerificationError, signWebhook, verifyWebhook, computeSignature } from '../../src/webhooks';
+import {
+  layeredDedupe,
+  MemoryDedupeStore,
+  newIds,
+  SignatureVerificationError,
+  signWebhook,
+  verifyWebhook,
+  computeSignature,
+} from '../../src/webhooks';
 
 /*
  * Vectors computed outside our code with OpenSSL, e.g.:
@@ -19,7 +27,11 @@ const TEST_SIG = '8845a6e7efd833ccf6713dc1cc037e824030cabaf4374a9bba41a2e73202fc
 const UNKNOWN_BODY = '{"id":"evt_10","type":"billing.something_new","created_at":"2025-03-04T06:12:30.000Z","data":{"x":1}}';
 const UNKNOWN_SIG = '2365c64d193cb61760fde9cd711369991972efc8d9fe0656dc954bc581939c17';
 
-const headers = (sig = SIG, ts: string | number = TS) => ({ 'X-Service-Timestamp': String(ts), 'X-Service-Signature': `v1=${sig}`, 'X-Service-Event-Id': 'evt_1001' });
+const headers = (sig = SIG, ts: string | number = TS) => ({
+  'X-Service-Timestamp': String(ts),
+  'X-Service-Signature': `v1=${sig}`,
+  'X-Service-Event-Id': 'evt_1001',
+});
 
 function reason(f: () => unknown): string {
   try {
@@ -56,18 +68,30 @@ describe('verifyWebhook', () => {
   });
   it('returns a correctly signed event of an unknown type and reports the mismatch', () => {
     const seen: unknown[] = [];
-    const e = verifyWebhook({ rawBody: UNKNOWN_BODY, headers: headers(UNKNOWN_SIG), secret: SECRET, now: NOW, onSchemaMismatch: (i) => seen.push(i) });
+    const e = verifyWebhook({
+      rawBody: UNKNOWN_BODY,
+      headers: headers(UNKNOWN_SIG),
+      secret: SECRET,
+      now: NOW,
+      onSchemaMismatch: (i) => seen.push(i),
+    });
     expect(e.id).toBe('evt_10');
     expect(e.type as string).toBe('billing.something_new');
     expect(seen).toHaveLength(1);
   });
   it('accepts any of several secrets (rotation)', () => {
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(SIG_ROTATED), secrets: [SECRET, ROTATED], now: NOW }))).toBe('accepted');
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(SIG), secrets: [ROTATED], secret: SECRET, now: NOW }))).toBe('accepted');
+    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(SIG_ROTATED), secrets: [SECRET, ROTATED], now: NOW }))).toBe(
+      'accepted',
+    );
+    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(SIG), secrets: [ROTATED], secret: SECRET, now: NOW }))).toBe(
+      'accepted',
+    );
     expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(SIG_ROTATED), secret: SECRET, now: NOW }))).toBe('bad_signature');
   });
   it('rejects a changed body or a wrong secret', () => {
-    expect(reason(() => verifyWebhook({ rawBody: BODY.replace('1520.5', '1520.6'), headers: headers(), secret: SECRET, now: NOW }))).toBe('bad_signature');
+    expect(reason(() => verifyWebhook({ rawBody: BODY.replace('1520.5', '1520.6'), headers: headers(), secret: SECRET, now: NOW }))).toBe(
+      'bad_signature',
+    );
     expect(reason(() => verifyWebhook({ rawBody: BODY + '\n', headers: headers(), secret: SECRET, now: NOW }))).toBe('bad_signature');
     expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(), secret: 'whsec_other', now: NOW }))).toBe('bad_signature');
   });
@@ -75,24 +99,45 @@ describe('verifyWebhook', () => {
     expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(SIG, TS + 1), secret: SECRET, now: NOW }))).toBe('bad_signature');
   });
   it('enforces a two-sided window of 300 s by default', () => {
-    const at = (deltaS: number) => reason(() => verifyWebhook({ rawBody: BODY, headers: headers(), secret: SECRET, now: NOW + deltaS * 1000 }));
+    const at = (deltaS: number) =>
+      reason(() => verifyWebhook({ rawBody: BODY, headers: headers(), secret: SECRET, now: NOW + deltaS * 1000 }));
     expect(at(300)).toBe('accepted');
     expect(at(301)).toBe('timestamp_too_old');
     expect(at(-300)).toBe('accepted');
     expect(at(-301)).toBe('timestamp_too_new');
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(), secret: SECRET, now: NOW + 20_000, toleranceSeconds: 10 }))).toBe('timestamp_too_old');
+    expect(
+      reason(() => verifyWebhook({ rawBody: BODY, headers: headers(), secret: SECRET, now: NOW + 20_000, toleranceSeconds: 10 })),
+    ).toBe('timestamp_too_old');
     expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers(), secret: SECRET, now: new Date(NOW) }))).toBe('accepted');
   });
   it('reports the timestamp only for authentic requests', () => {
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers('0'.repeat(64)), secret: SECRET, now: NOW + 10_000_000 }))).toBe('bad_signature');
+    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: headers('0'.repeat(64)), secret: SECRET, now: NOW + 10_000_000 }))).toBe(
+      'bad_signature',
+    );
   });
   it('rejects missing headers', () => {
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: { 'X-Service-Timestamp': String(TS) }, secret: SECRET, now: NOW }))).toBe('missing_header');
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: { 'X-Service-Signature': `v1=${SIG}` }, secret: SECRET, now: NOW }))).toBe('missing_header');
-    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: { 'x-service-timestamp': '', 'x-service-signature': `v1=${SIG}` }, secret: SECRET, now: NOW }))).toBe('missing_header');
+    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: { 'X-Service-Timestamp': String(TS) }, secret: SECRET, now: NOW }))).toBe(
+      'missing_header',
+    );
+    expect(reason(() => verifyWebhook({ rawBody: BODY, headers: { 'X-Service-Signature': `v1=${SIG}` }, secret: SECRET, now: NOW }))).toBe(
+      'missing_header',
+    );
+    expect(
+      reason(() =>
+        verifyWebhook({
+          rawBody: BODY,
+          headers: { 'x-service-timestamp': '', 'x-service-signature': `v1=${SIG}` },
+          secret: SECRET,
+          now: NOW,
+        }),
+      ),
+    ).toBe('missing_header');
   });
   it('rejects malformed headers: uppercase hex, other scheme, wrong length, non-digit timestamp', () => {
-    const bad = (sig: string, ts = String(TS)) => reason(() => verifyWebhook({ rawBody: BODY, headers: { 'x-service-timestamp': ts, 'x-service-signature': sig }, secret: SECRET, now: NOW }));
+    const bad = (sig: string, ts = String(TS)) =>
+      reason(() =>
+        verifyWebhook({ rawBody: BODY, headers: { 'x-service-timestamp': ts, 'x-service-signature': sig }, secret: SECRET, now: NOW }),
+      );
     expect(bad(`v1=${SIG.toUpperCase()}`)).toBe('malformed_header');
     expect(bad(`v0=${SIG}`)).toBe('malformed_header');
     expect(bad(`v1=${SIG.slice(1)}`)).toBe('malformed_header');
@@ -101,15 +146,22 @@ describe('verifyWebhook', () => {
     expect(bad(`v1=${SIG}`, '-1741068750')).toBe('malformed_header');
   });
   it('reads headers in any case and from Headers, arrays of pairs and raw lists', () => {
-    const ok = (h: Parameters<typeof verifyWebhook>[0]['headers']) => reason(() => verifyWebhook({ rawBody: BODY, headers: h, secret: SECRET, now: NOW }));
+    const ok = (h: Parameters<typeof verifyWebhook>[0]['headers']) =>
+      reason(() => verifyWebhook({ rawBody: BODY, headers: h, secret: SECRET, now: NOW }));
     expect(ok({ 'x-service-timestamp': String(TS), 'X-SERVICE-SIGNATURE': `v1=${SIG}` })).toBe('accepted');
     expect(ok(new Headers(headers()))).toBe('accepted');
-    expect(ok([['X-Service-Timestamp', String(TS)], ['x-service-signature', `v1=${SIG}`]])).toBe('accepted');
+    expect(
+      ok([
+        ['X-Service-Timestamp', String(TS)],
+        ['x-service-signature', `v1=${SIG}`],
+      ]),
+    ).toBe('accepted');
     expect(ok(['X-Service-Timestamp', String(TS), 'X-Service-Signature', `v1=${SIG}`])).toBe('accepted');
     expect(ok({ 'x-service-timestamp': [String(TS)], 'x-service-signature': [`v1=${SIG}`] })).toBe('accepted');
   });
   it('rejects a duplicated header in every header form', () => {
-    const dup = (h: Parameters<typeof verifyWebhook>[0]['headers']) => reason(() => verifyWebhook({ rawBody: BODY, headers: h, secret: SECRET, now: NOW }));
+    const dup = (h: Parameters<typeof verifyWebhook>[0]['headers']) =>
+      reason(() => verifyWebhook({ rawBody: BODY, headers: h, secret: SECRET, now: NOW }));
     const sig = `v1=${SIG}`;
     const other = `v1=${'0'.repeat(64)}`;
     expect(dup({ 'x-service-timestamp': String(TS), 'x-service-signature': [sig, other] })).toBe('duplicate_header');
@@ -118,19 +170,27 @@ describe('verifyWebhook', () => {
     h.append('X-Service-Signature', other);
     expect(dup(h)).toBe('duplicate_header');
     expect(dup({ 'x-service-timestamp': String(TS), 'x-service-signature': `${sig}, ${other}` })).toBe('duplicate_header');
-    expect(dup(['X-Service-Timestamp', String(TS), 'X-Service-Timestamp', String(TS), 'X-Service-Signature', sig])).toBe('duplicate_header');
+    expect(dup(['X-Service-Timestamp', String(TS), 'X-Service-Timestamp', String(TS), 'X-Service-Signature', sig])).toBe(
+      'duplicate_header',
+    );
   });
   it('accepts only raw bodies', () => {
     const parsed = JSON.parse(BODY) as unknown;
     expect(reason(() => verifyWebhook({ rawBody: parsed as string, headers: headers(), secret: SECRET, now: NOW }))).toBe('body_not_raw');
-    expect(reason(() => verifyWebhook({ rawBody: undefined as unknown as string, headers: headers(), secret: SECRET, now: NOW }))).toBe('body_not_raw');
+    expect(reason(() => verifyWebhook({ rawBody: undefined as unknown as string, headers: headers(), secret: SECRET, now: NOW }))).toBe(
+      'body_not_raw',
+    );
   });
   it('rejects a correctly signed body that is not a JSON object', () => {
     const body = 'not json';
     const h = signWebhook({ secret: SECRET, body, timestamp: TS });
     expect(reason(() => verifyWebhook({ rawBody: body, headers: h, secret: SECRET, now: NOW }))).toBe('invalid_json');
     const arr = '[1,2]';
-    expect(reason(() => verifyWebhook({ rawBody: arr, headers: signWebhook({ secret: SECRET, body: arr, timestamp: TS }), secret: SECRET, now: NOW }))).toBe('invalid_json');
+    expect(
+      reason(() =>
+        verifyWebhook({ rawBody: arr, headers: signWebhook({ secret: SECRET, body: arr, timestamp: TS }), secret: SECRET, now: NOW }),
+      ),
+    ).toBe('invalid_json');
   });
   it('needs a secret, and never puts it in the error', () => {
     expect(() => verifyWebhook({ rawBody: BODY, headers: headers(), now: NOW })).toThrow(TypeError);

@@ -33,7 +33,11 @@ export const search = defineOperation({
       optional: true,
     }),
     legal_form: list('Legal Form', 'Legal form name or abbreviation, e.g. OÜ, AS, MTÜ, FIE, KÜ'),
-    activity: list('Activity Code', 'EMTAK code prefix of a current activity, e.g. 62 or 62011', z.string().regex(/^\d{1,5}$/, 'must be 1 to 5 digits')),
+    activity: list(
+      'Activity Code',
+      'EMTAK code prefix of a current activity, e.g. 62 or 62011',
+      z.string().regex(/^\d{1,5}$/, 'must be 1 to 5 digits'),
+    ),
     county: param({
       in: 'query',
       schema: z.array(z.string().min(1, 'must not be empty')).optional(),
@@ -43,8 +47,20 @@ export const search = defineOperation({
       optional: true,
     }),
     vat_number: list('VAT Number', 'Current VAT number; lists every company holding it', vatNumberSchema),
-    registered_from: param({ in: 'query', schema: dateSchema.optional(), label: 'Registered From', description: 'Registered on or after this date (YYYY-MM-DD)', optional: true }),
-    registered_to: param({ in: 'query', schema: dateSchema.optional(), label: 'Registered To', description: 'Registered on or before this date (YYYY-MM-DD)', optional: true }),
+    registered_from: param({
+      in: 'query',
+      schema: dateSchema.optional(),
+      label: 'Registered From',
+      description: 'Registered on or after this date (YYYY-MM-DD)',
+      optional: true,
+    }),
+    registered_to: param({
+      in: 'query',
+      schema: dateSchema.optional(),
+      label: 'Registered To',
+      description: 'Registered on or before this date (YYYY-MM-DD)',
+      optional: true,
+    }),
     page: p.page,
     limit: p.limit,
     lang: p.lang,
@@ -71,7 +87,10 @@ export const lookup = defineOperation({
   params: {
     queries: param({
       in: 'body',
-      schema: z.array(z.string({ message: 'each query must be text' })).min(1, 'needs 1 to 100 queries').max(LOOKUP_MAX_QUERIES, 'needs 1 to 100 queries'),
+      schema: z
+        .array(z.string({ message: 'each query must be text' }))
+        .min(1, 'needs 1 to 100 queries')
+        .max(LOOKUP_MAX_QUERIES, 'needs 1 to 100 queries'),
       label: 'Queries',
       description: 'Registry codes (8 digits), VAT numbers (EE + 9 digits) or company names, mixed',
     }),
@@ -101,7 +120,14 @@ export const byVat = defineOperation({
   method: 'GET',
   path: '/companies/by-vat/{vat_number}',
   params: {
-    vat_number: param({ in: 'path', schema: vatNumberSchema, label: 'VAT Number', description: 'EE followed by 9 digits, e.g. EE102224658', example: 'EE102224658', idOf: 'vatNumber' }),
+    vat_number: param({
+      in: 'path',
+      schema: vatNumberSchema,
+      label: 'VAT Number',
+      description: 'EE followed by 9 digits, e.g. EE102224658',
+      example: 'EE102224658',
+      idOf: 'vatNumber',
+    }),
     include: p.include,
     lang: p.lang,
   },

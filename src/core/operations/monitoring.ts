@@ -55,11 +55,13 @@ export const addCompanies = defineOperation({
     add: param({
       in: 'body',
       schema: z
-        .array(obj({
-          registry_code: registryCodeSchema,
-          external_ref: z.string().max(200, 'must be at most 200 characters').optional(),
-          categories: z.array(categoryEnum).optional(),
-        }))
+        .array(
+          obj({
+            registry_code: registryCodeSchema,
+            external_ref: z.string().max(200, 'must be at most 200 characters').optional(),
+            categories: z.array(categoryEnum).optional(),
+          }),
+        )
         .max(2000, 'at most 2000 companies per request'),
       label: 'Companies',
       description: 'Companies to add: registry code and an optional external reference returned in every event',
@@ -86,9 +88,32 @@ export const events = defineOperation({
   method: 'GET',
   path: '/monitoring/events',
   params: {
-    after: param({ in: 'query', schema: z.string().regex(/^evt_\d+$/, 'must be an event id like evt_123').optional(), label: 'After Event ID', description: 'Return events after this event id (the cursor). Empty: from the oldest kept event.', optional: true }),
-    list_id: param({ in: 'query', schema: z.string().optional(), label: 'List ID', description: 'Only events naming this list', optional: true, picker: 'monitoringList' }),
-    category: param({ in: 'query', schema: z.array(categoryEnum).optional(), label: 'Categories', description: 'Only these categories', options: categoryOptions, optional: true }),
+    after: param({
+      in: 'query',
+      schema: z
+        .string()
+        .regex(/^evt_\d+$/, 'must be an event id like evt_123')
+        .optional(),
+      label: 'After Event ID',
+      description: 'Return events after this event id (the cursor). Empty: from the oldest kept event.',
+      optional: true,
+    }),
+    list_id: param({
+      in: 'query',
+      schema: z.string().optional(),
+      label: 'List ID',
+      description: 'Only events naming this list',
+      optional: true,
+      picker: 'monitoringList',
+    }),
+    category: param({
+      in: 'query',
+      schema: z.array(categoryEnum).optional(),
+      label: 'Categories',
+      description: 'Only these categories',
+      options: categoryOptions,
+      optional: true,
+    }),
     limit: p.limit,
   },
   response: z.array(monitoringChangeEventSchema),
@@ -137,7 +162,13 @@ export const updateList = defineOperation({
   path: '/monitoring/lists/{list_id}',
   params: {
     list_id: listId,
-    name: param({ in: 'body', schema: trimmedText(1, 'must not be empty', 200).optional(), label: 'Name', description: 'New name of the list', optional: true }),
+    name: param({
+      in: 'body',
+      schema: trimmedText(1, 'must not be empty', 200).optional(),
+      label: 'Name',
+      description: 'New name of the list',
+      optional: true,
+    }),
     categories,
   },
   response: monitoringListSchema,
@@ -186,7 +217,13 @@ export const updateCompany = defineOperation({
     list_id: listId,
     registry_code: p.registryCode,
     categories,
-    external_ref: param({ in: 'body', schema: z.string().max(200).nullable().optional(), label: 'External Reference', description: 'Your own reference returned in every event', optional: true }),
+    external_ref: param({
+      in: 'body',
+      schema: z.string().max(200).nullable().optional(),
+      label: 'External Reference',
+      description: 'Your own reference returned in every event',
+      optional: true,
+    }),
   },
   response: listCompanySchema,
   retry: 'safe',

@@ -19,11 +19,46 @@ const peopleList = <T extends z.ZodType>(name: string, label: string, action: st
     source: 'shown',
   });
 
-export const representatives = peopleList('representatives', 'Get Representatives', 'Get representatives of a company', 'Board members and others who may represent the company', 'representatives', partyRoleSchema);
-export const shareholders = peopleList('shareholders', 'Get Shareholders', 'Get shareholders of a company', 'Owners with stakes, largest first, including foreign owners', 'shareholders', shareholderSchema);
-export const beneficialOwners = peopleList('beneficialOwners', 'Get Beneficial Owners', 'Get beneficial owners of a company', 'Declared ultimate beneficial owners', 'beneficial-owners', partyRoleSchema);
-export const otherParties = peopleList('otherParties', 'Get Other Parties', 'Get other parties of a company', 'Supervisory board, auditors, founders, liquidators and similar roles without a stake', 'other-parties', partyRoleSchema);
-export const holdings = peopleList('holdings', 'Get Holdings', 'Get holdings of a company', 'Companies in which this company holds shares', 'holdings', holdingSchema);
+export const representatives = peopleList(
+  'representatives',
+  'Get Representatives',
+  'Get representatives of a company',
+  'Board members and others who may represent the company',
+  'representatives',
+  partyRoleSchema,
+);
+export const shareholders = peopleList(
+  'shareholders',
+  'Get Shareholders',
+  'Get shareholders of a company',
+  'Owners with stakes, largest first, including foreign owners',
+  'shareholders',
+  shareholderSchema,
+);
+export const beneficialOwners = peopleList(
+  'beneficialOwners',
+  'Get Beneficial Owners',
+  'Get beneficial owners of a company',
+  'Declared ultimate beneficial owners',
+  'beneficial-owners',
+  partyRoleSchema,
+);
+export const otherParties = peopleList(
+  'otherParties',
+  'Get Other Parties',
+  'Get other parties of a company',
+  'Supervisory board, auditors, founders, liquidators and similar roles without a stake',
+  'other-parties',
+  partyRoleSchema,
+);
+export const holdings = peopleList(
+  'holdings',
+  'Get Holdings',
+  'Get holdings of a company',
+  'Companies in which this company holds shares',
+  'holdings',
+  holdingSchema,
+);
 
 export const searchPersons = defineOperation({
   group: 'people',
@@ -38,7 +73,8 @@ export const searchPersons = defineOperation({
       in: 'query',
       schema: trimmedText(3, 'must be at least 3 characters'),
       label: 'Name',
-      description: 'Name of the person or organisation, at least 3 characters; spaces around it do not count (a shorter one is refused with 400)',
+      description:
+        'Name of the person or organisation, at least 3 characters; spaces around it do not count (a shorter one is refused with 400)',
     }),
     ...pagedListParams,
   },
@@ -62,7 +98,7 @@ export const getPerson = defineOperation({
       in: 'path',
       schema: z.number().int('must be a whole number').positive('must be a positive number'),
       label: 'Person ID',
-      description: 'Person ID from a people search or from a company\'s people lists',
+      description: "Person ID from a people search or from a company's people lists",
       picker: 'person',
     }),
     history: p.history,

@@ -7,8 +7,20 @@ const base = { group: 'reference', retry: 'safe', method: 'GET' } as const;
 
 /** Classifier types served by the sandbox (decided; docs/assumptions.md). */
 export const classifierTypes = [
-  'legal_forms', 'company_statuses', 'roles', 'counties', 'contact_types', 'annual_report_statuses', 'credit_ratings',
-  'unrated_reasons', 'score_rules', 'tax_claim_types', 'declaration_types', 'monitoring_categories', 'ownership_types', 'relations',
+  'legal_forms',
+  'company_statuses',
+  'roles',
+  'counties',
+  'contact_types',
+  'annual_report_statuses',
+  'credit_ratings',
+  'unrated_reasons',
+  'score_rules',
+  'tax_claim_types',
+  'declaration_types',
+  'monitoring_categories',
+  'ownership_types',
+  'relations',
 ] as const;
 
 export const classifiers = defineOperation({
@@ -40,8 +52,20 @@ export const emtak = defineOperation({
   description: 'Find EMTAK activity codes by code prefix or words of the title',
   path: '/emtak',
   params: {
-    q: param({ in: 'query', schema: trimmedText(1, 'must not be empty').optional(), label: 'Code or Words', description: 'Code prefix (e.g. 62) or words of the title', optional: true }),
-    version: param({ in: 'query', schema: z.union([z.literal(2008), z.literal(2025)], { message: 'must be 2008 or 2025' }).optional(), label: 'Edition', description: 'EMTAK edition: 2008 or 2025', optional: true }),
+    q: param({
+      in: 'query',
+      schema: trimmedText(1, 'must not be empty').optional(),
+      label: 'Code or Words',
+      description: 'Code prefix (e.g. 62) or words of the title',
+      optional: true,
+    }),
+    version: param({
+      in: 'query',
+      schema: z.union([z.literal(2008), z.literal(2025)], { message: 'must be 2008 or 2025' }).optional(),
+      label: 'Edition',
+      description: 'EMTAK edition: 2008 or 2025',
+      optional: true,
+    }),
     page: p.page,
     limit: p.limit,
     lang: p.lang,

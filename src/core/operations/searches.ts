@@ -37,7 +37,12 @@ export const create = defineOperation({
   path: '/searches',
   params: {
     name: param({ in: 'body', schema: trimmedText(1, 'must not be empty', 200), label: 'Name', description: 'Name of the saved search' }),
-    filters: param({ in: 'body', schema: savedSearchFiltersSchema, label: 'Filters', description: 'Which companies to watch for. Companies that start to meet every filter set here are reported each morning.' }),
+    filters: param({
+      in: 'body',
+      schema: savedSearchFiltersSchema,
+      label: 'Filters',
+      description: 'Which companies to watch for. Companies that start to meet every filter set here are reported each morning.',
+    }),
   },
   response: savedSearchSchema,
   answers: { success: { 201: 'Created' } },
@@ -55,7 +60,17 @@ export const matches = defineOperation({
   path: '/searches/{search_id}/matches',
   params: {
     search_id: searchId,
-    after: param({ in: 'query', schema: z.string().regex(/^evt_srch_[A-Za-z0-9]+_\d{8}_\d+$/, 'must be a match event id like evt_srch_4hd82_20261120_1').optional(), label: 'After Event ID', description: 'Return match events after this event id (the cursor), as in next_cursor: evt_, the search id, the day (YYYYMMDD) and a number; an id of another search\'s events is refused with 400', optional: true }),
+    after: param({
+      in: 'query',
+      schema: z
+        .string()
+        .regex(/^evt_srch_[A-Za-z0-9]+_\d{8}_\d+$/, 'must be a match event id like evt_srch_4hd82_20261120_1')
+        .optional(),
+      label: 'After Event ID',
+      description:
+        "Return match events after this event id (the cursor), as in next_cursor: evt_, the search id, the day (YYYYMMDD) and a number; an id of another search's events is refused with 400",
+      optional: true,
+    }),
     limit: p.limit,
   },
   response: z.array(searchMatchesEventSchema),

@@ -16,15 +16,27 @@ export const set = defineOperation({
   method: 'PUT',
   path: '/webhook',
   params: {
-    url: param({ in: 'body', schema: webhookUrlSchema, label: 'URL', description: 'HTTPS address that receives the events: a host name (internationalised names in their xn-- form; an xn-- label that is not valid punycode is refused with 400) or IPv4 address, an optional port and path, without user name or password. Only https:// is accepted (the offline sandbox also takes http:// to 127.0.0.1, localhost or [::1]).' }),
+    url: param({
+      in: 'body',
+      schema: webhookUrlSchema,
+      label: 'URL',
+      description:
+        'HTTPS address that receives the events: a host name (internationalised names in their xn-- form; an xn-- label that is not valid punycode is refused with 400) or IPv4 address, an optional port and path, without user name or password. Only https:// is accepted (the offline sandbox also takes http:// to 127.0.0.1, localhost or [::1]).',
+    }),
     enabled: param({ in: 'body', schema: z.boolean(), label: 'Enabled', description: 'Whether events are sent' }),
   },
   response: webhookConfigSchema,
   // The first PUT creates the webhook and is the only answer with the signing secret: a silent retry after
   // a lost answer would return success without it, so the caller must see that the outcome is unknown.
-  answers: { success: { 200: 'Updated; the signing secret is not shown again', 201: 'Created; data.secret holds the signing secret, shown this once' } },
+  answers: {
+    success: {
+      200: 'Updated; the signing secret is not shown again',
+      201: 'Created; data.secret holds the signing secret, shown this once',
+    },
+  },
   retry: 'unprocessed-only',
-  notATool: 'Its answer carries the signing secret, and it moves every event of the account elsewhere: an account setting for a person, not for an assistant.',
+  notATool:
+    'Its answer carries the signing secret, and it moves every event of the account elsewhere: an account setting for a person, not for an assistant.',
   source: 'shown',
 });
 
@@ -52,7 +64,10 @@ export const test = defineOperation({
   path: '/webhook/test',
   params: {},
   response: obj({ event_id: z.string(), delivery_id: z.string().optional() }),
-  answers: { success: { 202: 'Accepted; the test event is queued for delivery' }, conflicts: { webhook_not_set: 'No webhook is set: PUT /webhook first', webhook_disabled: 'The webhook is disabled' } },
+  answers: {
+    success: { 202: 'Accepted; the test event is queued for delivery' },
+    conflicts: { webhook_not_set: 'No webhook is set: PUT /webhook first', webhook_disabled: 'The webhook is disabled' },
+  },
   retry: 'unprocessed-only',
   source: 'shown',
 });
@@ -66,7 +81,13 @@ export const deliveries = defineOperation({
   method: 'GET',
   path: '/webhook/deliveries',
   params: {
-    status: param({ in: 'query', schema: deliveryStatusSchema.optional(), label: 'Status', description: 'Only deliveries in this state', optional: true }),
+    status: param({
+      in: 'query',
+      schema: deliveryStatusSchema.optional(),
+      label: 'Status',
+      description: 'Only deliveries in this state',
+      optional: true,
+    }),
     page: p.page,
     limit: p.limit,
   },
@@ -85,10 +106,22 @@ export const retryDelivery = defineOperation({
   method: 'POST',
   path: '/webhook/deliveries/{delivery_id}/retry',
   params: {
-    delivery_id: param({ in: 'path', schema: z.string().min(1, 'must not be empty'), label: 'Delivery ID', description: 'ID of the failed delivery, e.g. dlv_12', picker: 'failedDelivery' }),
+    delivery_id: param({
+      in: 'path',
+      schema: z.string().min(1, 'must not be empty'),
+      label: 'Delivery ID',
+      description: 'ID of the failed delivery, e.g. dlv_12',
+      picker: 'failedDelivery',
+    }),
   },
   response: deliverySchema,
-  answers: { success: { 202: 'Accepted; a new delivery of the event is queued' }, conflicts: { delivery_in_progress: 'The delivery has not failed or finished yet', webhook_disabled: 'No enabled webhook to deliver to' } },
+  answers: {
+    success: { 202: 'Accepted; a new delivery of the event is queued' },
+    conflicts: {
+      delivery_in_progress: 'The delivery has not failed or finished yet',
+      webhook_disabled: 'No enabled webhook to deliver to',
+    },
+  },
   retry: 'unprocessed-only',
   source: 'shown',
 });

@@ -6,7 +6,10 @@ import { z } from 'zod/v4';
  */
 export const obj = z.looseObject;
 
-export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').meta({ format: 'date' });
+export const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .meta({ format: 'date' });
 export const money = z.number();
 export const codeLabel = obj({ code: z.string(), label: z.string() });
 export { langSchema, type Lang } from '../vocabulary';

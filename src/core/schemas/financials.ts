@@ -4,14 +4,32 @@ import { isoDate, obj } from './common';
 const n = z.number().nullable();
 
 export const figureKeys = [
-  'revenue', 'net_profit', 'current_assets', 'non_current_assets', 'total_assets', 'current_liabilities',
-  'non_current_liabilities', 'total_liabilities', 'share_capital', 'retained_earnings', 'equity',
+  'revenue',
+  'net_profit',
+  'current_assets',
+  'non_current_assets',
+  'total_assets',
+  'current_liabilities',
+  'non_current_liabilities',
+  'total_liabilities',
+  'share_capital',
+  'retained_earnings',
+  'equity',
 ] as const;
 export const figuresSchema = obj(Object.fromEntries(figureKeys.map((k) => [k, n])) as Record<(typeof figureKeys)[number], typeof n>);
 
 export const ratioKeys = [
-  'ebitda', 'current_ratio', 'quick_ratio', 'cash_ratio', 'days_sales_outstanding', 'asset_turnover', 'debt_ratio',
-  'operating_margin', 'net_margin', 'return_on_assets', 'return_on_equity',
+  'ebitda',
+  'current_ratio',
+  'quick_ratio',
+  'cash_ratio',
+  'days_sales_outstanding',
+  'asset_turnover',
+  'debt_ratio',
+  'operating_margin',
+  'net_margin',
+  'return_on_assets',
+  'return_on_equity',
 ] as const;
 export const ratiosSchema = obj(Object.fromEntries(ratioKeys.map((k) => [k, n])) as Record<(typeof ratioKeys)[number], typeof n>);
 

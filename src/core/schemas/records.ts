@@ -14,7 +14,14 @@ export const rulingSchema = obj({ ruling_number: s, date: d, type: s, summary: s
 export const announcementSchema = obj({ date: d, type: s, title: s, text: s, url: s });
 export const consumerDisputeSchema = obj({ case_number: s, date: d, subject: s, decision: s, complied: z.boolean().nullable().optional() });
 export const propertySchema = obj({
-  registry_part: s, cadastral_code: s, type: s, address: s, area_m2: num, share: s, from: d, until: d,
+  registry_part: s,
+  cadastral_code: s,
+  type: s,
+  address: s,
+  area_m2: num,
+  share: s,
+  from: d,
+  until: d,
 });
 export const domainSchema = obj({ domain: s, registered_on: d, expires_on: d });
 export const permitSchema = obj({ number: s, type: s, title: s, issuer: s, issued_on: d, valid_until: d, status: s });

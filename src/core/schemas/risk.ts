@@ -30,13 +30,15 @@ export type CreditScore = z.infer<typeof creditScoreSchema>;
 export const taxDebtSchema = obj({
   snapshot_date: isoDate.nullable(),
   total: z.number(),
-  claims: z.array(obj({
-    type: z.string(),
-    label: z.string(),
-    debt: z.number(),
-    in_payment_schedule: z.number(),
-    contested: z.number(),
-  })),
+  claims: z.array(
+    obj({
+      type: z.string(),
+      label: z.string(),
+      debt: z.number(),
+      in_payment_schedule: z.number(),
+      contested: z.number(),
+    }),
+  ),
   history: z.array(obj({ date: isoDate, debt: z.number(), in_payment_schedule: z.number(), contested: z.number() })),
 });
 export type TaxDebt = z.infer<typeof taxDebtSchema>;

@@ -14,7 +14,12 @@ const text = (v: unknown) => (v === undefined || v === null ? '' : String(v).tri
  * request, paired with the items it added. Replace Whole List needs them in one request, so more than
  * 2000 with it on is refused before anything is sent.
  */
-export async function executeAddFromItems(ctx: IExecuteFunctions, client: CoreClient, op: AnyOperation, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function executeAddFromItems(
+  ctx: IExecuteFunctions,
+  client: CoreClient,
+  op: AnyOperation,
+  items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
   const node = ctx.getNode();
   const codeField = text(ctx.getNodeParameter('registryCodeField', 0, 'registry_code'));
   const refField = text(ctx.getNodeParameter('externalRefField', 0, ''));
@@ -22,12 +27,18 @@ export async function executeAddFromItems(ctx: IExecuteFunctions, client: CoreCl
   const base = readInput(ctx, op, 0, ['add']);
   const add = items.map((item, i) => {
     const code = text(fieldValue(item.json, codeField));
-    if (!code) throw new NodeOperationError(node, `Item ${i + 1} has no registry code in the field "${codeField}"`, { itemIndex: i, description: 'Check Registry Code Field, or remove items without a code first.' });
+    if (!code)
+      throw new NodeOperationError(node, `Item ${i + 1} has no registry code in the field "${codeField}"`, {
+        itemIndex: i,
+        description: 'Check Registry Code Field, or remove items without a code first.',
+      });
     const ref = refField ? text(fieldValue(item.json, refField)) : '';
     return { registry_code: code, ...(ref ? { external_ref: ref } : {}) };
   });
   if (base.replace === true && add.length > ADD_BATCH) {
-    throw new NodeOperationError(node, `Replace Whole List takes at most ${ADD_BATCH} companies in one step; ${add.length} came in`, { description: 'Turn Replace Whole List off, or split the items.' });
+    throw new NodeOperationError(node, `Replace Whole List takes at most ${ADD_BATCH} companies in one step; ${add.length} came in`, {
+      description: 'Turn Replace Whole List off, or split the items.',
+    });
   }
   const out: INodeExecutionData[] = [];
   for (let start = 0; start < add.length; start += ADD_BATCH) {

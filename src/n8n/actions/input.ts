@@ -4,7 +4,8 @@ import type { Kind } from '../descriptions/schema-kind';
 import { pickedValue } from './picked-value';
 import { camel, fieldsOf } from '../descriptions/fields';
 
-const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+const isBlank = (v: unknown) =>
+  v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
 
 /**
  * An n8n field value → the value the operation takes. Comma-separated text becomes a list; blanks
@@ -49,7 +50,12 @@ function unwrapEntries(kind: Kind, value: unknown): unknown {
  * Reads the operation's parameters for one item from the node's fields. `skip`: parameters not read,
  * for fields hidden in the chosen mode (n8n refuses to read a hidden field).
  */
-export function readInput(ctx: IExecuteFunctions, op: AnyOperation, itemIndex: number, skip: readonly string[] = []): Record<string, unknown> {
+export function readInput(
+  ctx: IExecuteFunctions,
+  op: AnyOperation,
+  itemIndex: number,
+  skip: readonly string[] = [],
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   let options: IDataObject | undefined;
   for (const f of fieldsOf(op)) {

@@ -58,7 +58,6 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string, flat
   return out;
 }
 
-
 /**
  * Whether an item already carries this node's final answer for the query it holds now: the output of
  * an earlier run that came back through a sheet (read → Lookup → update, run again). A changed query
@@ -67,7 +66,12 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string, flat
  */
 export function alreadyLookedUp(json: IDataObject, query: string, maxAgeMs: number | undefined, nowMs: number): boolean {
   // The rule itself is the core's, shared with enrich; the item only says where status, query and time are.
-  return coreAlreadyLookedUp({ status: json[`${OUT}status`], query: json[`${OUT}query`], at: json[`${OUT}enriched_at`] }, query, maxAgeMs, nowMs);
+  return coreAlreadyLookedUp(
+    { status: json[`${OUT}status`], query: json[`${OUT}query`], at: json[`${OUT}enriched_at`] },
+    query,
+    maxAgeMs,
+    nowMs,
+  );
 }
 
 interface RunOptions {
@@ -98,7 +102,12 @@ function runOptions(ctx: IExecuteFunctions, op: AnyOperation): RunOptions {
   }
   const maxBilled = options.maxBilledQueries === undefined ? 0 : Number(options.maxBilledQueries);
   if (!Number.isInteger(maxBilled) || maxBilled < 0) {
-    throw toNodeError(ctx.getNode(), new ValidationError({ field: 'max_billed_queries', rule: 'must be a whole number of 0 or more (0: no cap)' }), op, 0);
+    throw toNodeError(
+      ctx.getNode(),
+      new ValidationError({ field: 'max_billed_queries', rule: 'must be a whole number of 0 or more (0: no cap)' }),
+      op,
+      0,
+    );
   }
   return {
     limit,
@@ -131,7 +140,12 @@ function addCostHint(ctx: IExecuteFunctions, c: BulkLookupCounters, sent: number
  * the run; a request that fails fails only its items. Items that already carry a final answer for
  * their current query pass through unchanged and cost nothing (Skip Items Already Looked Up).
  */
-export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, op: AnyOperation, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function executeLookup(
+  ctx: IExecuteFunctions,
+  client: CoreClient,
+  op: AnyOperation,
+  items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
   const run = runOptions(ctx, op);
   const nowMs = n8nClock.now();
   const queries: string[] = [];
@@ -158,9 +172,11 @@ export async function executeLookup(ctx: IExecuteFunctions, client: CoreClient, 
     queries.push(query);
     positions.push(i);
   }
-  const { results, counters } = await client.bulkLookup(queries, { limit: run.limit, lang: run.lang, maxBilledQueries: run.maxBilled }).catch((e: unknown) => {
-    throw toNodeError(ctx.getNode(), e, op, 0);
-  });
+  const { results, counters } = await client
+    .bulkLookup(queries, { limit: run.limit, lang: run.lang, maxBilledQueries: run.maxBilled })
+    .catch((e: unknown) => {
+      throw toNodeError(ctx.getNode(), e, op, 0);
+    });
   addCostHint(ctx, counters, queries.length, items.length - queries.length);
   const lookedUpAt = new Date(nowMs).toISOString();
   results.forEach((r, j) => {

@@ -25,4 +25,3 @@ export function pickedValue(key: PickerKey, param: string, raw: unknown): unknow
   if (!m) throw new ValidationError({ field: param, rule: url.message.replace(/^Paste/, 'must be') });
   return m[1];
 }
-

@@ -16,7 +16,8 @@ import { addsFromItems } from '../descriptions/add-companies';
 import { executeAddFromItems } from './add-companies';
 import type { NodeSpec } from '../descriptions/nodes';
 
-const asJson = (v: unknown): IDataObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] });
+const asJson = (v: unknown): IDataObject =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] };
 
 /** The operation chosen in the node's Resource/Operation fields. */
 export function chosenOperation(ctx: IExecuteFunctions, spec: NodeSpec): AnyOperation {
@@ -29,7 +30,13 @@ export function chosenOperation(ctx: IExecuteFunctions, spec: NodeSpec): AnyOper
 }
 
 /** Rows of a list answer: paged lists, cursor reads, plain arrays and embedded {items,total} sections. */
-async function resultOf(ctx: IExecuteFunctions, client: CoreClient, op: AnyOperation, input: Record<string, unknown>, i: number): Promise<{ rows: unknown[] } | { one: unknown }> {
+async function resultOf(
+  ctx: IExecuteFunctions,
+  client: CoreClient,
+  op: AnyOperation,
+  input: Record<string, unknown>,
+  i: number,
+): Promise<{ rows: unknown[] } | { one: unknown }> {
   const paging = pagingOf(op);
   if (paging) {
     // Checked here so a bad parameter names its field before the first page is asked for.
@@ -38,7 +45,8 @@ async function resultOf(ctx: IExecuteFunctions, client: CoreClient, op: AnyOpera
     const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
     const maxItems = returnAll ? undefined : (ctx.getNodeParameter('limit', i, 50) as number);
     // The field's minimum holds only for typed values; an expression giving 0 would return nothing, silently.
-    if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1)) throw new ValidationError({ field: 'limit', rule: 'must be a whole number of 1 or more' });
+    if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1))
+      throw new ValidationError({ field: 'limit', rule: 'must be a whole number of 1 or more' });
     // Pages as large as the service allows, but no larger than what was asked for.
     const pageSize = Math.min(ITERATION_PAGE_SIZE, maxItems ?? ITERATION_PAGE_SIZE);
     const source =
@@ -68,7 +76,8 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
   // Older versions send no lang when it is unset, so saved workflows keep the service's Estonian labels.
   const client = await clientFor(ctx, version >= 3 ? { lang: 'en' } : {});
   if (op.bulk) return [await executeLookup(ctx, client, op, items)];
-  if (version >= 2 && addsFromItems(op) && ctx.getNodeParameter('companiesFrom', 0, 'items') === 'items') return [await executeAddFromItems(ctx, client, op, items)];
+  if (version >= 2 && addsFromItems(op) && ctx.getNodeParameter('companiesFrom', 0, 'items') === 'items')
+    return [await executeAddFromItems(ctx, client, op, items)];
 
   const out: INodeExecutionData[] = [];
   // Version 1 had no Simplify and returned every answer whole; it still does.
@@ -85,7 +94,10 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
     } catch (error) {
       const nodeError = toNodeError(ctx.getNode(), error, op, i);
       if (ctx.continueOnFail()) {
-        out.push({ json: { error: nodeError.message, ...(nodeError.description ? { error_description: nodeError.description } : {}) }, pairedItem: { item: i } });
+        out.push({
+          json: { error: nodeError.message, ...(nodeError.description ? { error_description: nodeError.description } : {}) },
+          pairedItem: { item: i },
+        });
         continue;
       }
       throw nodeError;

@@ -53,7 +53,9 @@ export const webhookLifecycle = {
     try {
       const res = await create(api, url, state, { credentialSecret: creds.webhookSigningSecret, takeOver: options.takeOver === true });
       if (res.tookOverFrom) {
-        this.logger.warn(`Company Data Trigger took over the account's webhook: events now go to this workflow instead of ${res.tookOverFrom}`);
+        this.logger.warn(
+          `Company Data Trigger took over the account's webhook: events now go to this workflow instead of ${res.tookOverFrom}`,
+        );
       }
       return true;
     } catch (error) {
@@ -64,7 +66,8 @@ export const webhookLifecycle = {
     const { url, api, state } = await hookContext(this);
     try {
       const res = await remove(api, url, state);
-      if (!res.disabled) this.logger.info('Company Data Trigger: the account\'s webhook no longer points to this workflow, so it was left unchanged');
+      if (!res.disabled)
+        this.logger.info("Company Data Trigger: the account's webhook no longer points to this workflow, so it was left unchanged");
       return true;
     } catch (error) {
       // Deactivation must not be blocked by the service (for example a revoked key); say what was left on.

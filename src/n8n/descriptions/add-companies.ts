@@ -44,4 +44,3 @@ export function addFromItemsProperties(at: At): INodeProperties[] {
     },
   ];
 }
-

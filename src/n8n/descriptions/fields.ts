@@ -51,6 +51,14 @@ export function fieldsOf(op: AnyOperation): Field[] {
     .map(([name, spec]) => {
       const { kind, optional } = kindOf(spec.schema);
       const place = spec.optional ? 'options' : 'top';
-      return { param: name, prop: camel(name), place, kind, optional, label: spec.label, ...(spec.picker ? { picker: spec.picker } : {}) } as Field;
+      return {
+        param: name,
+        prop: camel(name),
+        place,
+        kind,
+        optional,
+        label: spec.label,
+        ...(spec.picker ? { picker: spec.picker } : {}),
+      } as Field;
     });
 }

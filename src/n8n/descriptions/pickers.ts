@@ -101,7 +101,11 @@ export const pickers: Record<PickerKey, Picker> = {
   savedSearch: {
     method: 'searchSavedSearches',
     noun: 'Saved Search',
-    id: { regex: '^\\s*srch_[A-Za-z0-9]+\\s*$', message: 'A saved search ID starts with srch_, e.g. srch_4hd82', placeholder: 'e.g. srch_4hd82' },
+    id: {
+      regex: '^\\s*srch_[A-Za-z0-9]+\\s*$',
+      message: 'A saved search ID starts with srch_, e.g. srch_4hd82',
+      placeholder: 'e.g. srch_4hd82',
+    },
     op: operationGroups.searches.list,
     paged: false,
     input: () => ({}),
@@ -126,7 +130,10 @@ export const pickers: Record<PickerKey, Picker> = {
 export const pickerKeys = Object.keys(pickers) as PickerKey[];
 
 /** The n8n resourceLocator field for a parameter that names a picker. */
-export function resourceLocatorProperty(key: PickerKey, base: { displayName: string; name: string; description: string; required: boolean }): INodeProperties {
+export function resourceLocatorProperty(
+  key: PickerKey,
+  base: { displayName: string; name: string; description: string; required: boolean },
+): INodeProperties {
   const p = pickers[key];
   const modes: INodePropertyMode[] = [
     {
@@ -158,7 +165,9 @@ export function resourceLocatorProperty(key: PickerKey, base: { displayName: str
 }
 
 /** Method names, for tests and the e2e: which listSearch method serves which picker. */
-export const pickerMethods: Readonly<Record<PickerKey, string>> = Object.fromEntries(pickerKeys.map((k) => [k, pickers[k].method])) as Record<PickerKey, string>;
+export const pickerMethods: Readonly<Record<PickerKey, string>> = Object.fromEntries(
+  pickerKeys.map((k) => [k, pickers[k].method]),
+) as Record<PickerKey, string>;
 
 /** Pickers whose whole list the account holds: the triggers offer them as multi-select option lists. */
 export type AccountList = 'monitoringList' | 'savedSearch';
@@ -166,7 +175,9 @@ export const accountLists: readonly AccountList[] = ['monitoringList', 'savedSea
 export const loadMethodName = (k: AccountList) => `get${pickers[k].method.replace(/^search/, '')}`;
 
 /** loadOptions method names: getMonitoringLists, getSavedSearches. */
-export const loadOptionsMethods: Readonly<Record<AccountList, string>> = Object.fromEntries(accountLists.map((k) => [k, loadMethodName(k)])) as Record<AccountList, string>;
+export const loadOptionsMethods: Readonly<Record<AccountList, string>> = Object.fromEntries(
+  accountLists.map((k) => [k, loadMethodName(k)]),
+) as Record<AccountList, string>;
 
 const isAccountList = (k: PickerKey): k is AccountList => (accountLists as readonly string[]).includes(k);
 
@@ -174,7 +185,10 @@ const isAccountList = (k: PickerKey): k is AccountList => (accountLists as reado
  * A picker among a node's Options (a collection, where n8n offers no resourceLocator): the account's
  * lists or saved searches as a loaded option list. Undefined for pickers that need a search (companies, people).
  */
-export function optionListProperty(key: PickerKey, base: { displayName: string; name: string; description: string }): INodeProperties | undefined {
+export function optionListProperty(
+  key: PickerKey,
+  base: { displayName: string; name: string; description: string },
+): INodeProperties | undefined {
   if (!isAccountList(key)) return undefined;
   return {
     displayName: base.displayName.replace(/ ID$/, ''),
@@ -185,4 +199,3 @@ export function optionListProperty(key: PickerKey, base: { displayName: string; 
     description: `${base.description}. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
   };
 }
-

@@ -41,7 +41,14 @@ function choiceDefault(name: string, options: INodePropertyOptions[]): string | 
 }
 
 /** n8n field for a value of the given kind; nested object fields get humanized labels. */
-function propertyFor(name: string, label: string, description: string, kind: Kind, required: boolean, extra: { options?: readonly ParamOption[]; example?: unknown } = {}): INodeProperties {
+function propertyFor(
+  name: string,
+  label: string,
+  description: string,
+  kind: Kind,
+  required: boolean,
+  extra: { options?: readonly ParamOption[]; example?: unknown } = {},
+): INodeProperties {
   const base = { displayName: label, name: camel(name), description };
   const given = knownChoices(name, kind, extra.options);
   if (given && (kind.t === 'string' || (kind.t === 'array' && kind.of.t === 'string'))) {
@@ -58,7 +65,9 @@ function propertyFor(name: string, label: string, description: string, kind: Kin
     case 'array': {
       if (kind.of.t === 'choice') return { ...base, type: 'multiOptions', options: choiceOptions(name, kind.of, given), default: [] };
       if (kind.of.t === 'object') {
-        const values = Object.entries(kind.of.shape).map(([k, v]) => propertyFor(k, nestedLabel(k), nestedDescription(k), v.kind, !v.optional));
+        const values = Object.entries(kind.of.shape).map(([k, v]) =>
+          propertyFor(k, nestedLabel(k), nestedDescription(k), v.kind, !v.optional),
+        );
         return {
           ...base,
           type: 'fixedCollection',
@@ -79,9 +88,17 @@ function propertyFor(name: string, label: string, description: string, kind: Kin
     case 'number': {
       if (required) return { ...base, type: 'number', default: typeof extra.example === 'number' ? extra.example : 0, required: true };
       // An optional number appears only when added, and then with a value the rule accepts.
-      const bounds = { ...(kind.min !== undefined ? { minValue: kind.min } : {}), ...(kind.max !== undefined ? { maxValue: kind.max } : {}) };
+      const bounds = {
+        ...(kind.min !== undefined ? { minValue: kind.min } : {}),
+        ...(kind.max !== undefined ? { maxValue: kind.max } : {}),
+      };
       const fallback = Math.max(0, kind.min ?? 0);
-      return { ...base, type: 'number', ...(Object.keys(bounds).length ? { typeOptions: bounds } : {}), default: typeof extra.example === 'number' ? extra.example : fallback };
+      return {
+        ...base,
+        type: 'number',
+        ...(Object.keys(bounds).length ? { typeOptions: bounds } : {}),
+        default: typeof extra.example === 'number' ? extra.example : fallback,
+      };
     }
     case 'boolean':
       return { ...base, type: 'boolean', default: false };
@@ -138,7 +155,14 @@ const RETURN_ALL = 'Whether to return all results or only up to a given limit';
 function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
   const description = op.qCap ? `${RETURN_ALL}. A search by name returns at most ${op.qCap} results.` : RETURN_ALL;
   return [
-    { displayName: 'Return All', name: 'returnAll', type: 'boolean', default: false, description, displayOptions: show(spec, resource, [op.name]) },
+    {
+      displayName: 'Return All',
+      name: 'returnAll',
+      type: 'boolean',
+      default: false,
+      description,
+      displayOptions: show(spec, resource, [op.name]),
+    },
     {
       displayName: 'Limit',
       name: 'limit',
@@ -202,11 +226,15 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, ve
       name: 'querySource',
       type: 'options',
       options: [
-        { name: 'A Field of Each Input Item', value: 'field', description: 'Read the query from a column or field of every incoming item, e.g. a sheet column' },
+        {
+          name: 'A Field of Each Input Item',
+          value: 'field',
+          description: 'Read the query from a column or field of every incoming item, e.g. a sheet column',
+        },
         { name: 'A Value or Expression', value: 'value', description: 'Type the query, or build it with an expression' },
       ],
       default: 'field',
-      description: 'Whether to read each item\'s registry code, VAT number or company name from a field, or to enter it',
+      description: "Whether to read each item's registry code, VAT number or company name from a field, or to enter it",
       displayOptions: at(),
     },
     {
@@ -237,7 +265,7 @@ function lookupProperties(spec: NodeSpec, resource: string, op: AnyOperation, ve
       // On by default: a sheet read back after an earlier run would otherwise be billed again, row by row.
       default: true,
       description:
-        'Whether to pass items through unchanged, without a request or a charge, when they already hold this lookup\'s answer (company_data_status) for the same query, e.g. sheet rows enriched by an earlier run. Items with an error, and items whose query changed, are looked up again.',
+        "Whether to pass items through unchanged, without a request or a charge, when they already hold this lookup's answer (company_data_status) for the same query, e.g. sheet rows enriched by an earlier run. Items with an error, and items whose query changed, are looked up again.",
       displayOptions: at(),
     },
     ...lookUpAgainProperties(version, at),
@@ -282,7 +310,8 @@ export function nodeProperties(spec: NodeSpec): INodeProperties[] {
  * What an unset Language option means: from version 3 the node asks for English (src/n8n/actions/router.ts);
  * before, it sent no lang and the service answered in its default, Estonian.
  */
-export const languageWhenUnset = (version: NodeVersion): string => (version >= 3 ? 'Without this option: English.' : "Without this option: Estonian, the service's default.");
+export const languageWhenUnset = (version: NodeVersion): string =>
+  version >= 3 ? 'Without this option: English.' : "Without this option: Estonian, the service's default.";
 
 /** The node's fields as one version shows them. */
 export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProperties[] {
@@ -294,7 +323,9 @@ export function propertiesFor(spec: NodeSpec, version: NodeVersion): INodeProper
       name: 'resource',
       type: 'options',
       noDataExpression: true,
-      options: spec.groups.map((g) => ({ name: groups[g.group].label, value: g.resource ?? g.group, description: groups[g.group].description })).sort(byName),
+      options: spec.groups
+        .map((g) => ({ name: groups[g.group].label, value: g.resource ?? g.group, description: groups[g.group].description }))
+        .sort(byName),
       default: spec.groups[0]!.resource ?? spec.groups[0]!.group,
     });
   }
@@ -385,7 +416,8 @@ function simplifyProperties(spec: NodeSpec, ops: NodeOperation[]): INodeProperti
 export function nodeSubtitle(spec: NodeSpec): string {
   const labels: Record<string, string> = {};
   const multi = hasResources(spec);
-  for (const { resource, op } of nodeOperations(spec)) labels[multi ? `${resource}:${op.name}` : op.name] = multi ? `${groups[op.group].label}: ${op.label}` : op.label;
+  for (const { resource, op } of nodeOperations(spec))
+    labels[multi ? `${resource}:${op.name}` : op.name] = multi ? `${groups[op.group].label}: ${op.label}` : op.label;
   const key = multi ? '$parameter["resource"] + ":" + $parameter["operation"]' : '$parameter["operation"]';
   return `={{ (${JSON.stringify(labels)})[${key}] || ${key} }}`;
 }

@@ -123,7 +123,8 @@ const filtersV2: INodeProperties = {
       type: 'multiOptions',
       typeOptions: { loadOptionsMethod: loadOptionsMethods.monitoringList },
       default: [],
-      description: 'Only changes of companies on these lists. Empty: all lists. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+      description:
+        'Only changes of companies on these lists. Empty: all lists. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
     },
     tonesFilter,
   ],
@@ -154,7 +155,14 @@ const onePerCompanyOption: INodeProperties = {
 
 /** The Options collection of both triggers: the one-item-per-company switch plus each trigger's own option. */
 function optionsCollection(own: INodeProperties): INodeProperties {
-  return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [onePerCompanyOption, own] };
+  return {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    placeholder: 'Add Option',
+    default: {},
+    options: [onePerCompanyOption, own],
+  };
 }
 
 const webhookNotice: INodeProperties = {
@@ -171,11 +179,12 @@ const takeOverOption: INodeProperties = {
   type: 'boolean',
   default: false,
   description:
-    'Whether to point the account\'s webhook here even when it already sends events to another address (another workflow or system then gets none)',
+    "Whether to point the account's webhook here even when it already sends events to another address (another workflow or system then gets none)",
 };
 
 function webhookTriggerFor(version: NodeVersion): INodeProperties[] {
-  if (version === 1) return [webhookNotice, eventsProperty(triggerEventTypes), languageProperty, filtersV1, optionsCollection(takeOverOption)];
+  if (version === 1)
+    return [webhookNotice, eventsProperty(triggerEventTypes), languageProperty, filtersV1, optionsCollection(takeOverOption)];
   return [
     webhookNotice,
     eventsProperty(triggerEventTypes),

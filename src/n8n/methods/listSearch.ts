@@ -6,17 +6,26 @@ import { PICKER_PAGE_SIZE, pickerKeys, pickers, text, type Picker, type Row } fr
 import { clientFor } from '../transport/client';
 
 /** Where the user's text goes when the service has no search for the object: a name or id contains it. */
-const contains = (filter: string | undefined, ...values: unknown[]) => !filter || values.some((v) => text(v).toLowerCase().includes(filter.trim().toLowerCase()));
+const contains = (filter: string | undefined, ...values: unknown[]) =>
+  !filter || values.some((v) => text(v).toLowerCase().includes(filter.trim().toLowerCase()));
 
 /** The pickers' list searches (methods.listSearch): one page of the picker's list, as n8n shows it. */
 
-async function searchPage(client: CoreClient, p: Picker, filter: string | undefined, token: string | undefined): Promise<INodeListSearchResult> {
+async function searchPage(
+  client: CoreClient,
+  p: Picker,
+  filter: string | undefined,
+  token: string | undefined,
+): Promise<INodeListSearchResult> {
   const input = p.input(filter);
   if (!input) return { results: [] };
   if (!p.paged) {
     const res = await client.call(p.op, input as never);
     const rows = (Array.isArray(res.data) ? res.data : []) as Row[];
-    const results = rows.filter((r) => contains(filter, r.name, r.id)).map(p.entry).filter((e): e is INodeListSearchItems => e !== undefined);
+    const results = rows
+      .filter((r) => contains(filter, r.name, r.id))
+      .map(p.entry)
+      .filter((e): e is INodeListSearchItems => e !== undefined);
     return { results };
   }
   const page = token && /^\d+$/.test(token) ? Number(token) : 1;
@@ -43,4 +52,3 @@ export const listSearch = Object.fromEntries(pickerKeys.map((k) => [pickers[k].m
   string,
   (this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) => Promise<INodeListSearchResult>
 >;
-

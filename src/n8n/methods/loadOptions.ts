@@ -12,5 +12,7 @@ function loadOptionsMethod(key: AccountList) {
 }
 
 /** Every option loader, by method name: node files put these under methods.loadOptions. */
-export const loadOptions = Object.fromEntries(accountLists.map((k) => [loadMethodName(k), loadOptionsMethod(k)])) as Record<string, (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>>;
-
+export const loadOptions = Object.fromEntries(accountLists.map((k) => [loadMethodName(k), loadOptionsMethod(k)])) as Record<
+  string,
+  (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>
+>;

@@ -35,6 +35,7 @@ function newClient(ctx: N8nRequestContext, cred: CompanyDataCredential, lang: La
     transport: n8nTransport(ctx),
     clock: n8nClock,
     userAgent: 'n8n-nodes-company-data (n8n)',
-    onSchemaMismatch: (m) => ctx.logger.warn(`Company Data: the answer to ${m.operation} differs from the documented shape`, { requestId: m.requestId }),
+    onSchemaMismatch: (m) =>
+      ctx.logger.warn(`Company Data: the answer to ${m.operation} differs from the documented shape`, { requestId: m.requestId }),
   });
 }

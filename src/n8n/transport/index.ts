@@ -1,4 +1,11 @@
-import type { IExecuteFunctions, IHookFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
+import type {
+  IExecuteFunctions,
+  IHookFunctions,
+  IHttpRequestMethods,
+  IHttpRequestOptions,
+  ILoadOptionsFunctions,
+  IPollFunctions,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../../core/transport';
 import { TransportError } from '../../core/transport';
@@ -98,9 +105,11 @@ export function n8nTransport(ctx: N8nRequestContext, credentialType = CREDENTIAL
       };
       let res: FullResponse;
       try {
-        res = (authenticated
-          ? await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options)
-          : await ctx.helpers.httpRequest(options)) as FullResponse;
+        res = (
+          authenticated
+            ? await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options)
+            : await ctx.helpers.httpRequest(options)
+        ) as FullResponse;
       } catch (error) {
         throw transportErrorFrom(error);
       }

@@ -36,7 +36,8 @@ export function webhookApi(client: CoreClient, node: INode): WebhookApi {
 function cursorRead(data: unknown, meta: Record<string, unknown>, after: string | undefined, limit: number): CursorRead {
   const items: unknown[] = Array.isArray(data) ? data : [];
   const last = items.length ? (items[items.length - 1] as { id?: unknown }).id : undefined;
-  const next = typeof meta.next_cursor === 'string' && meta.next_cursor !== '' ? meta.next_cursor : typeof last === 'string' ? last : after ?? null;
+  const next =
+    typeof meta.next_cursor === 'string' && meta.next_cursor !== '' ? meta.next_cursor : typeof last === 'string' ? last : (after ?? null);
   const hasMore = typeof meta.has_more === 'boolean' ? meta.has_more : items.length >= limit;
   return { items, cursor: next, hasMore };
 }

@@ -22,7 +22,12 @@ export interface DeliveryContext {
  */
 export async function handleDelivery(rawBody: unknown, headers: WebhookHeaders, ctx: DeliveryContext): Promise<DeliveryOutcome> {
   if (ctx.secrets.length === 0) {
-    return { kind: 'rejected', status: 401, reason: 'no_secret', message: 'No signing secret is known for this webhook, so no delivery can be verified' };
+    return {
+      kind: 'rejected',
+      status: 401,
+      reason: 'no_secret',
+      message: 'No signing secret is known for this webhook, so no delivery can be verified',
+    };
   }
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
     return { kind: 'rejected', status: 401, reason: 'body_not_raw', message: 'the raw request body is not available' };

@@ -37,9 +37,16 @@ const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !
 
 /** Splits "a, b,c" into trimmed, non-empty values (n8n string fields for lists of ids and kinds). */
 export function splitList(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String).map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(value))
+    return value
+      .map(String)
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (typeof value !== 'string') return [];
-  return value.split(/[,\s]+/).map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(/[,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function wanted(type: string, opts: TriggerOptions): boolean {
@@ -86,6 +93,8 @@ export function eventToItems(event: unknown, opts: TriggerOptions): TriggerItem[
       return [{ summary: testSummary(opts.lang), ...event }];
     default:
       // A type this version does not know: pass it on only when the user chose "all events".
-      return opts.events.length === triggerEventTypes.length || opts.events.length === 0 ? [{ summary: `${event.type} ${String(event.id ?? '')}`.trim(), ...event }] : [];
+      return opts.events.length === triggerEventTypes.length || opts.events.length === 0
+        ? [{ summary: `${event.type} ${String(event.id ?? '')}`.trim(), ...event }]
+        : [];
   }
 }

@@ -48,7 +48,12 @@ export function knownSecrets(state: HookState, credentialSecret?: string): strin
   return [...new Set([state.signingSecret, credentialSecret?.trim()].filter((s): s is string => typeof s === 'string' && s !== ''))];
 }
 
-export async function checkExists(api: WebhookApi, ourUrl: string, state: HookState, opts: Pick<LifecycleOptions, 'credentialSecret'>): Promise<boolean> {
+export async function checkExists(
+  api: WebhookApi,
+  ourUrl: string,
+  state: HookState,
+  opts: Pick<LifecycleOptions, 'credentialSecret'>,
+): Promise<boolean> {
   const cfg = await api.get();
   return cfg.url === ourUrl && cfg.enabled && knownSecrets(state, opts.credentialSecret).length > 0;
 }

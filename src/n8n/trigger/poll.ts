@@ -47,7 +47,8 @@ export function pollSources(api: PollApi, settings: Pick<PollSettings, 'options'
   const sources: PollSource[] = [];
   if (all || types.includes('monitoring.change')) sources.push({ key: 'events', read: (after, limit) => api.events(after, limit) });
   if (all || types.includes('search.matches')) {
-    for (const id of settings.options.searchIds) sources.push({ key: `search:${id}`, read: (after, limit) => api.matches(id, after, limit) });
+    for (const id of settings.options.searchIds)
+      sources.push({ key: `search:${id}`, read: (after, limit) => api.matches(id, after, limit) });
   }
   return sources;
 }

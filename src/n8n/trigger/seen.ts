@@ -66,7 +66,11 @@ export function resetProcessMemory(): void {
 }
 
 export interface ProcessedDataHelpers {
-  checkProcessedAndRecord(items: Array<string | number>, scope: Scope, options: { mode: 'entries'; maxEntries?: number }): Promise<{ new: Array<string | number>; processed: Array<string | number> }>;
+  checkProcessedAndRecord(
+    items: Array<string | number>,
+    scope: Scope,
+    options: { mode: 'entries'; maxEntries?: number },
+  ): Promise<{ new: Array<string | number>; processed: Array<string | number> }>;
   clearAllProcessedItems(scope: Scope, options: { mode: 'entries' }): Promise<void>;
   getProcessedDataCount(scope: Scope, options: { mode: 'entries' }): Promise<number>;
 }
@@ -74,7 +78,11 @@ type Scope = 'node' | 'workflow';
 
 export function hasProcessedData(helpers: unknown): helpers is ProcessedDataHelpers {
   const h = helpers as Partial<ProcessedDataHelpers> | undefined;
-  return typeof h?.checkProcessedAndRecord === 'function' && typeof h.clearAllProcessedItems === 'function' && typeof h.getProcessedDataCount === 'function';
+  return (
+    typeof h?.checkProcessedAndRecord === 'function' &&
+    typeof h.clearAllProcessedItems === 'function' &&
+    typeof h.getProcessedDataCount === 'function'
+  );
 }
 
 const ENTRIES = { mode: 'entries' } as const;
@@ -135,7 +143,11 @@ interface Waiter {
  * turns in a row, which is what bounds events per second in a burst. Should the store fail, every id
  * counts as new and `warn` says so: an alert delivered twice is better than one lost.
  */
-export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STALE_MS, pause = (ms: number): Promise<void> => sleep(ms) } = {}) {
+export function processedDataStore({
+  now = () => Date.now(),
+  staleMs = TURN_STALE_MS,
+  pause = (ms: number): Promise<void> => sleep(ms),
+} = {}) {
   const waiting = new Map<string, Waiter[]>();
   const warnedForeign = new Set<string>();
 
@@ -148,12 +160,16 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
       if (turn === 'foreign') {
         if (!warnedForeign.has(key)) {
           warnedForeign.add(key);
-          warn("another node of this workflow uses n8n's workflow-wide duplicate store (a Remove Duplicates node with scope Workflow?), so n8n processes cannot take turns checking events: set that node's scope to Node");
+          warn(
+            "another node of this workflow uses n8n's workflow-wide duplicate store (a Remove Duplicates node with scope Workflow?), so n8n processes cannot take turns checking events: set that node's scope to Node",
+          );
         }
         return false;
       }
       if (now() - since > staleMs) {
-        warn(`the turn to check events was held for over ${Math.round(staleMs / 1000)} s (a process stopped while holding it); taking it over`);
+        warn(
+          `the turn to check events was held for over ${Math.round(staleMs / 1000)} s (a process stopped while holding it); taking it over`,
+        );
         await h.clearAllProcessedItems('workflow', ENTRIES);
         since = now();
         continue;
@@ -186,10 +202,19 @@ export function processedDataStore({ now = () => Date.now(), staleMs = TURN_STAL
       turn = await waitForTurn(helpers, key, warn);
       return await checkAndRecord(helpers, ids, DEDUPE_MAX_ENTRIES);
     } catch (error) {
-      warn(`n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${ids.join(', ')} pass on unchecked for repeats`);
+      warn(
+        `n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${ids.join(', ')} pass on unchecked for repeats`,
+      );
       return new Set(ids);
     } finally {
-      if (turn) await helpers.clearAllProcessedItems('workflow', ENTRIES).catch((error: unknown) => warn(`could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(staleMs / 1000)} s`));
+      if (turn)
+        await helpers
+          .clearAllProcessedItems('workflow', ENTRIES)
+          .catch((error: unknown) =>
+            warn(
+              `could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(staleMs / 1000)} s`,
+            ),
+          );
     }
   }
 
@@ -228,7 +253,12 @@ export const newIdsInProcessedData = processedDataStore();
  * (`helpers`): checkAndAddMany is one batched turn (processedDataStore). The trigger only ever checks
  * and records together, so has() and add() are left out (each would cost a turn of its own).
  */
-export function processedDataDedupe(helpers: ProcessedDataHelpers, key: string, warn: (message: string) => void, newIdsIn = newIdsInProcessedData): Pick<DedupeStore, 'checkAndAdd' | 'checkAndAddMany'> {
+export function processedDataDedupe(
+  helpers: ProcessedDataHelpers,
+  key: string,
+  warn: (message: string) => void,
+  newIdsIn = newIdsInProcessedData,
+): Pick<DedupeStore, 'checkAndAdd' | 'checkAndAddMany'> {
   const checkAndAddMany = (ids: readonly string[]) => newIdsIn(helpers, key, [...ids], warn);
   return {
     checkAndAdd: async (id) => (await checkAndAddMany([id])).has(id),

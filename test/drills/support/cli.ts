@@ -20,7 +20,15 @@ afterAll(() => {
 export function cliBundle(): string {
   if (!built) {
     built = join(mkdtempSync(join(tmpdir(), 'drill-cli-')), 'company-data.cjs');
-    buildSync({ entryPoints: [resolve(__dirname, '../../../packages/cli/src/cli/main.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: built, logLevel: 'error' });
+    buildSync({
+      entryPoints: [resolve(__dirname, '../../../packages/cli/src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      outfile: built,
+      logLevel: 'error',
+    });
   }
   return built;
 }

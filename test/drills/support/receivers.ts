@@ -63,12 +63,18 @@ export async function startFanOut(opts: { workflowId: string; dir?: string }): P
     const result = await trigger.webhook.call(ctx);
     for (const call of ctx.logger.warn.mock.calls) logs.push(String(call[0]));
     const forward: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (k.startsWith('x-service-') || k === 'content-type') forward[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(req.headers))
+      if (k.startsWith('x-service-') || k === 'content-type') forward[k] = Array.isArray(v) ? v.join(', ') : String(v);
     // Duplicated headers reach the sheet receiver as node:http joined them for the trigger.
     const sheet = await fetch(rx.url, { method: 'POST', headers: forward, body: rawBody });
     await sheet.text();
     const eventId = req.headers['x-service-event-id'];
-    deliveries.push({ eventId: Array.isArray(eventId) ? eventId[0] : eventId, trigger: response.statusCode, sheet: sheet.status, executed: !!result.workflowData });
+    deliveries.push({
+      eventId: Array.isArray(eventId) ? eventId[0] : eventId,
+      trigger: response.statusCode,
+      sheet: sheet.status,
+      executed: !!result.workflowData,
+    });
     const ok = response.statusCode < 300 && sheet.status < 300;
     res.writeHead(ok ? 200 : response.statusCode >= 400 ? response.statusCode : sheet.status).end();
   });

@@ -19,7 +19,14 @@ export function drillRows(ds: Dataset, n: number): string[] {
     } else if (i % 97 === 11) rows.push('ab');
     else {
       const c = companies[distinct.length % companies.length]!;
-      const v = i % 31 === 0 ? c.name : c.vat && i % 4 === 0 ? c.vat : distinct.length % 13 === 5 ? withRegistryCheckDigit(String(1_300_000 + i)) : c.code;
+      const v =
+        i % 31 === 0
+          ? c.name
+          : c.vat && i % 4 === 0
+            ? c.vat
+            : distinct.length % 13 === 5
+              ? withRegistryCheckDigit(String(1_300_000 + i))
+              : c.code;
       distinct.push(v);
       rows.push(v);
     }

@@ -21,13 +21,19 @@ export interface EventsSandbox {
 export const KEYS = { api1: 'sk_test_api_1', api2: 'sk_test_api_2', basic: 'sk_test_basic' } as const;
 
 /** The real sandbox (startSandbox) for the write-side tests: fixed keys (stable accounts across restarts), no random detection. */
-export async function startEventsSandbox(opts: { companies?: number; dataDir?: string } & Pick<SandboxOptions, 'settings' | 'seed'> = {}): Promise<EventsSandbox> {
+export async function startEventsSandbox(
+  opts: { companies?: number; dataDir?: string } & Pick<SandboxOptions, 'settings' | 'seed'> = {},
+): Promise<EventsSandbox> {
   const sb = await startSandbox({
     companies: Math.max(1500, opts.companies ?? 1500),
     seed: opts.seed,
     dataDir: opts.dataDir,
     rateLimit: false,
-    keys: [{ key: KEYS.api1, plan: 'api' }, { key: KEYS.api2, plan: 'api' }, { key: KEYS.basic, plan: 'basic' }],
+    keys: [
+      { key: KEYS.api1, plan: 'api' },
+      { key: KEYS.api2, plan: 'api' },
+      { key: KEYS.basic, plan: 'basic' },
+    ],
     settings: { detectionRate: 0, ...opts.settings },
   });
   const ds = sb.dataset;
@@ -49,7 +55,13 @@ export async function startEventsSandbox(opts: { companies?: number; dataDir?: s
 }
 
 /** A JSON call with a key; returns status, headers and the parsed body (any: each test reads what it expects). */
-export async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+export async function call(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(base + path, {
     method,
     headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },

@@ -34,15 +34,29 @@ export interface GoogleFlags {
 export function addApiOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--base-url <url>', 'service address').env('COMPANY_DATA_BASE_URL'))
-    .addOption(new Option('--api-key <key>', 'API key (prefer the environment variable: flags show in process lists)').env('COMPANY_DATA_API_KEY'));
+    .addOption(
+      new Option('--api-key <key>', 'API key (prefer the environment variable: flags show in process lists)').env('COMPANY_DATA_API_KEY'),
+    );
 }
 
 export function addGoogleOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--google-key-file <path>', 'Google service-account key (JSON); share the spreadsheet with its client_email').env('COMPANY_DATA_GOOGLE_KEY_FILE'))
+    .addOption(
+      new Option('--google-key-file <path>', 'Google service-account key (JSON); share the spreadsheet with its client_email').env(
+        'COMPANY_DATA_GOOGLE_KEY_FILE',
+      ),
+    )
     .addOption(new Option('--google-token <token>', 'Google OAuth2 access token').env('COMPANY_DATA_GOOGLE_TOKEN'))
-    .addOption(new Option('--google-oauth-file <path>', 'Google OAuth2 authorized-user JSON (client_id, client_secret, refresh_token)').env('COMPANY_DATA_GOOGLE_OAUTH_FILE'))
-    .addOption(new Option('--sheets-root-url <url>', 'Google Sheets API root (default https://sheets.googleapis.com/)').env('COMPANY_DATA_SHEETS_ROOT_URL').hideHelp());
+    .addOption(
+      new Option('--google-oauth-file <path>', 'Google OAuth2 authorized-user JSON (client_id, client_secret, refresh_token)').env(
+        'COMPANY_DATA_GOOGLE_OAUTH_FILE',
+      ),
+    )
+    .addOption(
+      new Option('--sheets-root-url <url>', 'Google Sheets API root (default https://sheets.googleapis.com/)')
+        .env('COMPANY_DATA_SHEETS_ROOT_URL')
+        .hideHelp(),
+    );
 }
 
 export interface OpenedClient {
@@ -101,8 +115,16 @@ export function googleCredentials(flags: GoogleFlags): GoogleCredentials {
     } catch {
       throw new Error(`google-oauth-file: cannot read ${flags.googleOauthFile} as JSON`);
     }
-    if (!j.client_id || !j.client_secret || !j.refresh_token) throw new Error('google-oauth-file: must hold client_id, client_secret and refresh_token');
-    return { oauth: { clientId: j.client_id, clientSecret: j.client_secret, refreshToken: j.refresh_token, ...(j.token_uri ? { tokenUrl: j.token_uri } : {}) } };
+    if (!j.client_id || !j.client_secret || !j.refresh_token)
+      throw new Error('google-oauth-file: must hold client_id, client_secret and refresh_token');
+    return {
+      oauth: {
+        clientId: j.client_id,
+        clientSecret: j.client_secret,
+        refreshToken: j.refresh_token,
+        ...(j.token_uri ? { tokenUrl: j.token_uri } : {}),
+      },
+    };
   }
   const keyFile = flags.googleKeyFile ?? process.env.GOOGLE_APPLICATION_CREDENTIALS;
   if (keyFile) return { serviceAccountKeyFile: keyFile };
@@ -122,7 +144,10 @@ export interface TableTarget {
 
 /** --csv-formulas, for the commands that write service data into a sheet. */
 export function csvFormulasOption(): Option {
-  return new Option('--csv-formulas <mode>', 'CSV only: escape (default) puts an apostrophe before written values starting with = + - @, so Excel and LibreOffice show them as text; keep writes them as they are')
+  return new Option(
+    '--csv-formulas <mode>',
+    'CSV only: escape (default) puts an apostrophe before written values starting with = + - @, so Excel and LibreOffice show them as text; keep writes them as they are',
+  )
     .choices([...csvFormulaModes])
     .default('escape');
 }
@@ -145,8 +170,17 @@ export async function openTable(target: TableTarget, google: GoogleFlags): Promi
   }
   if (!target.file) throw new Error('file: give a .csv or .xlsx file, or --spreadsheet ID');
   const ext = extname(target.file).toLowerCase();
-  if (target.mustExist && (ext === '.csv' || ext === '.txt' || ext === '.xlsx') && !existsSync(target.file)) throw new Error(`file: ${target.file} does not exist`);
-  if (ext === '.csv' || ext === '.txt') return new CsvTable(target.file, { ...(target.out ? { out: target.out } : {}), ...(target.csvFormulas ? { formulas: target.csvFormulas } : {}) });
-  if (ext === '.xlsx') return new (await import('../sheets/xlsx-table')).XlsxTable(target.file, { ...(target.sheet ? { sheet: target.sheet } : {}), ...(target.out ? { out: target.out } : {}) });
+  if (target.mustExist && (ext === '.csv' || ext === '.txt' || ext === '.xlsx') && !existsSync(target.file))
+    throw new Error(`file: ${target.file} does not exist`);
+  if (ext === '.csv' || ext === '.txt')
+    return new CsvTable(target.file, {
+      ...(target.out ? { out: target.out } : {}),
+      ...(target.csvFormulas ? { formulas: target.csvFormulas } : {}),
+    });
+  if (ext === '.xlsx')
+    return new (await import('../sheets/xlsx-table')).XlsxTable(target.file, {
+      ...(target.sheet ? { sheet: target.sheet } : {}),
+      ...(target.out ? { out: target.out } : {}),
+    });
   throw new Error(`file: ${target.file} must end in .csv or .xlsx`);
 }

@@ -194,7 +194,12 @@ export class LineFile {
  * 1 MiB chunks. A last piece without its newline is passed with `complete` false. Returns the
  * position reached (the file's size when `end` is left open).
  */
-export function scanLines(fd: number, start: number, onLine: (line: string, offset: number, complete: boolean) => void, end = Infinity): number {
+export function scanLines(
+  fd: number,
+  start: number,
+  onLine: (line: string, offset: number, complete: boolean) => void,
+  end = Infinity,
+): number {
   const chunk = Buffer.alloc(1 << 20);
   let carry = Buffer.alloc(0);
   let pos = start;

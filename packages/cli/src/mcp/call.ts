@@ -40,7 +40,8 @@ function compact(v: unknown): unknown {
   }
   return out;
 }
-const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (isRow(v) && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) =>
+  v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (isRow(v) && Object.keys(v).length === 0);
 
 function rowsOf(op: AnyOperation, data: unknown, full: boolean): { rows: Row[]; total?: number } {
   let rows: unknown[];
@@ -67,7 +68,13 @@ function envelope(rows: Row[], extra: Row, requestId: string): Structured {
   return out;
 }
 
-async function single(ctx: CallContext, tool: CompanyDataTool, input: Row, full: boolean, opts: { shouldStart?: () => boolean }): Promise<Structured> {
+async function single(
+  ctx: CallContext,
+  tool: CompanyDataTool,
+  input: Row,
+  full: boolean,
+  opts: { shouldStart?: () => boolean },
+): Promise<Structured> {
   const res = await ctx.client.call(tool.op, input, opts);
   const { rows, total } = rowsOf(tool.op, res.data, full);
   const meta = metaExtras(res.meta);
@@ -89,13 +96,17 @@ async function paged(ctx: CallContext, tool: CompanyDataTool, input: Row, full: 
   }
   if (p.capped) {
     extra.capped = true;
-    extra.how_to_get_more = 'The service returns at most 200 results for a text search: narrow the search (more words, a filter) to see others.';
+    extra.how_to_get_more =
+      'The service returns at most 200 results for a text search: narrow the search (more words, a filter) to see others.';
   }
   return envelope(rows, extra, p.requestId);
 }
 
 async function cursor(ctx: CallContext, tool: CompanyDataTool, input: Row, full: boolean): Promise<Structured> {
-  const pages = ctx.client.cursorPages(tool.op as Parameters<CoreClient['cursorPages']>[0], { ...input, limit: input.limit ?? DEFAULT_TOOL_PAGE_SIZE } as never);
+  const pages = ctx.client.cursorPages(
+    tool.op as Parameters<CoreClient['cursorPages']>[0],
+    { ...input, limit: input.limit ?? DEFAULT_TOOL_PAGE_SIZE } as never,
+  );
   const first = await pages.next();
   await pages.return(undefined);
   if (first.done) return envelope([], {}, '');
@@ -120,7 +131,8 @@ async function lookup(ctx: CallContext, tool: CompanyDataTool, input: Row, full:
   const { param, max: perRequest } = tool.op.bulk!;
   const queries = input[param];
   if (!Array.isArray(queries) || queries.length === 0) throw new ValidationError({ field: param, rule: 'needs 1 to 1000 queries' });
-  if (queries.length > MAX_LOOKUP_QUERIES) throw new ValidationError({ field: param, rule: `has ${queries.length} queries; at most ${MAX_LOOKUP_QUERIES} a call` });
+  if (queries.length > MAX_LOOKUP_QUERIES)
+    throw new ValidationError({ field: param, rule: `has ${queries.length} queries; at most ${MAX_LOOKUP_QUERIES} a call` });
   const max = maxBilled(input.max_billed_queries);
   // The operation's own rules check every argument (one request's worth stands for the whole call)
   // before anything is billed, with the same messages as every other tool.
@@ -201,7 +213,8 @@ export function errorResult(err: unknown, secrets: readonly string[]): CallToolR
     if (err.status !== undefined) facts.push(`status: ${err.status}`);
     if (err.requestId) facts.push(`request id: ${err.requestId}`);
     text = `${err.message}. What to do: ${err.hint} (${facts.join(', ')})`;
-    if (err instanceof ValidationError && err.issues.length > 1) text += `\nAll problems: ${err.issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`;
+    if (err instanceof ValidationError && err.issues.length > 1)
+      text += `\nAll problems: ${err.issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`;
   } else text = `Unexpected error: ${err instanceof Error ? err.message : String(err)}. What to do: try again; if it persists, report it.`;
   return { content: [{ type: 'text', text: redact(text, secrets) }], isError: true };
 }

@@ -55,7 +55,9 @@ function hostnameOf(value: string): string | undefined {
 }
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -67,7 +69,8 @@ interface Session {
 }
 
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer> {
-  if (!opts.token) throw new Error('mcp-token: set COMPANY_DATA_MCP_TOKEN to the token clients must send as "Authorization: Bearer <token>"');
+  if (!opts.token)
+    throw new Error('mcp-token: set COMPANY_DATA_MCP_TOKEN to the token clients must send as "Authorization: Bearer <token>"');
   const tokenDigest = digest(opts.token);
   const sessions = new Map<string, Session>();
   let port = opts.port;
@@ -110,7 +113,8 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (!(await makeRoom())) return jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}): close unused clients, or retry later`);
+    if (!(await makeRoom()))
+      return jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}): close unused clients, or retry later`);
     const server = opts.newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -129,8 +133,10 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) return jsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
-    if (!originAllowed(req.headers.origin)) return jsonRpcError(res, 403, -32000, 'Forbidden: requests from web pages of other sites are refused (Origin)');
-    if (!hostAllowed(req.headers.host)) return jsonRpcError(res, 403, -32000, 'Forbidden: this server answers only to a loopback host name (Host)');
+    if (!originAllowed(req.headers.origin))
+      return jsonRpcError(res, 403, -32000, 'Forbidden: requests from web pages of other sites are refused (Origin)');
+    if (!hostAllowed(req.headers.host))
+      return jsonRpcError(res, 403, -32000, 'Forbidden: this server answers only to a loopback host name (Host)');
     if (!authorized(req.headers.authorization)) {
       return jsonRpcError(res, 401, -32000, 'Unauthorized: send "Authorization: Bearer <token>" with the token of COMPANY_DATA_MCP_TOKEN', {
         'www-authenticate': 'Bearer realm="company-data-mcp"',

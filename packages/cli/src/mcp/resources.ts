@@ -43,13 +43,18 @@ export const resourceTemplates: ResourceTemplate[] = [
 ];
 
 export async function readResource(client: CoreClient, uri: string): Promise<ReadResourceResult> {
-  const json = (value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 1) }] });
+  const json = (value: unknown): ReadResourceResult => ({
+    contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 1) }],
+  });
   if (uri === OPENAPI_URI) return json((await client.reference.openapi()).data);
   if (uri.startsWith(CLASSIFIER_PREFIX)) {
     const type = uri.slice(CLASSIFIER_PREFIX.length);
     return json((await client.reference.classifiers({ type })).data);
   }
-  throw new ValidationError({ field: 'uri', rule: `is not a resource of this server; known: ${OPENAPI_URI} and ${CLASSIFIER_PREFIX}{type}` });
+  throw new ValidationError({
+    field: 'uri',
+    rule: `is not a resource of this server; known: ${OPENAPI_URI} and ${CLASSIFIER_PREFIX}{type}`,
+  });
 }
 
 const ops = operationGroups;
@@ -60,7 +65,7 @@ interface PromptSpec {
   text(args: Record<string, string>): string;
 }
 
-const registryCodeArgument = { name: 'registry_code', description: 'The company\'s 8-digit registry code, or its name', required: true };
+const registryCodeArgument = { name: 'registry_code', description: "The company's 8-digit registry code, or its name", required: true };
 
 const prompts: PromptSpec[] = [
   {
@@ -73,7 +78,9 @@ const prompts: PromptSpec[] = [
     text: ({ registry_code: code = '' }) =>
       [
         `Do a due-diligence check of the Estonian company ${code}.`,
-        registryCodeProblem(code) === null ? '' : `First find its registry code with ${t(ops.companies.search)} (or ${t(ops.companies.lookup)}), and say which company you chose.`,
+        registryCodeProblem(code) === null
+          ? ''
+          : `First find its registry code with ${t(ops.companies.search)} (or ${t(ops.companies.lookup)}), and say which company you chose.`,
         `1. ${t(ops.companies.get)}: status, age, legal form, main activity, VAT number.`,
         `2. ${t(ops.risk.creditScore)} and ${t(ops.risk.taxDebt)}.`,
         `3. ${t(ops.risk.courtCases)}, ${t(ops.risk.enforcements)} and ${t(ops.risk.paymentOrders)}.`,
@@ -94,7 +101,9 @@ const prompts: PromptSpec[] = [
     text: ({ registry_code: code = '' }) =>
       [
         `Find out who is behind the Estonian company ${code}.`,
-        registryCodeProblem(code) === null ? '' : `First find its registry code with ${t(ops.companies.search)}, and say which company you chose.`,
+        registryCodeProblem(code) === null
+          ? ''
+          : `First find its registry code with ${t(ops.companies.search)}, and say which company you chose.`,
         `1. ${t(ops.people.representatives)}, ${t(ops.people.shareholders)} and ${t(ops.people.beneficialOwners)}.`,
         `2. For each person that matters, ${t(ops.people.getPerson)} (ids are in the rows above) to see their other current roles.`,
         'Answer with who controls the company (ownership shares), who runs it, and their other companies; say when a list is empty rather than guessing.',
@@ -108,12 +117,21 @@ export const promptList: Prompt[] = prompts.map((p) => p.prompt);
 
 export function getPrompt(name: string, args: Record<string, string> | undefined): GetPromptResult {
   const spec = prompts.find((p) => p.prompt.name === name);
-  if (!spec) throw new ValidationError({ field: 'name', rule: `is not a prompt of this server; known: ${promptList.map((p) => p.name).join(', ')}` });
+  if (!spec)
+    throw new ValidationError({
+      field: 'name',
+      rule: `is not a prompt of this server; known: ${promptList.map((p) => p.name).join(', ')}`,
+    });
   for (const a of spec.prompt.arguments ?? []) {
     if (a.required && !args?.[a.name]?.trim()) throw new ValidationError({ field: a.name, rule: 'is required' });
   }
   return {
     description: spec.prompt.description,
-    messages: [{ role: 'user', content: { type: 'text', text: spec.text(Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, v.trim()]))) } }],
+    messages: [
+      {
+        role: 'user',
+        content: { type: 'text', text: spec.text(Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, v.trim()]))) },
+      },
+    ],
   };
 }

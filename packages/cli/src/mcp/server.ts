@@ -86,7 +86,11 @@ function instructions(ctx: McpContext): string {
 /** A protocol error for a request this server cannot serve (unknown tool, resource or prompt). */
 function protocolError(err: unknown, secrets: readonly string[]): McpError {
   if (err instanceof McpError) return err;
-  if (err instanceof CompanyDataError) return new McpError(err.code === 'invalid_parameter' ? ErrorCode.InvalidParams : ErrorCode.InternalError, redact(`${err.message}. ${err.hint}`, secrets));
+  if (err instanceof CompanyDataError)
+    return new McpError(
+      err.code === 'invalid_parameter' ? ErrorCode.InvalidParams : ErrorCode.InternalError,
+      redact(`${err.message}. ${err.hint}`, secrets),
+    );
   return new McpError(ErrorCode.InternalError, redact(err instanceof Error ? err.message : String(err), secrets));
 }
 
@@ -103,7 +107,13 @@ export function createMcpServer(ctx: McpContext): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${req.params.name}: list the tools to see their names`);
     const started = Date.now();
     try {
-      const structured = await ctx.track(runTool({ client: ctx.client, defaultLang: ctx.lang, lookupCache: ctx.lookupCache, signal: extra.signal }, tool, req.params.arguments ?? {}));
+      const structured = await ctx.track(
+        runTool(
+          { client: ctx.client, defaultLang: ctx.lang, lookupCache: ctx.lookupCache, signal: extra.signal },
+          tool,
+          req.params.arguments ?? {},
+        ),
+      );
       ctx.log?.(`${tool.name}: ok, ${structured.count} rows, ${Date.now() - started} ms`);
       return toolResult(structured);
     } catch (err) {

@@ -52,11 +52,14 @@ function returnsText(op: AnyOperation, kind: ToolKind): string {
     return 'Returns one item per query with status (matched, no_match, vat_group, skipped, invalid, error) and the best match in match as flat company fields (registry_code, name, status, address, vat_number); full=true gives every match as the service sends it.';
   }
   if (!isRead(op)) return 'Returns the changed object as the service answers it.';
-  const compact = simplifies(op) ? 'flat, compact fields by default; full=true gives the service\'s whole object' : 'the service\'s fields, empty ones left out by default; full=true keeps them';
+  const compact = simplifies(op)
+    ? "flat, compact fields by default; full=true gives the service's whole object"
+    : "the service's fields, empty ones left out by default; full=true keeps them";
   if (kind === 'paged') {
     return `Returns one page of rows in items (${compact}), with total, more_available and next_page: when more_available is true, call again with page=next_page. Default ${DEFAULT_TOOL_PAGE_SIZE} rows a page, limit up to 100.`;
   }
-  if (kind === 'cursor') return `Returns the events in items (${compact}), oldest first, with next_after: when more_available is true, call again with after=next_after.`;
+  if (kind === 'cursor')
+    return `Returns the events in items (${compact}), oldest first, with next_after: when more_available is true, call again with after=next_after.`;
   return `Returns items (${compact}).`;
 }
 
@@ -66,7 +69,9 @@ function idText(op: AnyOperation): string[] {
     if (!spec.picker) continue;
     const source = idSources[spec.picker];
     if (source.op === op) continue;
-    out.push(`${name} is a ${source.noun}: when you only have a name, find it with ${toolName(source.op)}${spec.picker === 'company' ? ' or companies_lookup' : ''}.`);
+    out.push(
+      `${name} is a ${source.noun}: when you only have a name, find it with ${toolName(source.op)}${spec.picker === 'company' ? ' or companies_lookup' : ''}.`,
+    );
   }
   return out;
 }
@@ -88,7 +93,9 @@ function describe(op: AnyOperation, kind: ToolKind): string {
 function paramSchema(name: string, op: AnyOperation, kind: ToolKind): Record<string, unknown> {
   const spec = op.params[name]!;
   const s = jsonSchema(spec.schema, 'input');
-  const labels = spec.options?.length ? ` Values: ${spec.options.map((o) => (o.label === o.value ? o.value : `${o.value} (${o.label})`)).join(', ')}.` : '';
+  const labels = spec.options?.length
+    ? ` Values: ${spec.options.map((o) => (o.label === o.value ? o.value : `${o.value} (${o.label})`)).join(', ')}.`
+    : '';
   s.description = `${sentence(spec.description)}${labels}`;
   if (kind === 'paged' && name === 'limit') s.default = DEFAULT_TOOL_PAGE_SIZE;
   if (kind === 'lookup' && name === op.bulk?.param) {
@@ -112,11 +119,16 @@ function inputSchemaOf(op: AnyOperation, kind: ToolKind): Tool['inputSchema'] {
       minimum: 1,
       maximum: MAX_LOOKUP_QUERIES,
       default: DEFAULT_MAX_BILLED_QUERIES,
-      description: 'Most queries this call may bill. When the distinct new queries are more, nothing is sent and the answer says how many it would bill.',
+      description:
+        'Most queries this call may bill. When the distinct new queries are more, nothing is sent and the answer says how many it would bill.',
     };
   }
   if (isRead(op) || kind === 'lookup') {
-    properties.full = { type: 'boolean', default: false, description: 'Whether to return the service\'s whole answer instead of the compact fields.' };
+    properties.full = {
+      type: 'boolean',
+      default: false,
+      description: "Whether to return the service's whole answer instead of the compact fields.",
+    };
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
@@ -134,11 +146,11 @@ export const outputSchema: Tool['outputSchema'] = {
     next_page: { type: 'integer', description: 'The page to ask for next.' },
     next_after: { type: 'string', description: 'The cursor to pass as after next.' },
     how_to_get_more: { type: 'string' },
-    capped: { type: 'boolean', description: 'The search reached the service\'s 200-result cap: narrow it to see the rest.' },
+    capped: { type: 'boolean', description: "The search reached the service's 200-result cap: narrow it to see the rest." },
     billed_queries: { type: 'integer', description: 'Queries this call was billed for.' },
     summary: { type: 'string' },
     meta: { type: 'object', description: 'What the service said about the answer besides the rows.' },
-    request_id: { type: 'string', description: 'Quote it when asking the service\'s support about this answer.' },
+    request_id: { type: 'string', description: "Quote it when asking the service's support about this answer." },
   },
   required: ['items', 'count'],
 };
@@ -165,7 +177,8 @@ function definitionOf(op: AnyOperation, kind: ToolKind): Tool {
   };
 }
 
-const takesText = (s: Record<string, unknown>): boolean => s.type === 'string' || (s.type === 'array' && !!s.items && takesText(s.items as Record<string, unknown>));
+const takesText = (s: Record<string, unknown>): boolean =>
+  s.type === 'string' || (s.type === 'array' && !!s.items && takesText(s.items as Record<string, unknown>));
 
 export const tools: readonly CompanyDataTool[] = operations
   .filter((op) => !op.notATool)

@@ -95,13 +95,25 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   server.handle('reference.usage', ({ key, state, now }) => {
     const u = state.usage(key!.id, period(now()));
     const monitored = writeSide.service.account(key!.id).lists.codes().size;
-    return { data: { period: u.period, requests: u.requests, billed_lookup_queries: u.billed_lookup_queries, monitored_companies: monitored, plan: key!.plan } };
+    return {
+      data: {
+        period: u.period,
+        requests: u.requests,
+        billed_lookup_queries: u.billed_lookup_queries,
+        monitored_companies: monitored,
+        plan: key!.plan,
+      },
+    };
   });
   server.handleAll(writeSide.handlers);
   server.route('GET', '/sandbox/fixtures', () => ({ data: ds.fixtures }), { auth: false });
   server.route('GET', '/sandbox/latency', () => ({ data: latency.view() }), { auth: false });
   server.route('PUT', '/sandbox/latency', ({ body }) => (latency.update(body), { data: latency.view() }), { auth: false });
-  server.routePrefix('/sandbox/', (path) => writeSide.isControl(path), (ctx) => writeSide.control(ctx.key!.id, ctx.method, ctx.path, ctx.body));
+  server.routePrefix(
+    '/sandbox/',
+    (path) => writeSide.isControl(path),
+    (ctx) => writeSide.control(ctx.key!.id, ctx.method, ctx.path, ctx.body),
+  );
 
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   return {

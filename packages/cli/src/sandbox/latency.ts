@@ -52,12 +52,15 @@ export class LatencyModel {
 
   /** PUT /sandbox/latency: {latency_ms, per_query_ms, jitter}, each optional; unnamed fields keep their value. */
   update(body: unknown): LatencySettings {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_parameter', 'body must be a JSON object', 'body');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new ApiError(400, 'invalid_parameter', 'body must be a JSON object', 'body');
     const next = { ...this.s };
     for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-      if (!(name in LATENCY_BOUNDS)) throw new ApiError(400, 'invalid_parameter', `${name} is not a latency setting (latency_ms, per_query_ms, jitter)`, name);
+      if (!(name in LATENCY_BOUNDS))
+        throw new ApiError(400, 'invalid_parameter', `${name} is not a latency setting (latency_ms, per_query_ms, jitter)`, name);
       const [min, max] = LATENCY_BOUNDS[name as keyof typeof LATENCY_BOUNDS];
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new ApiError(400, 'invalid_parameter', `${name} must be a number from ${min} to ${max}`, name);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+        throw new ApiError(400, 'invalid_parameter', `${name} must be a number from ${min} to ${max}`, name);
       if (name === 'latency_ms') next.latencyMs = value;
       else if (name === 'per_query_ms') next.perQueryMs = value;
       else next.jitter = value;

@@ -53,7 +53,9 @@ export function taxDebtWithOverlay(seed: number, c: Company, lang: Lang, o: Comp
   const total = round2(o.tax.total);
   const date = o.tax.snapshot_date;
   // History keeps the days before the change and ends with the day of the change.
-  const history = (base.history as { date: string; debt: number; in_payment_schedule: number; contested: number }[]).filter((h) => !date || h.date < date);
+  const history = (base.history as { date: string; debt: number; in_payment_schedule: number; contested: number }[]).filter(
+    (h) => !date || h.date < date,
+  );
   if (total === 0) {
     if (!date) return { snapshot_date: null, total: 0, claims: [], history: [] };
     history.push({ date, debt: 0, in_payment_schedule: 0, contested: 0 });
@@ -62,7 +64,12 @@ export function taxDebtWithOverlay(seed: number, c: Company, lang: Lang, o: Comp
   let claims: { type: string; label: string; debt: number; in_payment_schedule: number; contested: number }[];
   if (base.claims.length && base.total > 0) {
     const f = total / base.total;
-    claims = (base.claims as typeof claims).map((x) => ({ ...x, debt: round2(x.debt * f), in_payment_schedule: round2(x.in_payment_schedule * f), contested: round2(x.contested * f) }));
+    claims = (base.claims as typeof claims).map((x) => ({
+      ...x,
+      debt: round2(x.debt * f),
+      in_payment_schedule: round2(x.in_payment_schedule * f),
+      contested: round2(x.contested * f),
+    }));
     // Rounding must not change the total the event announced.
     const drift = round2(total - claims.reduce((a, x) => a + x.debt, 0));
     claims[0]!.debt = round2(claims[0]!.debt + drift);
@@ -91,7 +98,15 @@ export function boardRows(o: CompanyOverlay | undefined, history: boolean, lang:
     if (until && !history) continue;
     const role = roles.find((r) => r.code === a.role) ?? roles[0]!;
     rows.push({
-      party: { type: 'person', name, registry_code: null, person_id: null, personal_code: null, birth_date: null, url: `https://sandbox.invalid/persons?q=${encodeURIComponent(name)}` },
+      party: {
+        type: 'person',
+        name,
+        registry_code: null,
+        person_id: null,
+        personal_code: null,
+        birth_date: null,
+        url: `https://sandbox.invalid/persons?q=${encodeURIComponent(name)}`,
+      },
       role: codeLabel(role, lang),
       from: a.from,
       until,

@@ -18,7 +18,13 @@ import { routedHandlers, type OpHandlers, type OpResult, type RoutedHandler } fr
 import type { SandboxState } from './state';
 
 /** A route outside the operation table (sandbox controls under /sandbox/). */
-export type RawHandler = (ctx: { key: KeyInfo | null; body: unknown; query: URLSearchParams; path: string; method: string }) => OpResult | Promise<OpResult>;
+export type RawHandler = (ctx: {
+  key: KeyInfo | null;
+  body: unknown;
+  query: URLSearchParams;
+  path: string;
+  method: string;
+}) => OpResult | Promise<OpResult>;
 
 type Entry = { kind: 'op'; op: AnyOperation } | { kind: 'raw'; handler: RawHandler; auth: boolean };
 
@@ -101,7 +107,11 @@ export class SandboxServer {
 
   private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), ...headers });
+    res.writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
     res.end(text);
   }
 
@@ -117,7 +127,10 @@ export class SandboxServer {
         const px = this.prefixes.find((x) => url.pathname.startsWith(x.prefix) && x.accepts(url.pathname));
         if (!px) {
           const allowed = this.router.methodsAt(url.pathname);
-          if (allowed.length) throw new ApiError(405, 'method_not_allowed', `${url.pathname} accepts ${allowed.join(', ')}, not ${method}`, undefined, { Allow: allowed.join(', ') });
+          if (allowed.length)
+            throw new ApiError(405, 'method_not_allowed', `${url.pathname} accepts ${allowed.join(', ')}, not ${method}`, undefined, {
+              Allow: allowed.join(', '),
+            });
           throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
         }
         const key = this.authenticate(req);
@@ -135,7 +148,10 @@ export class SandboxServer {
       if (key) {
         this.o.state.usage(key.id, period(this.o.now())).requests++;
         const wait = this.quota?.take(key.id);
-        if (wait) throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, { 'Retry-After': String(wait) });
+        if (wait)
+          throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, {
+            'Retry-After': String(wait),
+          });
       }
       const body = parseJson(bodyText);
       if (entry.kind === 'raw') {
@@ -143,12 +159,26 @@ export class SandboxServer {
         return this.answer(res, r, requestId);
       }
       const op = entry.op;
-      if (key && !url.pathname.startsWith('/sandbox/') && this.o.beforeOperation && (await this.o.beforeOperation(key, req, res, requestId))) return;
-      if (op.plan === 'api' && key?.plan !== 'api') throw new ApiError(403, 'plan_required', `${op.action} needs the API plan; this key is on the basic plan`);
+      if (
+        key &&
+        !url.pathname.startsWith('/sandbox/') &&
+        this.o.beforeOperation &&
+        (await this.o.beforeOperation(key, req, res, requestId))
+      )
+        return;
+      if (op.plan === 'api' && key?.plan !== 'api')
+        throw new ApiError(403, 'plan_required', `${op.action} needs the API plan; this key is on the basic plan`);
       const params = this.validate(op, found.params, url.searchParams, body);
       const handler = this.handlers.get(operationId(op));
       if (!handler) throw new ApiError(501, 'not_implemented', `${method} ${op.path} is not served by this sandbox`);
-      const r = await handler({ params, lang: ((params as { lang?: Lang }).lang ?? 'et') as Lang, key, ds: this.o.ds, state: this.o.state, now: this.o.now });
+      const r = await handler({
+        params,
+        lang: ((params as { lang?: Lang }).lang ?? 'et') as Lang,
+        key,
+        ds: this.o.ds,
+        state: this.o.state,
+        now: this.o.now,
+      });
       if (method !== 'GET') this.o.state.changed();
       if (arrived) {
         arrived = false;
@@ -165,7 +195,16 @@ export class SandboxServer {
       this.send(
         res,
         e.status,
-        { success: false, error: { code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}), ...(retryAfter ? { retry_after: Number(retryAfter) } : {}) }, meta: { request_id: requestId } },
+        {
+          success: false,
+          error: {
+            code: e.code,
+            message: e.message,
+            ...(e.param ? { param: e.param } : {}),
+            ...(retryAfter ? { retry_after: Number(retryAfter) } : {}),
+          },
+          meta: { request_id: requestId },
+        },
         e.headers ?? {},
       );
     }
@@ -199,7 +238,8 @@ export class SandboxServer {
     }
     const hasBodyParams = Object.values(op.params).some((p) => p.in === 'body');
     if (hasBodyParams) {
-      if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_parameter', 'body must be a JSON object', 'body');
+      if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new ApiError(400, 'invalid_parameter', 'body must be a JSON object', 'body');
       for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
         const spec = op.params[name];
         if (!spec || spec.in !== 'body') throw new ApiError(400, 'invalid_parameter', `${name} is not a field of the request body`, name);

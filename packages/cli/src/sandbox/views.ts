@@ -64,7 +64,15 @@ function einvoice(ds: Dataset, c: Company): string[] {
 export function party(ds: Dataset, r: Rel) {
   if (r.kind === PartyKind.Company) {
     const o = ds.companies[r.p]!;
-    return { type: 'company', name: o.name, registry_code: o.code, person_id: null, personal_code: null, birth_date: null, url: companyUrl(o.code) };
+    return {
+      type: 'company',
+      name: o.name,
+      registry_code: o.code,
+      person_id: null,
+      personal_code: null,
+      birth_date: null,
+      url: companyUrl(o.code),
+    };
   }
   const p = ds.persons[r.p - 1]!;
   return {
@@ -95,17 +103,23 @@ const relationOf: Record<Exclude<PeopleSection, 'holdings'>, string> = {
 /** Rows of a people section, current first; ended ones only with history. */
 export function peopleRows(ds: Dataset, c: Company, section: PeopleSection, history: boolean, lang: Lang): Record<string, unknown>[] {
   const source = section === 'holdings' ? c.holdings : c.rels;
-  const rels = source.map((k) => ds.rels[k]!).filter((r) => {
-    if (!history && r.until !== null) return false;
-    const role = roles[r.role]!;
-    return section === 'holdings' ? role.relation === 'shareholder' : role.relation === relationOf[section];
-  });
-  if (section === 'shareholders' || section === 'holdings') rels.sort((a, b) => Number(a.until !== null) - Number(b.until !== null) || (b.pct ?? 0) - (a.pct ?? 0));
+  const rels = source
+    .map((k) => ds.rels[k]!)
+    .filter((r) => {
+      if (!history && r.until !== null) return false;
+      const role = roles[r.role]!;
+      return section === 'holdings' ? role.relation === 'shareholder' : role.relation === relationOf[section];
+    });
+  if (section === 'shareholders' || section === 'holdings')
+    rels.sort((a, b) => Number(a.until !== null) - Number(b.until !== null) || (b.pct ?? 0) - (a.pct ?? 0));
   else rels.sort((a, b) => Number(a.until !== null) - Number(b.until !== null) || a.from - b.from);
   const o = ds.overlay?.get(c.code);
   const out = rels.flatMap((r): Record<string, unknown>[] => {
     // A board member removed by a change ends on the change's date.
-    const ended = section === 'representatives' && r.until === null && r.kind !== PartyKind.Company ? removedOn(o, ds.persons[r.p - 1]!.name) : undefined;
+    const ended =
+      section === 'representatives' && r.until === null && r.kind !== PartyKind.Company
+        ? removedOn(o, ds.persons[r.p - 1]!.name)
+        : undefined;
     if (ended && !history) return [];
     const until = ended ?? (r.until === null ? null : isoOf(r.until));
     const base = { role: codeLabel(roles[r.role]!, lang), from: isoOf(r.from), until };
@@ -201,7 +215,13 @@ export function personView(ds: Dataset, id: number, history: boolean, lang: Lang
       const c = ds.companies[r.c]!;
       const role = roles[r.role]!;
       return {
-        company: { registry_code: c.code, name: c.name, legal_form: legalFormView(c, lang), status: statusView(c, lang), url: companyUrl(c.code) },
+        company: {
+          registry_code: c.code,
+          name: c.name,
+          legal_form: legalFormView(c, lang),
+          status: statusView(c, lang),
+          url: companyUrl(c.code),
+        },
         relation: role.relation,
         role: codeLabel(role, lang),
         share: shareView(r, lang),
@@ -211,4 +231,3 @@ export function personView(ds: Dataset, id: number, history: boolean, lang: Lang
     }),
   };
 }
-

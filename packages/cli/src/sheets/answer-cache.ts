@@ -149,15 +149,20 @@ export class AnswerCache {
       try {
         const size = fstatSync(fd).size;
         const newest = new Map<string, { at: number; line: string }>();
-        scanLines(fd, 0, (line, _offset, complete) => {
-          if (!complete) return;
-          const m = LINE_HEAD.exec(line);
-          const key = m && (safeJson(m[1]!) as string | undefined);
-          if (!m || typeof key !== 'string' || safeJson(line) === undefined) return;
-          const at = Number(m[2]);
-          const seen = newest.get(key);
-          if (!seen || seen.at <= at) newest.set(key, { at, line });
-        }, size);
+        scanLines(
+          fd,
+          0,
+          (line, _offset, complete) => {
+            if (!complete) return;
+            const m = LINE_HEAD.exec(line);
+            const key = m && (safeJson(m[1]!) as string | undefined);
+            if (!m || typeof key !== 'string' || safeJson(line) === undefined) return;
+            const at = Number(m[2]);
+            const seen = newest.get(key);
+            if (!seen || seen.at <= at) newest.set(key, { at, line });
+          },
+          size,
+        );
         const kept = [...newest.values()].sort((a, b) => b.at - a.at);
         let bytes = 0;
         const lines: string[] = [];

@@ -88,7 +88,10 @@ export class CsvTable implements Table {
     if (this.loaded) return;
     const body = this.takeFormat(existsSync(this.path) ? readFileSync(this.path) : Buffer.alloc(0));
     try {
-      this.grid = body.trim() === '' ? [] : (parse(body, { delimiter: this.delimiter, relax_column_count: true, skip_empty_lines: false }) as string[][]);
+      this.grid =
+        body.trim() === ''
+          ? []
+          : (parse(body, { delimiter: this.delimiter, relax_column_count: true, skip_empty_lines: false }) as string[][]);
     } catch (e) {
       throw new Error(`file: ${this.path} is not valid CSV: ${csvProblem(e)}`);
     }
@@ -113,7 +116,8 @@ export class CsvTable implements Table {
   /** Refuses what is not CSV text; takes separator, BOM and line ending from `bytes`; returns the text after the BOM. */
   private takeFormat(bytes: Buffer): string {
     const found = contentKind(bytes);
-    if (found.kind !== 'text' && found.kind !== 'empty') throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', found.text);
+    if (found.kind !== 'text' && found.kind !== 'empty')
+      throw notAFile(this.path, 'a CSV text file (values separated by commas, semicolons or tabs)', found.text);
     const text = bytes.toString('utf8');
     this.bom = text.charCodeAt(0) === 0xfeff;
     const body = this.bom ? text.slice(1) : text;
@@ -133,7 +137,9 @@ export class CsvTable implements Table {
 
   private checkUnchanged(): void {
     if (this.stamp !== undefined && this.fileStamp() !== this.stamp) {
-      throw new Error(`file: ${this.path} was changed on disk while enrich ran; it was not overwritten (the answers paid for are kept: run again)`);
+      throw new Error(
+        `file: ${this.path} was changed on disk while enrich ran; it was not overwritten (the answers paid for are kept: run again)`,
+      );
     }
   }
 
@@ -168,7 +174,10 @@ export class CsvTable implements Table {
    * waits for it (backpressure), so rows can be written while what they need is still arriving. Refused, leaving the target untouched,
    * when the source changed on disk since rows() first read it.
    */
-  async rewrite(edits: (row: string[], index: number) => RowEdits | undefined | Promise<RowEdits | undefined>, width: number): Promise<void> {
+  async rewrite(
+    edits: (row: string[], index: number) => RowEdits | undefined | Promise<RowEdits | undefined>,
+    width: number,
+  ): Promise<void> {
     const opts = { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? ('windows' as const) : ('unix' as const) };
     const text = async function* (this: CsvTable): AsyncGenerator<string> {
       if (this.bom) yield '\ufeff';

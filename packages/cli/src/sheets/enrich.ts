@@ -2,7 +2,15 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '../../../../src/core/bulk-lookup';
 import type { CompanyDataError } from '../../../../src/core/errors';
-import { alreadyLookedUp, readQuery, sameQuery, statusText, statusWord, type LookupStatus, type QueryReading } from '../../../../src/core/lookup';
+import {
+  alreadyLookedUp,
+  readQuery,
+  sameQuery,
+  statusText,
+  statusWord,
+  type LookupStatus,
+  type QueryReading,
+} from '../../../../src/core/lookup';
 import type { IncludeSection } from '../../../../src/core/params';
 import type { Lang } from '../../../../src/core/schemas/common';
 import type { CompanySummary } from '../../../../src/core/schemas/company';
@@ -140,7 +148,9 @@ export function findKeyColumn(header: readonly string[], wanted?: string): numbe
       if (i >= 0) return i;
     }
   }
-  throw new Error(`column: no registry code, VAT number or name header found; name the column with --column (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
+  throw new Error(
+    `column: no registry code, VAT number or name header found; name the column with --column (headers: ${header.filter(Boolean).join(', ') || 'none'})`,
+  );
 }
 
 function isoSeconds(d: Date): string {
@@ -215,7 +225,10 @@ function rowSource(table: Table, flushEveryMs: number | undefined): RowSource {
           // Waiting for an answer: what is written so far is saved whenever a save is due.
           const pending = e;
           let done = false;
-          pending.then(() => void (done = true), () => void (done = true));
+          pending.then(
+            () => void (done = true),
+            () => void (done = true),
+          );
           while (!done && (writes.length > 0 || unsaved)) {
             let timer: NodeJS.Timeout | undefined;
             const due = new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, lastSave + gap() - Date.now()))));
@@ -279,20 +292,45 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const mode = opts.mode ?? 'missing';
   const fields = opts.fields ?? defaultFields;
   const sections = opts.sections ?? [];
-  for (const f of fields) if (!(f in summaryFields)) throw new Error(`fields: "${f}" is not a company summary field (choose from ${Object.keys(summaryFields).join(', ')})`);
+  for (const f of fields)
+    if (!(f in summaryFields))
+      throw new Error(`fields: "${f}" is not a company summary field (choose from ${Object.keys(summaryFields).join(', ')})`);
   if (opts.maxBilledQueries !== undefined && !(Number.isInteger(opts.maxBilledQueries) && opts.maxBilledQueries >= 0)) {
     throw new Error('max-billed-queries: must be a whole number of 0 or more');
   }
   const source = rowSource(table, opts.flushEveryMs);
   const report: EnrichReport = {
-    keyColumn: '', rows: 0, rowsInScope: 0, uniqueQueries: 0, fromJournal: 0, fromCache: 0, requests: 0, billedQueries: 0,
-    profileRequests: 0, matched: 0, noMatch: 0, vatGroups: 0, skipped: 0, invalid: 0, errors: 0, keptCells: 0,
-    dryRun: !!opts.dryRun, interrupted: false,
+    keyColumn: '',
+    rows: 0,
+    rowsInScope: 0,
+    uniqueQueries: 0,
+    fromJournal: 0,
+    fromCache: 0,
+    requests: 0,
+    billedQueries: 0,
+    profileRequests: 0,
+    matched: 0,
+    noMatch: 0,
+    vatGroups: 0,
+    skipped: 0,
+    invalid: 0,
+    errors: 0,
+    keptCells: 0,
+    dryRun: !!opts.dryRun,
+    interrupted: false,
   };
   const nowMs = now().getTime();
   const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
   const lang = opts.lang ?? client.lang;
-  const answers = new PaidAnswers({ stateDir: opts.stateDir ?? defaultStateDir(), tableId: table.id, service: opts.service ?? client.serviceUrl ?? 'unknown', limit: 1, lang, maxAgeDays: opts.maxAgeDays, now: () => now().getTime() });
+  const answers = new PaidAnswers({
+    stateDir: opts.stateDir ?? defaultStateDir(),
+    tableId: table.id,
+    service: opts.service ?? client.serviceUrl ?? 'unknown',
+    limit: 1,
+    lang,
+    maxAgeDays: opts.maxAgeDays,
+    now: () => now().getTime(),
+  });
   const noteError = (e: unknown) => {
     if (report.firstError || !e) return;
     const err = e as Partial<CompanyDataError>;
@@ -327,7 +365,12 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       o = { status: 'error', text: statusText('error', st.error.code), error: st.error };
     } else {
       const company = st.answer.matches?.[0];
-      o = { status: st.status, text: statusText(st.status, st.detail), fields: L!.fieldCols.map(({ f }) => (company ? summaryFields[f](company) : '')), code: company?.registry_code };
+      o = {
+        status: st.status,
+        text: statusText(st.status, st.detail),
+        fields: L!.fieldCols.map(({ f }) => (company ? summaryFields[f](company) : '')),
+        code: company?.registry_code,
+      };
     }
     if (o.code !== undefined && sections.length) sectionQueue.push({ key, outcome: o });
     else outcomes.set(key, o);
@@ -348,14 +391,16 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
           chunkRequests[i] = p.requests;
           opts.onProgress?.({ done: totals.done, total: dedupe.unique.size, requests: chunkRequests.reduce((a, b) => a + b, 0) });
         },
-      }).then(
-        (r) => {
-          totals.requests += r.requests;
-          totals.billed += r.billedQueries;
-          totals.stopped ||= r.stopped;
-        },
-        (e: unknown) => void (failure ??= { error: e }),
-      ).finally(() => changed.notify()),
+      })
+        .then(
+          (r) => {
+            totals.requests += r.requests;
+            totals.billed += r.billedQueries;
+            totals.stopped ||= r.stopped;
+          },
+          (e: unknown) => void (failure ??= { error: e }),
+        )
+        .finally(() => changed.notify()),
     );
   };
   // Profile sections: one request per matched company, in the order the lookups settle.
@@ -373,9 +418,16 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       const code = outcome.code!;
       if (!sectionCells.has(code)) {
         try {
-          const res = await client.companies.get({ registry_code: code, include: [...sections], ...(opts.lang ? { lang: opts.lang } : {}) });
+          const res = await client.companies.get({
+            registry_code: code,
+            include: [...sections],
+            ...(opts.lang ? { lang: opts.lang } : {}),
+          });
           const profile = res.data as Record<string, unknown>;
-          sectionCells.set(code, L!.sectionCols.map(({ s }) => sectionText(s, profile[s])));
+          sectionCells.set(
+            code,
+            L!.sectionCols.map(({ s }) => sectionText(s, profile[s])),
+          );
         } catch (e) {
           noteError(e);
           sectionCells.set(code, { error: e as CompanyDataError });
@@ -387,7 +439,8 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     }
   };
   const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun;
-  const sectionsDone = !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
+  const sectionsDone =
+    !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
   /** Ends the run on an error: nothing more is sent, requests in flight finish (their answers reach the journal), the journal is kept. */
   const fail = async (e: unknown): Promise<never> => {
     stopAll = true;
@@ -456,7 +509,14 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
 
   if (opts.dryRun) {
     try {
-      const r = await resolveLookups(client.lookupSender(), dedupe.queries(), { limit: 1, lang, cache: answers, maxBilledQueries: opts.maxBilledQueries, capName: 'max-billed-queries', dryRun: true });
+      const r = await resolveLookups(client.lookupSender(), dedupe.queries(), {
+        limit: 1,
+        lang,
+        cache: answers,
+        maxBilledQueries: opts.maxBilledQueries,
+        capName: 'max-billed-queries',
+        dryRun: true,
+      });
       report.requests = r.requests;
       report.billedQueries = r.billedQueries;
       report.fromJournal = answers.fromJournal;
@@ -633,7 +693,14 @@ function memoisedReadQuery(): (q: string) => QueryReading {
   };
 }
 
-function planRow(row: readonly string[], L: Layout, mode: EnrichMode, maxAgeMs: number | undefined, nowMs: number, read: (q: string) => QueryReading): RowPlan {
+function planRow(
+  row: readonly string[],
+  L: Layout,
+  mode: EnrichMode,
+  maxAgeMs: number | undefined,
+  nowMs: number,
+  read: (q: string) => QueryReading,
+): RowPlan {
   const q = row[L.keyCol] ?? '';
   const at = row[L.atCol] ?? '';
   if (q.trim() === '') return at !== '' ? { kind: 'clear' } : { kind: 'none' };

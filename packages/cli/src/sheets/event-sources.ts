@@ -105,7 +105,12 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     if (rawBody === undefined) return req.destroyed ? undefined : refuse(req, res, 413, 'body_too_large');
     let event: WebhookEvent;
     try {
-      event = verifyWebhook({ rawBody, headers: req.headers, secrets: opts.secrets, ...(opts.toleranceSeconds ? { toleranceSeconds: opts.toleranceSeconds } : {}) });
+      event = verifyWebhook({
+        rawBody,
+        headers: req.headers,
+        secrets: opts.secrets,
+        ...(opts.toleranceSeconds ? { toleranceSeconds: opts.toleranceSeconds } : {}),
+      });
     } catch (e) {
       return refuse(req, res, 401, e instanceof SignatureVerificationError ? e.reason : 'invalid');
     }

@@ -13,31 +13,75 @@ import { lockSheet, type WriterLock } from './writer-lock';
  * a sheet made before it existed gets it as one more column at the end, its old rows untouched.
  */
 export const EVENT_COLUMNS = [
-  'event_id', 'type', 'created_at', 'registry_code', 'company_name', 'category', 'kind', 'tone', 'details', 'lists',
-  'search', 'match_date', 'legal_form', 'status', 'registered_on', 'address', 'activity_code', 'employees', 'revenue',
-  'tax_debt', 'rating', 'summary',
+  'event_id',
+  'type',
+  'created_at',
+  'registry_code',
+  'company_name',
+  'category',
+  'kind',
+  'tone',
+  'details',
+  'lists',
+  'search',
+  'match_date',
+  'legal_form',
+  'status',
+  'registered_on',
+  'address',
+  'activity_code',
+  'employees',
+  'revenue',
+  'tax_debt',
+  'rating',
+  'summary',
 ] as const;
 type Column = (typeof EVENT_COLUMNS)[number];
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 /** Rows of one event as column → text (the summary in lang); webhook.test and unknown types give none. */
-export function eventRecords(event: WebhookEvent | { id: string; type: string }, lang: SummaryLang = 'en'): Partial<Record<Column, string>>[] {
+export function eventRecords(
+  event: WebhookEvent | { id: string; type: string },
+  lang: SummaryLang = 'en',
+): Partial<Record<Column, string>>[] {
   if (event.type === 'monitoring.change') {
     const e = event as MonitoringChangeEvent;
-    return [{
-      event_id: e.id, type: e.type, created_at: e.created_at, registry_code: e.data.company.registry_code, company_name: e.data.company.name,
-      category: e.data.category, kind: e.data.kind, tone: e.data.tone, details: text(e.data.details),
-      lists: e.data.lists.map((l) => (l.external_ref ? `${l.name} (${l.external_ref})` : l.name)).join('; '),
-      summary: changeSummary(e, lang),
-    }];
+    return [
+      {
+        event_id: e.id,
+        type: e.type,
+        created_at: e.created_at,
+        registry_code: e.data.company.registry_code,
+        company_name: e.data.company.name,
+        category: e.data.category,
+        kind: e.data.kind,
+        tone: e.data.tone,
+        details: text(e.data.details),
+        lists: e.data.lists.map((l) => (l.external_ref ? `${l.name} (${l.external_ref})` : l.name)).join('; '),
+        summary: changeSummary(e, lang),
+      },
+    ];
   }
   if (event.type === 'search.matches') {
     const e = event as SearchMatchesEvent;
     return e.data.companies.map((c) => ({
-      event_id: e.id, type: e.type, created_at: e.created_at, registry_code: c.registry_code, company_name: c.name,
-      search: e.data.search.name, match_date: e.data.date, legal_form: c.legal_form, status: c.status, registered_on: c.registered_on,
-      address: c.address, activity_code: text(c.activity_code), employees: text(c.employees), revenue: text(c.revenue), tax_debt: text(c.tax_debt), rating: text(c.rating),
+      event_id: e.id,
+      type: e.type,
+      created_at: e.created_at,
+      registry_code: c.registry_code,
+      company_name: c.name,
+      search: e.data.search.name,
+      match_date: e.data.date,
+      legal_form: c.legal_form,
+      status: c.status,
+      registered_on: c.registered_on,
+      address: c.address,
+      activity_code: text(c.activity_code),
+      employees: text(c.employees),
+      revenue: text(c.revenue),
+      tax_debt: text(c.tax_debt),
+      rating: text(c.rating),
       summary: matchCompanySummary(e.data.search, c, lang),
     }));
   }

@@ -59,7 +59,10 @@ function errorStatus(err: unknown): number | undefined {
 function retryAfterMs(err: unknown, nowMs: number): number | undefined {
   const h = (err as HttpishError)?.response?.headers as { get?: (k: string) => string | null } | Record<string, string> | undefined;
   if (!h) return undefined;
-  const raw = typeof (h as { get?: unknown }).get === 'function' ? (h as { get(k: string): string | null }).get('retry-after') : (h as Record<string, string>)['retry-after'];
+  const raw =
+    typeof (h as { get?: unknown }).get === 'function'
+      ? (h as { get(k: string): string | null }).get('retry-after')
+      : (h as Record<string, string>)['retry-after'];
   return parseRetryAfter(raw ?? undefined, nowMs);
 }
 
@@ -145,7 +148,12 @@ export class GoogleSheetTable implements Table {
     if (this.title === undefined) await this.loadMetadata();
     const res = await this.call('read', () =>
       this.api.spreadsheets.values.get(
-        { spreadsheetId: this.options.spreadsheetId, range: a1Sheet(this.title!), valueRenderOption: 'UNFORMATTED_VALUE', majorDimension: 'ROWS' },
+        {
+          spreadsheetId: this.options.spreadsheetId,
+          range: a1Sheet(this.title!),
+          valueRenderOption: 'UNFORMATTED_VALUE',
+          majorDimension: 'ROWS',
+        },
         { retry: false },
       ),
     );
@@ -247,7 +255,9 @@ function columnLettersToCount(letters: string): number {
 function sheetsError(err: unknown, status: number | undefined): Error {
   const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
   const msg = data?.message ?? (err as Error)?.message ?? String(err);
-  const e = new Error(`Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}`);
+  const e = new Error(
+    `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}`,
+  );
   (e as Error & { status?: number }).status = status;
   return e;
 }

@@ -9,6 +9,16 @@ export { XlsxTable, type XlsxTableOptions } from './xlsx-table';
 export { GoogleSheetTable, type GoogleSheetTableOptions } from './google-table';
 export { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
 export { MemoryTable, type CellWrite, type Table, type TableSnapshot } from './table';
-export { enrichTable, defaultFields, summaryFields, type EnrichClient, type EnrichMode, type EnrichOptions, type EnrichProgress, type EnrichReport, type SummaryField } from './enrich';
+export {
+  enrichTable,
+  defaultFields,
+  summaryFields,
+  type EnrichClient,
+  type EnrichMode,
+  type EnrichOptions,
+  type EnrichProgress,
+  type EnrichReport,
+  type SummaryField,
+} from './enrich';
 export { EventSheetWriter, EVENT_COLUMNS, type EventSheetOptions } from './events-to-rows';
 export { pollEventsToSheet, startWebhookReceiver, type EventsClient, type PollOptions, type WebhookReceiverOptions } from './event-sources';

@@ -33,13 +33,23 @@ export class PaidAnswers implements LookupCache {
   fromCache = 0;
 
   constructor(private readonly o: PaidAnswersOptions) {
-    this.journal = new LookupJournal(join(o.stateDir, `enrich-${createHash('sha256').update(o.tableId).digest('hex').slice(0, 16)}.jsonl`), {
-      v: 1,
-      table: o.tableId,
+    this.journal = new LookupJournal(
+      join(o.stateDir, `enrich-${createHash('sha256').update(o.tableId).digest('hex').slice(0, 16)}.jsonl`),
+      {
+        v: 1,
+        table: o.tableId,
+        limit: o.limit,
+        lang: o.lang ?? null,
+      },
+    );
+    this.cache = new AnswerCache({
+      stateDir: o.stateDir,
+      service: o.service,
       limit: o.limit,
-      lang: o.lang ?? null,
+      lang: o.lang,
+      maxAgeDays: o.maxAgeDays,
+      now: o.now,
     });
-    this.cache = new AnswerCache({ stateDir: o.stateDir, service: o.service, limit: o.limit, lang: o.lang, maxAgeDays: o.maxAgeDays, now: o.now });
   }
 
   /** Indexes the answer cache for the keys the journal does not answer (the file is read once, for just these). */

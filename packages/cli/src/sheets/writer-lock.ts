@@ -69,7 +69,8 @@ export class LockFile {
   /** Takes the lock, or throws an error naming the process that holds it. */
   acquire(what: string): void {
     const owner = this.take(what);
-    if (owner) throw new Error(`lock: ${what} is being written by ${describe(owner)}; stop it first (or, if it is gone, remove ${this.path})`);
+    if (owner)
+      throw new Error(`lock: ${what} is being written by ${describe(owner)}; stop it first (or, if it is gone, remove ${this.path})`);
   }
 
   /** Takes the lock; false when a live process holds it. */
@@ -146,7 +147,9 @@ export class WriterLock {
 
   constructor(readonly identity: SheetIdentity) {
     const dir = lockDir();
-    this.files = [...new Set(identity.keys)].sort().map((k) => new LockFile(join(dir, `${createHash('sha256').update(k).digest('hex').slice(0, 32)}.lock`)));
+    this.files = [...new Set(identity.keys)]
+      .sort()
+      .map((k) => new LockFile(join(dir, `${createHash('sha256').update(k).digest('hex').slice(0, 32)}.lock`)));
   }
 
   acquire(): void {

@@ -102,7 +102,11 @@ async function readWorkbookGrid(bytes: Buffer, path: string, sheet: string | und
   try {
     pkg = await openWorkbook(bytes);
   } catch (e) {
-    throw notAFile(path, XLSX, /no workbook part/.test((e as Error).message) ? 'a ZIP archive with no workbook in it' : 'a damaged ZIP archive');
+    throw notAFile(
+      path,
+      XLSX,
+      /no workbook part/.test((e as Error).message) ? 'a ZIP archive with no workbook in it' : 'a damaged ZIP archive',
+    );
   }
   const part = sheetPart(pkg, sheet, path); // its own errors name the missing sheet
   try {

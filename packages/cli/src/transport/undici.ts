@@ -1,5 +1,11 @@
 import { Pool, type Dispatcher } from 'undici';
-import { TransportError, type Transport, type TransportErrorKind, type TransportRequest, type TransportResponse } from '../../../../src/core/transport';
+import {
+  TransportError,
+  type Transport,
+  type TransportErrorKind,
+  type TransportRequest,
+  type TransportResponse,
+} from '../../../../src/core/transport';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../../../src/core/bulk-lookup';
 import { DeadlineTimer, type Deadline } from './deadlines';
 

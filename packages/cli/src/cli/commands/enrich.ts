@@ -3,7 +3,16 @@ import { includeSections, type IncludeSection } from '../../../../../src/core/pa
 import { enrichTable, summaryFields, defaultFields, type EnrichMode, type EnrichReport, type SummaryField } from '../../sheets/enrich';
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
-import { addApiOptions, addGoogleOptions, apiTarget, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+import {
+  addApiOptions,
+  addGoogleOptions,
+  apiTarget,
+  csvFormulasOption,
+  openClient,
+  openTable,
+  type ApiFlags,
+  type GoogleFlags,
+} from '../config';
 import { langs, type Lang } from '../../../../../src/core/vocabulary';
 
 interface EnrichFlags extends ApiFlags, GoogleFlags {
@@ -25,8 +34,12 @@ interface EnrichFlags extends ApiFlags, GoogleFlags {
 
 function list<T extends string>(allowed: readonly T[], flag: string) {
   return (value: string): T[] => {
-    const items = value.split(',').map((s) => s.trim()).filter(Boolean);
-    for (const i of items) if (!allowed.includes(i as T)) throw new InvalidArgumentError(`${flag}: "${i}" is not one of ${allowed.join(', ')}`);
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const i of items)
+      if (!allowed.includes(i as T)) throw new InvalidArgumentError(`${flag}: "${i}" is not one of ${allowed.join(', ')}`);
     return items as T[];
   };
 }
@@ -73,8 +86,12 @@ export function formatReport(r: EnrichReport): string[] {
         `Matched ${r.matched}, VAT groups ${r.vatGroups}, no match ${r.noMatch}, skipped ${r.skipped}, invalid ${r.invalid}, errors ${r.errors}`,
         `Requests: ${r.requests}; billed queries: ${r.billedQueries}${freeText(r)}`,
       ];
-  if (r.profileRequests) lines.push(`Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company; not in the billed queries)' : ''}`);
-  if (!r.dryRun && r.invalid + r.skipped) lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
+  if (r.profileRequests)
+    lines.push(
+      `Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company; not in the billed queries)' : ''}`,
+    );
+  if (!r.dryRun && r.invalid + r.skipped)
+    lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
   if (r.firstError) {
     const e = r.firstError;
     lines.push(`Error: ${e.message} (${e.code}).${e.hint ? ` ${e.hint}` : ''} Rows with an error are tried again on the next run.`);
@@ -92,26 +109,54 @@ export function enrichCommand(): Command {
     .option('--sheet <name>', 'sheet (tab) name; the first sheet by default')
     .option('--column <header>', 'header of the column holding registry codes, VAT numbers or names (found automatically otherwise)')
     .option('--out <file>', 'write the result to this file instead of changing the input')
-    .addOption(new Option('--fields <list>', `columns to add, comma-separated: ${Object.keys(summaryFields).join(', ')}`).argParser(list(Object.keys(summaryFields) as SummaryField[], 'fields')).default([...defaultFields], defaultFields.join(',')))
-    .addOption(new Option('--sections <list>', 'profile sections to add, e.g. credit_score,tax_debt (one extra request per matched company)').argParser(list(includeSections, 'sections')).default([], 'none'))
-    .addOption(new Option('--mode <mode>', 'which rows: missing (not enriched yet), older-than:DAYS, or all').argParser(parseMode).default('missing'))
+    .addOption(
+      new Option('--fields <list>', `columns to add, comma-separated: ${Object.keys(summaryFields).join(', ')}`)
+        .argParser(list(Object.keys(summaryFields) as SummaryField[], 'fields'))
+        .default([...defaultFields], defaultFields.join(',')),
+    )
+    .addOption(
+      new Option('--sections <list>', 'profile sections to add, e.g. credit_score,tax_debt (one extra request per matched company)')
+        .argParser(list(includeSections, 'sections'))
+        .default([], 'none'),
+    )
+    .addOption(
+      new Option('--mode <mode>', 'which rows: missing (not enriched yet), older-than:DAYS, or all')
+        .argParser(parseMode)
+        .default('missing'),
+    )
     .option('--dry-run', 'show the cost (rows, unique queries, requests, billed queries) and change nothing')
-    .addOption(new Option('--max-billed-queries <n>', 'refuse the run, before anything is sent, when it would bill more unique queries than this (the count is in the message; --dry-run shows it too)').argParser(positiveInt('max-billed-queries')))
+    .addOption(
+      new Option(
+        '--max-billed-queries <n>',
+        'refuse the run, before anything is sent, when it would bill more unique queries than this (the count is in the message; --dry-run shows it too)',
+      ).argParser(positiveInt('max-billed-queries')),
+    )
     // The old name paid for the first N and left the rest: a different meaning, so it is not kept as an alias.
-    .addOption(new Option('--max-queries <n>').hideHelp().argParser(() => {
-      throw new InvalidArgumentError('max-queries: was replaced by --max-billed-queries <n>, which refuses a run that would bill more than n unique queries before sending anything (it no longer pays for the first n and leaves the rest)');
-    }))
+    .addOption(
+      new Option('--max-queries <n>').hideHelp().argParser(() => {
+        throw new InvalidArgumentError(
+          'max-queries: was replaced by --max-billed-queries <n>, which refuses a run that would bill more than n unique queries before sending anything (it no longer pays for the first n and leaves the rest)',
+        );
+      }),
+    )
     .option('--force', 'overwrite cells a person typed')
     .addOption(new Option('--lang <lang>', 'language of labels').choices(langs))
     .addOption(new Option('--state-dir <dir>', 'where resume state and paid answers are kept').env('COMPANY_DATA_STATE_DIR'))
-    .addOption(new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never').argParser(days).default(DEFAULT_MAX_AGE_DAYS))
+    .addOption(
+      new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never')
+        .argParser(days)
+        .default(DEFAULT_MAX_AGE_DAYS),
+    )
     .addOption(csvFormulasOption());
   addApiOptions(cmd);
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: EnrichFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
     apiTarget(flags); // a half-given service address is named before the file is looked at
-    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
+    const table = await openTable(
+      { file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true, csvFormulas: flags.csvFormulas },
+      flags,
+    );
     const opened = await openClient(flags, say);
     const controller = new AbortController();
     const onSignal = () => {
@@ -124,7 +169,10 @@ export function enrichCommand(): Command {
     try {
       if (process.stderr.isTTY && !flags.dryRun) {
         const { SingleBar, Presets } = await import('cli-progress');
-        bar = new SingleBar({ format: 'Enriching [{bar}] {value}/{total} queries | {requests} requests', stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+        bar = new SingleBar(
+          { format: 'Enriching [{bar}] {value}/{total} queries | {requests} requests', stream: process.stderr, hideCursor: true },
+          Presets.shades_classic,
+        );
       }
       let started = false;
       const report = await enrichTable({

@@ -2,7 +2,16 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { pollEventsToSheet, startWebhookReceiver } from '../../sheets/event-sources';
 import { EventSheetWriter } from '../../sheets/events-to-rows';
 import type { CsvFormulas } from '../../sheets/csv-table';
-import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags, type OpenedClient } from '../config';
+import {
+  addApiOptions,
+  addGoogleOptions,
+  csvFormulasOption,
+  openClient,
+  openTable,
+  type ApiFlags,
+  type GoogleFlags,
+  type OpenedClient,
+} from '../config';
 import { summaryLangs, type SummaryLang } from '../../../../../src/core/vocabulary';
 
 interface EventsFlags extends ApiFlags, GoogleFlags {
@@ -32,7 +41,10 @@ const STOP_GRACE_MS = 1_500;
  */
 export function logText(s: string): string {
   if (s.length <= 100 && /^[A-Za-z0-9_.-]+( [A-Za-z0-9_.-]+)*$/.test(s)) return s;
-  return JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s).replace(
+    /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const int = (flag: string, min: number) => (v: string) => {
@@ -49,25 +61,38 @@ export function eventsToSheetCommand(): Command {
     .option('--webhook', 'receive signed webhooks on a local port instead of polling')
     .addOption(new Option('--port <n>', 'webhook port').argParser(int('port', 0)).default(8787))
     .option('--host <host>', 'webhook listen address', '127.0.0.1')
-    .addOption(new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'))
+    .addOption(
+      new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
+    )
     .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
     .option('--once', 'poll until caught up, then stop (for cron)')
     .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
     .addOption(new Option('--lang <lang>', 'language of the summary column').choices(summaryLangs).default('en'))
     .option('--ledger <file>', 'ledger file that records stored events (default in the state folder)')
-    .addOption(new Option('--timeout <seconds>', 'with --once: stop after this many seconds in all, even if the service does not answer').argParser(int('timeout', 1)).default(600))
+    .addOption(
+      new Option('--timeout <seconds>', 'with --once: stop after this many seconds in all, even if the service does not answer')
+        .argParser(int('timeout', 1))
+        .default(600),
+    )
     .addOption(csvFormulasOption())
     .addOption(new Option('--state-dir <dir>', 'where the ledger is kept').env('COMPANY_DATA_STATE_DIR'));
   addApiOptions(cmd);
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: EventsFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
-    if (flags.webhook && !flags.secret) throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
+    if (flags.webhook && !flags.secret)
+      throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
     const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, csvFormulas: flags.csvFormulas }, flags);
-    const writer = new EventSheetWriter({ table, lang: flags.lang, ...(flags.ledger ? { ledgerPath: flags.ledger } : {}), ...(flags.stateDir ? { stateDir: flags.stateDir } : {}) });
+    const writer = new EventSheetWriter({
+      table,
+      lang: flags.lang,
+      ...(flags.ledger ? { ledgerPath: flags.ledger } : {}),
+      ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+    });
     await writer.open();
     if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the sheet.`);
-    for (const c of writer.compactions) say(`Ledger compacted: ${Math.round(c.bytesBefore / 1024)} KB -> ${Math.round(c.bytesAfter / 1024)} KB.`);
+    for (const c of writer.compactions)
+      say(`Ledger compacted: ${Math.round(c.bytesBefore / 1024)} KB -> ${Math.round(c.bytesAfter / 1024)} KB.`);
     const log = (id: string, outcome: string) => say(`${logText(id)}: ${outcome}`);
 
     // One way to stop, whatever asks for it (Ctrl-C, SIGTERM, the --once deadline): the wait or the
@@ -79,7 +104,11 @@ export function eventsToSheetCommand(): Command {
     process.once('SIGTERM', onSignal);
     const deadline = flags.once && !flags.webhook ? setTimeout(() => stop.abort('deadline'), flags.timeout * 1000) : undefined;
     stop.signal.addEventListener('abort', () => {
-      say(stop.signal.reason === 'deadline' ? `Stopping: --once did not finish within ${flags.timeout} s; events stored so far are kept.` : 'Stopping; events stored so far are kept.');
+      say(
+        stop.signal.reason === 'deadline'
+          ? `Stopping: --once did not finish within ${flags.timeout} s; events stored so far are kept.`
+          : 'Stopping; events stored so far are kept.',
+      );
       setTimeout(() => {
         say('Stopped before the sheet write in progress finished; the ledger settles it on the next start.');
         process.exit(1);
@@ -108,7 +137,9 @@ export function eventsToSheetCommand(): Command {
         await Promise.race([poll, stopped]);
       }
       const s = writer.stats;
-      process.stdout.write(`Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n`);
+      process.stdout.write(
+        `Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n`,
+      );
     } finally {
       clearTimeout(deadline);
       process.off('SIGINT', onSignal);

@@ -38,7 +38,10 @@ export function mcpCommand(): Command {
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const token = process.env.COMPANY_DATA_MCP_TOKEN?.trim() ?? '';
     // Checked before the sandbox starts, so a mistake costs nothing and says what to set.
-    if (flags.http && !token) throw new Error('COMPANY_DATA_MCP_TOKEN: is required with --http; set it to a long random secret that clients send as "Authorization: Bearer <token>"');
+    if (flags.http && !token)
+      throw new Error(
+        'COMPANY_DATA_MCP_TOKEN: is required with --http; set it to a long random secret that clients send as "Authorization: Bearer <token>"',
+      );
     if (flags.http && token.length < 16) throw new Error('COMPANY_DATA_MCP_TOKEN: must be at least 16 characters');
     apiTarget(flags);
 
@@ -55,7 +58,10 @@ export function mcpCommand(): Command {
     if (flags.http) {
       const { startMcpHttp, isLoopback } = await import('../../mcp/http');
       const http = await startMcpHttp({ host: flags.host, port: flags.port, token, newServer: () => createMcpServer(ctx), log: say });
-      if (!isLoopback(flags.host)) say(`Warning: listening on ${flags.host}, reachable from other machines; put TLS in front of it (the token travels in every request).`);
+      if (!isLoopback(flags.host))
+        say(
+          `Warning: listening on ${flags.host}, reachable from other machines; put TLS in front of it (the token travels in every request).`,
+        );
       say(`MCP server listening on ${http.url}`);
       close = http.close;
     } else {

@@ -66,7 +66,13 @@ export class FaultInjector {
  * waits and returns false, and the caller answers normally.
  */
 export async function applyFault(fault: FaultSpec, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean> {
-  const send = (status: number, code: string, message: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) => {
+  const send = (
+    status: number,
+    code: string,
+    message: string,
+    headers: Record<string, string> = {},
+    extra: Record<string, unknown> = {},
+  ) => {
     const body = JSON.stringify({ success: false, error: { code, message, ...extra }, meta: { request_id: requestId } });
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers });
     res.end(body);
@@ -75,7 +81,13 @@ export async function applyFault(fault: FaultSpec, req: IncomingMessage, res: Se
   switch (fault.kind) {
     case 'rate_limited': {
       const after = fault.retry_after ?? 1;
-      return send(429, 'rate_limited', 'Too many requests; wait as Retry-After says', { 'Retry-After': String(after) }, { retry_after: after });
+      return send(
+        429,
+        'rate_limited',
+        'Too many requests; wait as Retry-After says',
+        { 'Retry-After': String(after) },
+        { retry_after: after },
+      );
     }
     case 'server_error': {
       const status = fault.status ?? 503;

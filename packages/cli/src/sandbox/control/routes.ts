@@ -30,7 +30,10 @@ const companyInput = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   legal_form: z.string().min(1).optional(),
   county: z.string().min(1).optional(),
-  activity_code: z.string().regex(/^\d{5}$/, 'must be a 5-digit EMTAK code').optional(),
+  activity_code: z
+    .string()
+    .regex(/^\d{5}$/, 'must be a 5-digit EMTAK code')
+    .optional(),
   registered_on: dateSchema.optional(),
   employees: z.number().int().min(0).nullable().optional(),
   revenue: z.number().nullable().optional(),
@@ -38,7 +41,12 @@ const companyInput = z.strictObject({
 
 function clockView(svc: EventService) {
   const next = svc.nextRun();
-  return { now: svc.clock.iso(), date: localDate(svc.clock.now()), time_scale: svc.clock.scale, next_run: { at: new Date(next.at).toISOString(), morning: next.morning } };
+  return {
+    now: svc.clock.iso(),
+    date: localDate(svc.clock.now()),
+    time_scale: svc.clock.scale,
+    next_run: { at: new Date(next.at).toISOString(), morning: next.morning },
+  };
 }
 
 function settingsView(svc: EventService) {
@@ -58,16 +66,25 @@ export const controlRoutes: readonly ControlRoute[] = [
     method: 'POST',
     path: '/sandbox/clock',
     body: z.strictObject({
-      advance_seconds: z.number().min(0, 'must be 0 or more').max(MAX_ADVANCE_SECONDS, `must be at most ${MAX_ADVANCE_SECONDS} (366 days)`).optional(),
-      to: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time').optional(),
+      advance_seconds: z
+        .number()
+        .min(0, 'must be 0 or more')
+        .max(MAX_ADVANCE_SECONDS, `must be at most ${MAX_ADVANCE_SECONDS} (366 days)`)
+        .optional(),
+      to: z
+        .string()
+        .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time')
+        .optional(),
       time_scale: z.number().gt(0, 'must be above 0').max(MAX_TIME_SCALE, `must be at most ${MAX_TIME_SCALE}`).optional(),
     }),
     run: ({ svc }, b) => {
       if (b.time_scale !== undefined) svc.clock.setScale(b.time_scale);
       if (b.to !== undefined) {
         const to = Date.parse(b.to);
-        if (to < svc.clock.now()) throw new ApiError(400, 'invalid_parameter', 'to must not be earlier than the sandbox time (the clock only moves forward)', 'to');
-        if (to - svc.clock.now() > MAX_ADVANCE_SECONDS * 1000) throw new ApiError(400, 'invalid_parameter', 'to must be at most 366 days after the sandbox time', 'to');
+        if (to < svc.clock.now())
+          throw new ApiError(400, 'invalid_parameter', 'to must not be earlier than the sandbox time (the clock only moves forward)', 'to');
+        if (to - svc.clock.now() > MAX_ADVANCE_SECONDS * 1000)
+          throw new ApiError(400, 'invalid_parameter', 'to must be at most 366 days after the sandbox time', 'to');
         svc.clock.setTo(to);
       }
       if (b.advance_seconds !== undefined) svc.clock.advance(b.advance_seconds * 1000);
@@ -77,7 +94,9 @@ export const controlRoutes: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/sandbox/runs',
-    body: z.strictObject({ kind: z.enum(['detection', 'morning', 'evening', 'searches'], { message: 'must be detection, morning, evening or searches' }) }),
+    body: z.strictObject({
+      kind: z.enum(['detection', 'morning', 'evening', 'searches'], { message: 'must be detection, morning, evening or searches' }),
+    }),
     run: ({ svc }, b) => {
       const at = svc.clock.now();
       const date = localDate(at);
@@ -141,7 +160,9 @@ export const controlRoutes: readonly ControlRoute[] = [
     body: z.strictObject({
       kind: z.enum(faultKinds as [string, ...string[]], { message: `must be one of: ${faultKinds.join(', ')}` }),
       count: z.number().int().min(1, 'must be from 1 to 1000').max(1000, 'must be from 1 to 1000'),
-      status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)], { message: 'must be 500, 502, 503 or 504' }).optional(),
+      status: z
+        .union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)], { message: 'must be 500, 502, 503 or 504' })
+        .optional(),
       retry_after: z.number().int().min(0).max(3600, 'must be from 0 to 3600').optional(),
       delay_ms: z.number().int().min(0).max(120_000, 'must be from 0 to 120000').optional(),
     }),

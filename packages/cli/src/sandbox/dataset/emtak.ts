@@ -14,9 +14,9 @@ export interface EmtakCode {
 
 const withFolded = (c: Omit<EmtakCode, 'folded'>): EmtakCode => ({ ...c, folded: fold(`${c.title_et} ${c.title_en}`) });
 
-export const emtak2008: readonly EmtakCode[] = (emtak2008Rows as { code: string; title_et: string; title_en: string; section: string }[]).map(
-  (r) => withFolded({ code: r.code, version: 2008, section: r.section, title_et: r.title_et, title_en: r.title_en }),
-);
+export const emtak2008: readonly EmtakCode[] = (
+  emtak2008Rows as { code: string; title_et: string; title_en: string; section: string }[]
+).map((r) => withFolded({ code: r.code, version: 2008, section: r.section, title_et: r.title_et, title_en: r.title_en }));
 
 /**
  * Decision (docs/sandbox.md): the EMTAK 2025 edition is derived from the NACE Rev. 2.1 classes in

@@ -48,7 +48,11 @@ export function reports(seed: number, c: Company): ReportRow[] {
     const submitted = Math.min(TODAY - 1, due - rng.int(1, 120));
     if (due >= TODAY) {
       out.push({ year: y, status: 'not_yet_due', start, end, submitted: null, due, employees: null, statements: false });
-    } else if ((mix6 && y === 2024) || (!mix6 && y === lastYear && c.status !== 'R' && c.del === null) || (!mix6 && y === lastYear && rng.chance(0.04))) {
+    } else if (
+      (mix6 && y === 2024) ||
+      (!mix6 && y === lastYear && c.status !== 'R' && c.del === null) ||
+      (!mix6 && y === lastYear && rng.chance(0.04))
+    ) {
       out.push({ year: y, status: 'overdue', start, end, submitted: null, due, employees: null, statements: false });
     } else {
       const statements = !(mix6 && y === 2021) && !(c.employees < 2 && rng.chance(0.15));
@@ -70,7 +74,9 @@ export function figures(seed: number, c: Company, year: number, full: boolean): 
   const margin = c.flags.has('rule:capital_breach') ? -0.25 : -0.05 + rng.next() * 0.2;
   const net = Math.round(revenue * margin);
   const capital = c.capital ?? 0;
-  const retained = c.flags.has('rule:capital_breach') ? -Math.round(capital * 4 + revenue * 0.3) : Math.round(revenue * (0.05 + rng.next() * 0.3));
+  const retained = c.flags.has('rule:capital_breach')
+    ? -Math.round(capital * 4 + revenue * 0.3)
+    : Math.round(revenue * (0.05 + rng.next() * 0.3));
   const equity = Math.round(capital + retained + net);
   const cl = Math.round(revenue * (0.08 + rng.next() * 0.15));
   const ncl = Math.round(revenue * rng.next() * 0.1);
@@ -136,7 +142,9 @@ export function financialsView(seed: number, c: Company, lang: Lang) {
       ? c.acts.map((a, k) => ({
           code: a.code,
           title: emtakTitle(a.code, a.version, lang),
-          values: Object.fromEntries(years.map((y) => [String(y.year), y.figures.revenue == null ? null : Math.round((y.figures.revenue * shares[k]!) / sum)])),
+          values: Object.fromEntries(
+            years.map((y) => [String(y.year), y.figures.revenue == null ? null : Math.round((y.figures.revenue * shares[k]!) / sum)]),
+          ),
         }))
       : [],
   };
@@ -158,7 +166,10 @@ export function annualReportList(seed: number, c: Company) {
 type Row = [et: string, en: string, ru: string, key: string | ((f: Figures) => number | null), total?: boolean];
 const statementForms: { code: string; et: string; en: string; ru: string; rows: Row[] }[] = [
   {
-    code: 'balance_sheet', et: 'Bilanss', en: 'Balance sheet', ru: 'Баланс',
+    code: 'balance_sheet',
+    et: 'Bilanss',
+    en: 'Balance sheet',
+    ru: 'Баланс',
     rows: [
       ['Raha', 'Cash', 'Денежные средства', (f) => Math.round((f.current_assets ?? 0) * 0.3)],
       ['Nõuded ja ettemaksed', 'Receivables and prepayments', 'Требования и предоплаты', (f) => Math.round((f.current_assets ?? 0) * 0.5)],
@@ -168,30 +179,74 @@ const statementForms: { code: string; et: string; en: string; ru: string; rows: 
       ['Põhivarad kokku', 'Total non-current assets', 'Основные средства всего', 'non_current_assets', true],
       ['Varad kokku', 'Total assets', 'Активы всего', 'total_assets', true],
       ['Lühiajalised kohustised kokku', 'Total current liabilities', 'Краткосрочные обязательства всего', 'current_liabilities', true],
-      ['Pikaajalised kohustised kokku', 'Total non-current liabilities', 'Долгосрочные обязательства всего', 'non_current_liabilities', true],
+      [
+        'Pikaajalised kohustised kokku',
+        'Total non-current liabilities',
+        'Долгосрочные обязательства всего',
+        'non_current_liabilities',
+        true,
+      ],
       ['Kohustised kokku', 'Total liabilities', 'Обязательства всего', 'total_liabilities', true],
       ['Osakapital nimiväärtuses', 'Share capital at nominal value', 'Уставный капитал по номиналу', 'share_capital'],
-      ['Eelmiste perioodide jaotamata kasum (kahjum)', 'Retained earnings (loss)', 'Нераспределённая прибыль (убыток) прошлых периодов', 'retained_earnings'],
+      [
+        'Eelmiste perioodide jaotamata kasum (kahjum)',
+        'Retained earnings (loss)',
+        'Нераспределённая прибыль (убыток) прошлых периодов',
+        'retained_earnings',
+      ],
       ['Aruandeaasta kasum (kahjum)', 'Profit (loss) for the year', 'Прибыль (убыток) отчётного года', 'net_profit'],
       ['Omakapital kokku', 'Total equity', 'Собственный капитал всего', 'equity', true],
     ],
   },
   {
-    code: 'income_statement', et: 'Kasumiaruanne', en: 'Income statement', ru: 'Отчёт о прибыли',
+    code: 'income_statement',
+    et: 'Kasumiaruanne',
+    en: 'Income statement',
+    ru: 'Отчёт о прибыли',
     rows: [
       ['Müügitulu', 'Revenue', 'Выручка', 'revenue'],
       ['Tööjõukulud', 'Labour expenses', 'Расходы на персонал', (f) => -Math.round((f.revenue ?? 0) * 0.3)],
-      ['Ärikasum (kahjum)', 'Operating profit (loss)', 'Операционная прибыль (убыток)', (f) => Math.round((f.net_profit ?? 0) + (f.revenue ?? 0) * 0.02), true],
+      [
+        'Ärikasum (kahjum)',
+        'Operating profit (loss)',
+        'Операционная прибыль (убыток)',
+        (f) => Math.round((f.net_profit ?? 0) + (f.revenue ?? 0) * 0.02),
+        true,
+      ],
       ['Aruandeaasta kasum (kahjum)', 'Profit (loss) for the year', 'Прибыль (убыток) отчётного года', 'net_profit', true],
     ],
   },
   {
-    code: 'cash_flow', et: 'Rahavoogude aruanne', en: 'Cash flow statement', ru: 'Отчёт о движении денежных средств',
+    code: 'cash_flow',
+    et: 'Rahavoogude aruanne',
+    en: 'Cash flow statement',
+    ru: 'Отчёт о движении денежных средств',
     rows: [
-      ['Rahavood äritegevusest', 'Cash flows from operating activities', 'Денежные потоки от основной деятельности', (f) => Math.round((f.net_profit ?? 0) * 1.2)],
-      ['Rahavood investeerimistegevusest', 'Cash flows from investing activities', 'Денежные потоки от инвестиционной деятельности', (f) => -Math.round((f.non_current_assets ?? 0) * 0.1)],
-      ['Rahavood finantseerimistegevusest', 'Cash flows from financing activities', 'Денежные потоки от финансовой деятельности', (f) => -Math.round((f.non_current_liabilities ?? 0) * 0.1)],
-      ['Rahavood kokku', 'Total cash flows', 'Денежные потоки всего', (f) => Math.round((f.net_profit ?? 0) * 1.2 - (f.non_current_assets ?? 0) * 0.1 - (f.non_current_liabilities ?? 0) * 0.1), true],
+      [
+        'Rahavood äritegevusest',
+        'Cash flows from operating activities',
+        'Денежные потоки от основной деятельности',
+        (f) => Math.round((f.net_profit ?? 0) * 1.2),
+      ],
+      [
+        'Rahavood investeerimistegevusest',
+        'Cash flows from investing activities',
+        'Денежные потоки от инвестиционной деятельности',
+        (f) => -Math.round((f.non_current_assets ?? 0) * 0.1),
+      ],
+      [
+        'Rahavood finantseerimistegevusest',
+        'Cash flows from financing activities',
+        'Денежные потоки от финансовой деятельности',
+        (f) => -Math.round((f.non_current_liabilities ?? 0) * 0.1),
+      ],
+      [
+        'Rahavood kokku',
+        'Total cash flows',
+        'Денежные потоки всего',
+        (f) => Math.round((f.net_profit ?? 0) * 1.2 - (f.non_current_assets ?? 0) * 0.1 - (f.non_current_liabilities ?? 0) * 0.1),
+        true,
+      ],
     ],
   },
 ];
@@ -211,7 +266,7 @@ export function annualReportView(seed: number, c: Company, year: number, lang: L
           name: tr(lang, s.et, s.en, s.ru),
           rows: s.rows.map(([et, en, ru, key, total]) => ({
             name: tr(lang, et, en, ru),
-            value: typeof key === 'string' ? y.figures[key] ?? null : key(y.figures),
+            value: typeof key === 'string' ? (y.figures[key] ?? null) : key(y.figures),
             total: total ?? false,
           })),
         }))
@@ -227,10 +282,12 @@ export function quarterlyTaxesView(seed: number, c: Company) {
   // Q3 2026 was published on 10 October; the dataset's today is 20 November 2026.
   for (let k = 0; k < 12; k++) {
     const year = 2026 - Math.floor((k + 1) / 4);
-    const quarter = ((2 - k) % 4 + 4) % 4 + 1;
+    const quarter = ((((2 - k) % 4) + 4) % 4) + 1;
     if (dayOf(`${year}-${String(quarter * 3).padStart(2, '0')}-28`) < regQ) break;
     const emp = c.flags.has('rule:inactive') ? 0 : Math.max(0, c.employees + rng.int(-2, 2));
-    const turnover = c.flags.has('rule:inactive') ? 0 : Math.round(emp * 14_000 * (0.7 + rng.next() * 0.6) - (rng.chance(0.02) ? 20_000 : 0));
+    const turnover = c.flags.has('rule:inactive')
+      ? 0
+      : Math.round(emp * 14_000 * (0.7 + rng.next() * 0.6) - (rng.chance(0.02) ? 20_000 : 0));
     const labour = Math.round(emp * 3 * 1_900 * 0.36);
     out.push({ year, quarter, taxes: Math.round(labour + Math.max(0, turnover) * 0.04), labour_taxes: labour, turnover, employees: emp });
   }

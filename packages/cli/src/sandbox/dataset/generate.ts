@@ -88,7 +88,16 @@ class Generator {
     } while (this.usedPersonal.has(code));
     this.usedPersonal.add(code);
     const id = this.persons.length + 1;
-    this.persons.push({ id, type: 'person', name: name ?? `${first} ${last}`, personalCode: code, birth, foreignCode: null, country: null, rels: [] });
+    this.persons.push({
+      id,
+      type: 'person',
+      name: name ?? `${first} ${last}`,
+      personalCode: code,
+      birth,
+      foreignCode: null,
+      country: null,
+      rels: [],
+    });
     return id;
   }
 
@@ -120,11 +129,29 @@ class Generator {
     return this.newPerson(rng);
   }
 
-  addRel(c: Company, kind: PartyKind, p: number, role: string, from: number, until: number | null, share?: { pct: number; amount: number | null; own: 0 | 1 }): void {
+  addRel(
+    c: Company,
+    kind: PartyKind,
+    p: number,
+    role: string,
+    from: number,
+    until: number | null,
+    share?: { pct: number; amount: number | null; own: 0 | 1 },
+  ): void {
     if (c.del !== null && (until === null || until > c.del)) until = c.del;
     if (until !== null && until < from) until = from;
     const idx = this.rels.length;
-    this.rels.push({ c: c.i, kind, p, role: roleIndex.get(role)!, from, until, pct: share?.pct ?? null, amount: share?.amount ?? null, own: share?.own ?? null });
+    this.rels.push({
+      c: c.i,
+      kind,
+      p,
+      role: roleIndex.get(role)!,
+      from,
+      until,
+      pct: share?.pct ?? null,
+      amount: share?.amount ?? null,
+      own: share?.own ?? null,
+    });
     c.rels.push(idx);
     if (kind === PartyKind.Company) this.companies[p]!.holdings.push(idx);
     else this.persons[p - 1]!.rels.push(idx);
@@ -134,16 +161,26 @@ class Generator {
     const stem = rng.pick(v.stemA) + rng.pick(v.stemB) + rng.pick(v.stemC);
     const trade = v.tradeWords[rng.weighted(tradeWeights)]![0];
     switch (abbr) {
-      case 'MTÜ': return `${stem} ${rng.pick(['Selts', 'Klubi', 'Ühing', 'Kogukond'])} MTÜ`;
-      case 'KÜ': return `Korteriühistu ${rng.pick(v.streets)} ${rng.int(1, 140)}`;
-      case 'SA': return `Sihtasutus ${stem} ${rng.pick(['Fond', 'Keskus', 'Arendus'])}`;
-      case 'FIE': return `${rng.pick(v.firstNamesMale)} ${stem} FIE`;
-      case 'FIL': return `${rng.pick(v.foreignStems)} ${rng.pick(v.foreignSuffixes)[0]} Eesti filiaal`;
-      case 'AV': return `${stem} vallavalitsus`;
-      case 'TÜ': return `${stem} ${trade} Täisühing`;
-      case 'UÜ': return `${stem} ${trade} Usaldusühing`;
-      case 'TÜH': return `${stem} ${trade} Tulundusühistu`;
-      default: return `${stem} ${trade} ${abbr}`;
+      case 'MTÜ':
+        return `${stem} ${rng.pick(['Selts', 'Klubi', 'Ühing', 'Kogukond'])} MTÜ`;
+      case 'KÜ':
+        return `Korteriühistu ${rng.pick(v.streets)} ${rng.int(1, 140)}`;
+      case 'SA':
+        return `Sihtasutus ${stem} ${rng.pick(['Fond', 'Keskus', 'Arendus'])}`;
+      case 'FIE':
+        return `${rng.pick(v.firstNamesMale)} ${stem} FIE`;
+      case 'FIL':
+        return `${rng.pick(v.foreignStems)} ${rng.pick(v.foreignSuffixes)[0]} Eesti filiaal`;
+      case 'AV':
+        return `${stem} vallavalitsus`;
+      case 'TÜ':
+        return `${stem} ${trade} Täisühing`;
+      case 'UÜ':
+        return `${stem} ${trade} Usaldusühing`;
+      case 'TÜH':
+        return `${stem} ${trade} Tulundusühistu`;
+      default:
+        return `${stem} ${trade} ${abbr}`;
     }
   }
 
@@ -162,7 +199,9 @@ class Generator {
   company(rng: Rng, spec?: CompanyFixtureSpec): Company {
     const formI = spec ? formIndex.get(spec.form)! : rng.weighted(formWeights);
     const form = legalForms[formI]!;
-    const status: StatusCode = spec ? spec.status ?? 'R' : companyStatusCodes[rng.weighted([84, 2.5, 1.5, 12])]! /* weights in R, L, N, D order */;
+    const status: StatusCode = spec
+      ? (spec.status ?? 'R')
+      : companyStatusCodes[rng.weighted([84, 2.5, 1.5, 12])]!; /* weights in R, L, N, D order */
     const reg = spec ? dayOf(spec.registered) : START + Math.floor((TODAY - 1 - START) * Math.sqrt(rng.next()));
     const del = status === 'D' ? Math.min(TODAY - 1, reg + rng.int(200, Math.max(201, TODAY - reg))) : null;
     const name = spec?.name ?? this.companyName(rng, form.abbr);
@@ -172,14 +211,36 @@ class Generator {
     const [city, postalDigit] = rng.pick(v.places[county]!);
     const postal = postalDigit + String(rng.int(0, 9999)).padStart(4, '0');
     const address = `${county}, ${city}, ${rng.pick(v.streets)} ${rng.int(1, 120)}, ${postal}`;
-    let employees = spec?.employees ?? (form.abbr === 'AS' || form.abbr === 'SE' ? rng.int(10, 2000)
-      : ['OÜ', 'TÜ', 'UÜ', 'TÜH', 'FIL'].includes(form.abbr) ? Math.floor(Math.exp(rng.next() ** 2 * Math.log(400))) - 1 : rng.int(0, 3));
+    let employees =
+      spec?.employees ??
+      (form.abbr === 'AS' || form.abbr === 'SE'
+        ? rng.int(10, 2000)
+        : ['OÜ', 'TÜ', 'UÜ', 'TÜH', 'FIL'].includes(form.abbr)
+          ? Math.floor(Math.exp(rng.next() ** 2 * Math.log(400))) - 1
+          : rng.int(0, 3));
     if (status === 'D') employees = 0;
-    const capital = form.abbr === 'AS' || form.abbr === 'SE' ? 25_000 * rng.int(1, 40) : form.abbr === 'OÜ' ? (reg >= ZERO_CAPITAL_FROM && rng.chance(0.4) ? 0.01 : 2500 * rng.int(1, 4)) : form.owned ? 1000 : null;
+    const capital =
+      form.abbr === 'AS' || form.abbr === 'SE'
+        ? 25_000 * rng.int(1, 40)
+        : form.abbr === 'OÜ'
+          ? reg >= ZERO_CAPITAL_FROM && rng.chance(0.4)
+            ? 0.01
+            : 2500 * rng.int(1, 4)
+          : form.owned
+            ? 1000
+            : null;
 
     const vatRegs: VatReg[] = [];
     let vat: string | null = null;
-    const vatMode = spec ? spec.vat ?? 'none' : vatForms.has(form.abbr) && rng.chance(0.55) ? (status === 'D' ? 'ended' : rng.chance(0.08) ? 'history' : 'current') : 'none';
+    const vatMode = spec
+      ? (spec.vat ?? 'none')
+      : vatForms.has(form.abbr) && rng.chance(0.55)
+        ? status === 'D'
+          ? 'ended'
+          : rng.chance(0.08)
+            ? 'history'
+            : 'current'
+        : 'none';
     const vatFrom = reg + rng.int(0, 400);
     if (typeof vatMode === 'object') {
       let num = this.vatGroups.get(vatMode.group);
@@ -198,7 +259,8 @@ class Generator {
       vatRegs.push({ vat: this.vatNumber(rng), from: Math.min(vatFrom, until - 30), until });
     }
 
-    const prev = spec?.previousNames ?? (rng.chance(0.07) ? Array.from({ length: rng.int(1, 2) }, () => this.companyName(rng, form.abbr)) : []);
+    const prev =
+      spec?.previousNames ?? (rng.chance(0.07) ? Array.from({ length: rng.int(1, 2) }, () => this.companyName(rng, form.abbr)) : []);
     const c: Company = {
       i: this.companies.length,
       code,
@@ -258,7 +320,13 @@ class Generator {
       const parties: { kind: PartyKind; p: number }[] = [];
       if (spec?.ownedBy) parties.push({ kind: PartyKind.Company, p: this.fixtureCompanies.get(spec.ownedBy)! });
       if (flags.has('foreign_owner')) parties.push({ kind: PartyKind.Organisation, p: this.fixturePersons.get('foreign_organisation')! });
-      const n = many ? 40 : flags.has('three_owners') ? 3 : spec?.ownedBy === 'holding_top' ? 1 : Math.max(parties.length + (spec ? 1 : 0), [1, 1, 1, 2, 2, 3][rng.int(0, 5)]!);
+      const n = many
+        ? 40
+        : flags.has('three_owners')
+          ? 3
+          : spec?.ownedBy === 'holding_top'
+            ? 1
+            : Math.max(parties.length + (spec ? 1 : 0), [1, 1, 1, 2, 2, 3][rng.int(0, 5)]!);
       while (parties.length < n) {
         const roll = rng.next();
         if (!spec && roll < 0.12 && c.i > 20) {
@@ -294,7 +362,11 @@ class Generator {
       }
       if (flags.has('ended_relations') || (!spec && rng.chance(0.1))) {
         const from = c.reg;
-        this.addRel(c, PartyKind.Person, this.somePerson(rng), role, from, Math.min(TODAY - 2, from + rng.int(300, 3000)), { pct: 100, amount: c.capital, own: 0 });
+        this.addRel(c, PartyKind.Person, this.somePerson(rng), role, from, Math.min(TODAY - 2, from + rng.int(300, 3000)), {
+          pct: 100,
+          amount: c.capital,
+          own: 0,
+        });
       }
     }
     const bo = owners.filter((o) => o.kind === PartyKind.Person && o.pct >= 25);
@@ -343,7 +415,11 @@ export function generate(seed: number, count: number): GeneratedData {
       if (b % 10 === 0) g.addRel(c, PartyKind.Person, manyRoles, 'A', c.reg, c.reg + 30);
     }
     if (b < 120 && b % 2 === 0 && legalForms[c.form]!.owned) {
-      g.addRel(c, PartyKind.Company, manyRows.i, legalForms[c.form]!.abbr === 'AS' ? 'S' : 'OSAN', c.reg, null, { pct: 10, amount: c.capital === null ? null : c.capital / 10, own: 0 });
+      g.addRel(c, PartyKind.Company, manyRows.i, legalForms[c.form]!.abbr === 'AS' ? 'S' : 'OSAN', c.reg, null, {
+        pct: 10,
+        amount: c.capital === null ? null : c.capital / 10,
+        own: 0,
+      });
     }
   }
   return {

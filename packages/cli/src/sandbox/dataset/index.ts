@@ -72,7 +72,12 @@ function fixturesOf(ds: Dataset): Fixtures {
   const companies: Fixtures['companies'] = {};
   for (const spec of companyFixtureSpecs) {
     const c = ds.companies[ds.fixtureCompanies.get(spec.key)!]!;
-    companies[spec.key] = { registry_code: c.code, vat_number: c.vat ?? c.vatRegs[0]?.vat ?? null, name: c.name, description: spec.description };
+    companies[spec.key] = {
+      registry_code: c.code,
+      vat_number: c.vat ?? c.vatRegs[0]?.vat ?? null,
+      name: c.name,
+      description: spec.description,
+    };
   }
   const persons: Fixtures['persons'] = {};
   for (const spec of personFixtureSpecs) {
@@ -96,5 +101,14 @@ function fixturesOf(ds: Dataset): Fixtures {
     const vatNumber = `EE${withVatCheckDigit(String(n))}`;
     if (!ds.vat.has(vatNumber)) unknownVat = vatNumber;
   }
-  return { seed: ds.seed, today: DATASET_TODAY, companies, persons, queries, vat_groups: vatGroups, unknown_registry_code: unknownCode, unknown_vat_number: unknownVat };
+  return {
+    seed: ds.seed,
+    today: DATASET_TODAY,
+    companies,
+    persons,
+    queries,
+    vat_groups: vatGroups,
+    unknown_registry_code: unknownCode,
+    unknown_vat_number: unknownVat,
+  };
 }

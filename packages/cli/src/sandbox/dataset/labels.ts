@@ -23,8 +23,16 @@ export interface LegalForm extends Entry {
   accounting: boolean;
 }
 
-const lf = (abbr: string, et: string, en: string, ru: string, digit: LegalForm['digit'], weight: number, owned: boolean, accounting = true): LegalForm =>
-  ({ code: abbr, abbr, et, en, ru, digit, weight, owned, accounting });
+const lf = (
+  abbr: string,
+  et: string,
+  en: string,
+  ru: string,
+  digit: LegalForm['digit'],
+  weight: number,
+  owned: boolean,
+  accounting = true,
+): LegalForm => ({ code: abbr, abbr, et, en, ru, digit, weight, owned, accounting });
 
 /** Estonian names are what the service uses in filters (legal_form.name). */
 export const legalForms: readonly LegalForm[] = [
@@ -72,70 +80,113 @@ export const roles: readonly Role[] = [
 export const roleIndex = new Map(roles.map((x, i) => [x.code, i]));
 
 export const counties: readonly Entry[] = [
-  ['Harju', 'Harju', 'Харьюмаа'], ['Hiiu', 'Hiiu', 'Хийумаа'], ['Ida-Viru', 'Ida-Viru', 'Ида-Вирумаа'], ['Jõgeva', 'Jõgeva', 'Йыгевамаа'],
-  ['Järva', 'Järva', 'Ярвамаа'], ['Lääne', 'Lääne', 'Ляэнемаа'], ['Lääne-Viru', 'Lääne-Viru', 'Ляэне-Вирумаа'], ['Põlva', 'Põlva', 'Пылвамаа'],
-  ['Pärnu', 'Pärnu', 'Пярнумаа'], ['Rapla', 'Rapla', 'Рапламаа'], ['Saare', 'Saare', 'Сааремаа'], ['Tartu', 'Tartu', 'Тартумаа'],
-  ['Valga', 'Valga', 'Валгамаа'], ['Viljandi', 'Viljandi', 'Вильяндимаа'], ['Võru', 'Võru', 'Вырумаа'],
+  ['Harju', 'Harju', 'Харьюмаа'],
+  ['Hiiu', 'Hiiu', 'Хийумаа'],
+  ['Ida-Viru', 'Ida-Viru', 'Ида-Вирумаа'],
+  ['Jõgeva', 'Jõgeva', 'Йыгевамаа'],
+  ['Järva', 'Järva', 'Ярвамаа'],
+  ['Lääne', 'Lääne', 'Ляэнемаа'],
+  ['Lääne-Viru', 'Lääne-Viru', 'Ляэне-Вирумаа'],
+  ['Põlva', 'Põlva', 'Пылвамаа'],
+  ['Pärnu', 'Pärnu', 'Пярнумаа'],
+  ['Rapla', 'Rapla', 'Рапламаа'],
+  ['Saare', 'Saare', 'Сааремаа'],
+  ['Tartu', 'Tartu', 'Тартумаа'],
+  ['Valga', 'Valga', 'Валгамаа'],
+  ['Viljandi', 'Viljandi', 'Вильяндимаа'],
+  ['Võru', 'Võru', 'Вырумаа'],
 ].map(([et, en, ru]) => e(`${et} maakond`, `${et} maakond`, `${en} County`, ru!));
 
 export const contactTypes: readonly Entry[] = [
-  e('email', 'E-post', 'Email', 'Эл. почта'), e('phone', 'Telefon', 'Phone', 'Телефон'), e('mobile', 'Mobiiltelefon', 'Mobile', 'Мобильный'),
-  e('website', 'Veebileht', 'Website', 'Веб-сайт'), e('other', 'Muu', 'Other', 'Другое'),
+  e('email', 'E-post', 'Email', 'Эл. почта'),
+  e('phone', 'Telefon', 'Phone', 'Телефон'),
+  e('mobile', 'Mobiiltelefon', 'Mobile', 'Мобильный'),
+  e('website', 'Veebileht', 'Website', 'Веб-сайт'),
+  e('other', 'Muu', 'Other', 'Другое'),
 ];
 
 export const annualReportStatuses: readonly Entry[] = [
-  e('valid', 'Kehtiv', 'Valid', 'Действующий'), e('superseded', 'Asendatud', 'Superseded', 'Заменён'),
-  e('overdue', 'Esitamata, tähtaeg möödas', 'Overdue', 'Просрочен'), e('not_yet_due', 'Tähtaeg saabumata', 'Not yet due', 'Срок не наступил'),
+  e('valid', 'Kehtiv', 'Valid', 'Действующий'),
+  e('superseded', 'Asendatud', 'Superseded', 'Заменён'),
+  e('overdue', 'Esitamata, tähtaeg möödas', 'Overdue', 'Просрочен'),
+  e('not_yet_due', 'Tähtaeg saabumata', 'Not yet due', 'Срок не наступил'),
 ];
 
 /** Decision: the rating scale between AAA and D (the spec does not show it). */
 export const creditRatings: readonly Entry[] = [
-  e('AAA', 'Suurepärane', 'Excellent', 'Отлично'), e('AA', 'Väga hea', 'Very good', 'Очень хорошо'), e('A', 'Hea', 'Good', 'Хорошо'),
-  e('BBB', 'Rahuldav', 'Satisfactory', 'Удовлетворительно'), e('BB', 'Nõrk', 'Weak', 'Слабо'), e('B', 'Halb', 'Poor', 'Плохо'),
-  e('C', 'Mitterahuldav', 'Unsatisfactory', 'Неудовлетворительно'), e('D', 'Maksejõuetu', 'In default', 'Дефолт'),
+  e('AAA', 'Suurepärane', 'Excellent', 'Отлично'),
+  e('AA', 'Väga hea', 'Very good', 'Очень хорошо'),
+  e('A', 'Hea', 'Good', 'Хорошо'),
+  e('BBB', 'Rahuldav', 'Satisfactory', 'Удовлетворительно'),
+  e('BB', 'Nõrk', 'Weak', 'Слабо'),
+  e('B', 'Halb', 'Poor', 'Плохо'),
+  e('C', 'Mitterahuldav', 'Unsatisfactory', 'Неудовлетворительно'),
+  e('D', 'Maksejõuetu', 'In default', 'Дефолт'),
 ];
 
 export const unratedReasons: readonly Entry[] = [
-  e('bankrupt', 'Pankrotis', 'Bankrupt', 'Банкрот'), e('liquidation', 'Likvideerimisel', 'In liquidation', 'В ликвидации'),
-  e('deleted', 'Kustutatud', 'Deleted', 'Удалён'), e('not_covered', 'Hindamisele ei kuulu', 'Not covered by the model', 'Не охвачен моделью'),
+  e('bankrupt', 'Pankrotis', 'Bankrupt', 'Банкрот'),
+  e('liquidation', 'Likvideerimisel', 'In liquidation', 'В ликвидации'),
+  e('deleted', 'Kustutatud', 'Deleted', 'Удалён'),
+  e('not_covered', 'Hindamisele ei kuulu', 'Not covered by the model', 'Не охвачен моделью'),
 ];
 
 export const scoreRules: readonly Entry[] = [
-  e('in_default', 'Makseraskused', 'In default', 'Дефолт'), e('inactive', 'Tegevusetu', 'Inactive', 'Неактивен'),
-  e('thin_file', 'Vähe andmeid', 'Thin file', 'Мало данных'), e('capital_breach', 'Omakapital alla nõutava', 'Equity below the legal minimum', 'Капитал ниже минимума'),
+  e('in_default', 'Makseraskused', 'In default', 'Дефолт'),
+  e('inactive', 'Tegevusetu', 'Inactive', 'Неактивен'),
+  e('thin_file', 'Vähe andmeid', 'Thin file', 'Мало данных'),
+  e('capital_breach', 'Omakapital alla nõutava', 'Equity below the legal minimum', 'Капитал ниже минимума'),
 ];
 
 export const taxClaimTypes: readonly Entry[] = [
-  e('vat', 'Käibemaks', 'Value added tax', 'Налог с оборота'), e('income_tax', 'Tulumaks', 'Income tax', 'Подоходный налог'),
-  e('social_tax', 'Sotsiaalmaks', 'Social tax', 'Социальный налог'), e('unemployment', 'Töötuskindlustusmakse', 'Unemployment insurance', 'Страхование от безработицы'),
-  e('pension', 'Kohustuslik kogumispension', 'Funded pension', 'Накопительная пенсия'), e('interest', 'Intress', 'Interest', 'Проценты'),
+  e('vat', 'Käibemaks', 'Value added tax', 'Налог с оборота'),
+  e('income_tax', 'Tulumaks', 'Income tax', 'Подоходный налог'),
+  e('social_tax', 'Sotsiaalmaks', 'Social tax', 'Социальный налог'),
+  e('unemployment', 'Töötuskindlustusmakse', 'Unemployment insurance', 'Страхование от безработицы'),
+  e('pension', 'Kohustuslik kogumispension', 'Funded pension', 'Накопительная пенсия'),
+  e('interest', 'Intress', 'Interest', 'Проценты'),
 ];
 
 export const declarationTypes: readonly Entry[] = [
   e('KMD', 'Käibedeklaratsioon (KMD)', 'VAT return (KMD)', 'Декларация НСО (KMD)'),
-  e('TSD', 'Tulu- ja sotsiaalmaksu deklaratsioon (TSD)', 'Income and social tax return (TSD)', 'Декларация подоходного и социального налога (TSD)'),
+  e(
+    'TSD',
+    'Tulu- ja sotsiaalmaksu deklaratsioon (TSD)',
+    'Income and social tax return (TSD)',
+    'Декларация подоходного и социального налога (TSD)',
+  ),
   e('KMD_INF', 'Käibedeklaratsiooni lisa (KMD INF)', 'VAT return annex (KMD INF)', 'Приложение к декларации НСО (KMD INF)'),
   e('AKS', 'Aktsiisideklaratsioon', 'Excise duty return', 'Акцизная декларация'),
 ];
 
 export const monitoringCategories: readonly Entry[] = [
-  e('registry', 'Registriandmed', 'Registry data', 'Данные регистра'), e('people', 'Isikud', 'People', 'Лица'), e('tax', 'Maksud', 'Taxes', 'Налоги'),
-  e('court', 'Kohtuasjad', 'Court', 'Суд'), e('announcements', 'Teadaanded', 'Notices', 'Объявления'), e('reports', 'Aruanded', 'Reports', 'Отчёты'),
-  e('rating', 'Krediidihinnang', 'Rating', 'Рейтинг'), e('assets', 'Vara', 'Assets', 'Активы'),
+  e('registry', 'Registriandmed', 'Registry data', 'Данные регистра'),
+  e('people', 'Isikud', 'People', 'Лица'),
+  e('tax', 'Maksud', 'Taxes', 'Налоги'),
+  e('court', 'Kohtuasjad', 'Court', 'Суд'),
+  e('announcements', 'Teadaanded', 'Notices', 'Объявления'),
+  e('reports', 'Aruanded', 'Reports', 'Отчёты'),
+  e('rating', 'Krediidihinnang', 'Rating', 'Рейтинг'),
+  e('assets', 'Vara', 'Assets', 'Активы'),
 ];
 
 export const ownershipTypes: readonly Entry[] = [
-  e('sole', 'Ainuomand', 'Sole ownership', 'Единоличная собственность'), e('joint', 'Ühisomand', 'Joint ownership', 'Совместная собственность'),
+  e('sole', 'Ainuomand', 'Sole ownership', 'Единоличная собственность'),
+  e('joint', 'Ühisomand', 'Joint ownership', 'Совместная собственность'),
 ];
 
 export const relations: readonly Entry[] = [
-  e('representative', 'Esindaja', 'Representative', 'Представитель'), e('shareholder', 'Osanik', 'Shareholder', 'Участник'),
-  e('beneficial_owner', 'Tegelik kasusaaja', 'Beneficial owner', 'Фактический выгодоприобретатель'), e('other', 'Muu isik', 'Other party', 'Другое лицо'),
+  e('representative', 'Esindaja', 'Representative', 'Представитель'),
+  e('shareholder', 'Osanik', 'Shareholder', 'Участник'),
+  e('beneficial_owner', 'Tegelik kasusaaja', 'Beneficial owner', 'Фактический выгодоприобретатель'),
+  e('other', 'Muu isik', 'Other party', 'Другое лицо'),
 ];
 
 export const scoreGroups: readonly Entry[] = [
-  e('payment', 'Maksekäitumine', 'Payment behaviour', 'Платёжное поведение'), e('financial', 'Finantsnäitajad', 'Financial figures', 'Финансовые показатели'),
-  e('background', 'Taust', 'Background', 'Справочная информация'), e('activity', 'Aktiivsus', 'Activity', 'Активность'),
+  e('payment', 'Maksekäitumine', 'Payment behaviour', 'Платёжное поведение'),
+  e('financial', 'Finantsnäitajad', 'Financial figures', 'Финансовые показатели'),
+  e('background', 'Taust', 'Background', 'Справочная информация'),
+  e('activity', 'Aktiivsus', 'Activity', 'Активность'),
 ];
 
 /** Every classifier served by GET /classifiers/{type}; keys match classifierTypes in core/operations/reference.ts. */

@@ -11,11 +11,16 @@ import type { Company } from './model';
  */
 
 export function fold(text: string): string {
-  return text.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+  return text
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '');
 }
 
 export function words(text: string): string[] {
-  return fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
 const legalWords = new Set<string>();
@@ -86,7 +91,11 @@ const EMPTY = new Int32Array(0);
 export function allPrefixed(qWords: readonly string[], nameWords: readonly string[]): boolean {
   for (const q of qWords) {
     let ok = false;
-    for (const w of nameWords) if (w.startsWith(q)) { ok = true; break; }
+    for (const w of nameWords)
+      if (w.startsWith(q)) {
+        ok = true;
+        break;
+      }
     if (!ok) return false;
   }
   return true;
@@ -178,7 +187,9 @@ export class CompanySearch {
     this.codes = companies.map((c) => ({ code: c.code, i: c.i })).sort((a, b) => (a.code < b.code ? -1 : 1));
     const codeRank = new Int32Array(companies.length);
     this.codes.forEach((x, k) => (codeRank[x.i] = k));
-    this.newestIds = Int32Array.from(companies.map((c) => c.i)).sort((a, b) => companies[b]!.reg - companies[a]!.reg || codeRank[b]! - codeRank[a]!);
+    this.newestIds = Int32Array.from(companies.map((c) => c.i)).sort(
+      (a, b) => companies[b]!.reg - companies[a]!.reg || codeRank[b]! - codeRank[a]!,
+    );
     this.ordered = companies.length;
   }
 
@@ -243,7 +254,11 @@ export class CompanySearch {
     const qKey = qWords.join(' ');
     const exact = (this.exact.get(qKey) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
     // A query that also names the right legal form ranks that company first.
-    exact.sort((a, b) => Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull) || this.before(a, b));
+    exact.sort(
+      (a, b) =>
+        Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull) ||
+        this.before(a, b),
+    );
     for (const i of exact) {
       if (out.length >= max) return out;
       out.push({ i, previous: null });

@@ -23,12 +23,18 @@ function filterOf(p: Record<string, any>): CompanyFilter {
   if (p.status?.length) f.status = new Set(p.status);
   if (p.legal_form?.length) {
     const wanted = new Set((p.legal_form as string[]).map(fold));
-    f.forms = new Set(legalForms.flatMap((lf, i) => (wanted.has(fold(lf.abbr)) || wanted.has(fold(lf.et)) || wanted.has(fold(lf.en)) ? [i] : [])));
+    f.forms = new Set(
+      legalForms.flatMap((lf, i) => (wanted.has(fold(lf.abbr)) || wanted.has(fold(lf.et)) || wanted.has(fold(lf.en)) ? [i] : [])),
+    );
   }
   if (p.activity?.length) f.activity = p.activity;
   if (p.county?.length) {
     // "Harju", "Harju maakond" and "harju county" all name the same county.
-    const wanted = (p.county as string[]).map((x) => fold(x).replace(/\s+(maakond|county)$/, '').trim());
+    const wanted = (p.county as string[]).map((x) =>
+      fold(x)
+        .replace(/\s+(maakond|county)$/, '')
+        .trim(),
+    );
     f.counties = new Set(counties.flatMap((c, i) => (wanted.includes(fold(c.code).replace(/ maakond$/, '')) ? [i] : [])));
   }
   if (p.vat_number?.length) f.vat = new Set(p.vat_number);
@@ -42,7 +48,10 @@ export function searchHits(ds: Dataset, q: string, max: number, filter?: Company
   return ds.companySearch.byName(q, max, filter);
 }
 
-const hitView = (ds: Dataset, lang: OpContext['lang']) => (h: SearchHit) => ({ ...summary(ds.companies[h.i]!, lang), matched_previous_name: h.previous });
+const hitView = (ds: Dataset, lang: OpContext['lang']) => (h: SearchHit) => ({
+  ...summary(ds.companies[h.i]!, lang),
+  matched_previous_name: h.previous,
+});
 
 const search: OpHandler<'companies.search'> = ({ params, ds, lang }) => {
   const filter = filterOf(params);
@@ -50,7 +59,12 @@ const search: OpHandler<'companies.search'> = ({ params, ds, lang }) => {
   const page = params.page ?? 1;
   const limit = params.limit ?? 25;
   const { ids, total } = ds.companySearch.list(filter, (page - 1) * limit, limit);
-  return paged(ids.map((i) => summary(ds.companies[i]!, lang)), params, total, true);
+  return paged(
+    ids.map((i) => summary(ds.companies[i]!, lang)),
+    params,
+    total,
+    true,
+  );
 };
 
 const lookup: OpHandler<'companies.lookup'> = ({ params, ds, lang, key, state, now }) => {
@@ -99,9 +113,12 @@ const get: OpHandler<'companies.get'> = ({ params, ds, lang }) => {
 const byVat: OpHandler<'companies.byVat'> = ({ params, ds, lang }) => {
   const vat = params.vat_number;
   const e = ds.vat.get(vat);
-  const i = e ? e.holders[0] ?? e.last : undefined;
+  const i = e ? (e.holders[0] ?? e.last) : undefined;
   if (i === undefined || i === null) throw notFound(`VAT number ${vat}`);
-  return { data: profile(ds, ds.companies[i]!, includeList(params.include), false, lang), meta: { vat_number: vat, vat_holders: e!.holders.length } };
+  return {
+    data: profile(ds, ds.companies[i]!, includeList(params.include), false, lang),
+    meta: { vat_number: vat, vat_holders: e!.holders.length },
+  };
 };
 
 export const companyHandlers: OpHandlers = {

@@ -22,15 +22,21 @@ export function textContains(row: unknown, q: string): boolean {
 /** What the section operations have in common (each one's own parameters have at least these). */
 type SectionListParams = { registry_code: string; history?: boolean; q?: string; page?: number; limit?: number };
 
-const list = (section: string, people: boolean) => ({ params, ds, lang }: OpContext<SectionListParams>): OpResult => {
-  const c = companyByCode(ds, params.registry_code);
-  let rows = sectionData(ds, c, section, people ? params.history ?? false : true, lang) as unknown[];
-  const q = params.q;
-  if (q) rows = rows.filter((r) => textContains(r, q));
-  return paged(rows, params);
-};
+const list =
+  (section: string, people: boolean) =>
+  ({ params, ds, lang }: OpContext<SectionListParams>): OpResult => {
+    const c = companyByCode(ds, params.registry_code);
+    let rows = sectionData(ds, c, section, people ? (params.history ?? false) : true, lang) as unknown[];
+    const q = params.q;
+    if (q) rows = rows.filter((r) => textContains(r, q));
+    return paged(rows, params);
+  };
 
-const object = (section: string) => ({ params, ds, lang }: OpContext<{ registry_code: string }>): OpResult => ({ data: sectionData(ds, companyByCode(ds, params.registry_code), section, false, lang) });
+const object =
+  (section: string) =>
+  ({ params, ds, lang }: OpContext<{ registry_code: string }>): OpResult => ({
+    data: sectionData(ds, companyByCode(ds, params.registry_code), section, false, lang),
+  });
 
 const peopleSections: Record<string, PeopleSection> = {
   representatives: 'representatives',
@@ -66,7 +72,13 @@ const emtak: OpHandler<'reference.emtak'> = ({ params, lang }) => {
   const q = params.q;
   const needle = q === undefined ? '' : fold(q);
   const hits = !q ? rows : /^\d+$/.test(q) ? rows.filter((r) => r.code.startsWith(q)) : rows.filter((r) => r.folded.includes(needle));
-  return pagedView(hits, params, (r) => ({ code: r.code, title: titleIn(r, lang), version: r.version, section: r.section, level: 'subclass' }));
+  return pagedView(hits, params, (r) => ({
+    code: r.code,
+    title: titleIn(r, lang),
+    version: r.version,
+    section: r.section,
+    level: 'subclass',
+  }));
 };
 
 export const sectionHandlers: OpHandlers = {

@@ -6,8 +6,13 @@ import type { KeyInfo } from '../http/keys';
 import type { SandboxState } from '../state';
 
 /** Ids of the operation table ("companies.search"), as operationId() spells them. */
-export type OperationIdOf = { [G in keyof OperationGroups & string]: `${G}.${keyof OperationGroups[G] & string}` }[keyof OperationGroups & string];
-type OperationById<Id> = Id extends `${infer G extends keyof OperationGroups}.${infer N}` ? (N extends keyof OperationGroups[G] ? OperationGroups[G][N] : never) : never;
+export type OperationIdOf = { [G in keyof OperationGroups & string]: `${G}.${keyof OperationGroups[G] & string}` }[keyof OperationGroups &
+  string];
+type OperationById<Id> = Id extends `${infer G extends keyof OperationGroups}.${infer N}`
+  ? N extends keyof OperationGroups[G]
+    ? OperationGroups[G][N]
+    : never
+  : never;
 /** The validated parameters of an operation, by id: what its input schema gives the handler. */
 export type ParamsOf<Id extends OperationIdOf> = OperationParams<OperationById<Id>>;
 

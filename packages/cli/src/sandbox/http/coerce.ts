@@ -54,7 +54,11 @@ function scalar(kind: Kind | undefined, raw: string): unknown {
 export function coerce(schema: z.ZodType, values: string[]): unknown {
   const k = kindOf(schema);
   if (k.kind === 'array') {
-    return values.flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '').map((x) => scalar(k.element, x));
+    return values
+      .flatMap((x) => x.split(','))
+      .map((x) => x.trim())
+      .filter((x) => x !== '')
+      .map((x) => scalar(k.element, x));
   }
   return scalar(k.kind, values[values.length - 1]!);
 }

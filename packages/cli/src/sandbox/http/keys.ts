@@ -94,6 +94,10 @@ export class KeyStore {
     const mtime = existsSync(f) ? statSync(f).mtimeMs : 0;
     if (mtime === this.mtime) return;
     this.mtime = mtime;
-    this.file = new Map(readKeyFile(this.dataDir).filter((k) => !k.revoked_at).map((k) => [k.hash, { id: k.id, plan: k.plan }]));
+    this.file = new Map(
+      readKeyFile(this.dataDir)
+        .filter((k) => !k.revoked_at)
+        .map((k) => [k.hash, { id: k.id, plan: k.plan }]),
+    );
   }
 }

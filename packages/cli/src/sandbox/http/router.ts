@@ -38,7 +38,10 @@ export class Router<H> {
 
   /** Methods served at this path's most specific template (for 405's Allow header). */
   methodsAt(pathname: string): string[] {
-    return this.candidates(pathname).map((c) => c.route.method).filter((m, i, a) => a.indexOf(m) === i).sort();
+    return this.candidates(pathname)
+      .map((c) => c.route.method)
+      .filter((m, i, a) => a.indexOf(m) === i)
+      .sort();
   }
 
   match(method: string, pathname: string): { route: Route<H>; params: Record<string, string> } | null {

@@ -9,7 +9,8 @@ import { currentBoard, type CompanyOverlay, type Overlays } from '../overlay';
 import { applyToFacts } from './apply';
 import type { AppliedChange, CompanyFacts, CompanyPort, NewCompanyInput } from './company-port';
 
-type DatasetView = Pick<Dataset, 'seed' | 'companies' | 'byCode' | 'rels' | 'persons'> & Partial<Pick<Dataset, 'overlay' | 'companySearch' | 'vat'>>;
+type DatasetView = Pick<Dataset, 'seed' | 'companies' | 'byCode' | 'rels' | 'persons'> &
+  Partial<Pick<Dataset, 'overlay' | 'companySearch' | 'vat'>>;
 
 /**
  * CompanyPort over the generated dataset (read side's model). Registry fields are written into the
@@ -135,7 +136,11 @@ export class DatasetCompanies implements CompanyPort {
       if (e) orderHolders(e.holders, this.ds.companies);
     }
     c.capital = f.share_capital;
-    if (change.kind === 'activity_changed') c.acts = [{ code: f.activity_codes[0]!, version: 2008, main: true }, ...c.acts.filter((a) => a.code !== f.activity_codes[0]).map((a) => ({ ...a, main: false }))];
+    if (change.kind === 'activity_changed')
+      c.acts = [
+        { code: f.activity_codes[0]!, version: 2008, main: true },
+        ...c.acts.filter((a) => a.code !== f.activity_codes[0]).map((a) => ({ ...a, main: false })),
+      ];
     const rank = searchRank(c);
     if (rank !== c.rank) {
       c.rank = rank;
@@ -157,16 +162,38 @@ export class DatasetCompanies implements CompanyPort {
   register(input: NewCompanyInput, onDate: string): CompanyFacts {
     let code = input.registry_code;
     for (let n = 1_750_000 + this.ds.companies.length; !code || this.ds.byCode.has(code); n++) code = withRegistryCheckDigit(String(n));
-    const formI = Math.max(0, legalForms.findIndex((f) => f.et.toLowerCase() === (input.legal_form ?? 'osaühing').toLowerCase() || f.abbr === input.legal_form));
-    const countyI = Math.max(0, counties.findIndex((x) => x.code === (input.county ?? 'Harju maakond') || x.code === `${input.county} maakond`));
+    const formI = Math.max(
+      0,
+      legalForms.findIndex((f) => f.et.toLowerCase() === (input.legal_form ?? 'osaühing').toLowerCase() || f.abbr === input.legal_form),
+    );
+    const countyI = Math.max(
+      0,
+      counties.findIndex((x) => x.code === (input.county ?? 'Harju maakond') || x.code === `${input.county} maakond`),
+    );
     const county = counties[countyI]!.code;
     const reg = dayOf(input.registered_on ?? onDate);
     const c: Company = {
-      i: this.ds.companies.length, code, name: input.name ?? `Uusettevõte ${this.ds.companies.length + 1} ${legalForms[formI]!.abbr}`,
-      form: formI, status: 'R', reg, del: null, vat: null, vatRegs: [], county: countyI,
-      address: `${county}, Tallinn, Pärnu mnt ${(this.ds.companies.length % 150) + 1}, 10141`, postal: '10141',
-      acts: [{ code: input.activity_code ?? '62011', version: 2008, main: true }], prev: [], employees: input.employees ?? 0,
-      capital: 2500, rank: 0, updated: reg, flags: new Set(), rels: [], holdings: [],
+      i: this.ds.companies.length,
+      code,
+      name: input.name ?? `Uusettevõte ${this.ds.companies.length + 1} ${legalForms[formI]!.abbr}`,
+      form: formI,
+      status: 'R',
+      reg,
+      del: null,
+      vat: null,
+      vatRegs: [],
+      county: countyI,
+      address: `${county}, Tallinn, Pärnu mnt ${(this.ds.companies.length % 150) + 1}, 10141`,
+      postal: '10141',
+      acts: [{ code: input.activity_code ?? '62011', version: 2008, main: true }],
+      prev: [],
+      employees: input.employees ?? 0,
+      capital: 2500,
+      rank: 0,
+      updated: reg,
+      flags: new Set(),
+      rels: [],
+      holdings: [],
     };
     c.rank = searchRank(c);
     this.ds.companies.push(c);

@@ -43,9 +43,23 @@ export function makeChange(
     const made = spec.make(c, rng, today);
     if (!made) continue;
     const details = { ...made, ...override } as Details;
-    return { registry_code: c.registry_code, name: c.name, category, kind: spec.kind, tone: spec.tone(details), details, occurred_at: occurredAt };
+    return {
+      registry_code: c.registry_code,
+      name: c.name,
+      category,
+      kind: spec.kind,
+      tone: spec.tone(details),
+      details,
+      occurred_at: occurredAt,
+    };
   }
-  if (kind !== undefined) throw new ApiError(409, 'change_not_possible', `kind ${kind} does not apply to ${c.registry_code} now (for example no tax debt to clear)`, 'kind');
+  if (kind !== undefined)
+    throw new ApiError(
+      409,
+      'change_not_possible',
+      `kind ${kind} does not apply to ${c.registry_code} now (for example no tax debt to clear)`,
+      'kind',
+    );
   return null;
 }
 
@@ -53,7 +67,14 @@ export function makeChange(
  * Changes found by one scheduled run: each monitored company changes with probability `rate`, in a random
  * category. Seeded by the sandbox seed and the run time, so the same run always finds the same changes.
  */
-export function randomChanges(codes: Iterable<string>, port: CompanyPort, seed: number, runAt: number, rate: number, today: string): Change[] {
+export function randomChanges(
+  codes: Iterable<string>,
+  port: CompanyPort,
+  seed: number,
+  runAt: number,
+  rate: number,
+  today: string,
+): Change[] {
   if (rate <= 0) return [];
   const out: Change[] = [];
   for (const code of [...codes].sort()) {

@@ -9,7 +9,9 @@ export const monitoringHandlers: WriteHandlers = {
     return { data: listView(l), status: 201 };
   },
   'monitoring.addCompanies': (svc, acct, p) => {
-    const res = svc.account(acct).lists.addCompanies(p.list_id, { add: p.add, replace: p.replace }, svc.clock.now(), (code) => svc.companies.get(code) !== undefined);
+    const res = svc
+      .account(acct)
+      .lists.addCompanies(p.list_id, { add: p.add, replace: p.replace }, svc.clock.now(), (code) => svc.companies.get(code) !== undefined);
     svc.dirty();
     return { data: res };
   },
@@ -30,7 +32,9 @@ export const monitoringHandlers: WriteHandlers = {
     return { data: { id: p.list_id, deleted: true } };
   },
   'monitoring.listCompanies': (svc, acct, p) => {
-    const entries = Object.values(svc.account(acct).lists.get(p.list_id).companies).sort((a, b) => a.added_at - b.added_at || a.registry_code.localeCompare(b.registry_code));
+    const entries = Object.values(svc.account(acct).lists.get(p.list_id).companies).sort(
+      (a, b) => a.added_at - b.added_at || a.registry_code.localeCompare(b.registry_code),
+    );
     const page = p.page ?? 1;
     const limit = p.limit ?? 25;
     const rows = entries.slice((page - 1) * limit, page * limit).map((e) => entryView(e, svc.companies.get(e.registry_code)?.name ?? null));

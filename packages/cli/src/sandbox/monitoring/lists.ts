@@ -31,7 +31,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const orNull = <T>(a: T[] | null | undefined): T[] | null => (a && a.length ? a : null);
 
 export function listView(l: MonitoringList) {
-  return { id: l.id, name: l.name, categories: l.categories ?? [], companies: Object.keys(l.companies).length, created_at: iso(l.created_at) };
+  return {
+    id: l.id,
+    name: l.name,
+    categories: l.categories ?? [],
+    companies: Object.keys(l.companies).length,
+    created_at: iso(l.created_at),
+  };
 }
 
 export function entryView(e: ListEntry, name: string | null) {
@@ -91,7 +97,12 @@ export class ListStore {
         if (item.categories !== undefined) prev.categories = orNull(item.categories);
         updated++;
       } else {
-        l.companies[item.registry_code] = { registry_code: item.registry_code, external_ref: item.external_ref ?? null, categories: orNull(item.categories), added_at: now };
+        l.companies[item.registry_code] = {
+          registry_code: item.registry_code,
+          external_ref: item.external_ref ?? null,
+          categories: orNull(item.categories),
+          added_at: now,
+        };
         added++;
       }
     }

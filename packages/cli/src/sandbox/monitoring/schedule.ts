@@ -16,7 +16,12 @@ export interface RunSlot {
 
 const partsFmt = new Intl.DateTimeFormat('en-CA', {
   timeZone: RUN_TIME_ZONE,
-  year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
   hourCycle: 'h23',
 });
 

@@ -26,14 +26,21 @@ export interface SavedSearch {
 
 export const MATCHES_PER_EVENT = 500;
 
-const norm = (s: string) => s.toLocaleLowerCase('et').replace(/\s+maakond$/, '').trim();
+const norm = (s: string) =>
+  s
+    .toLocaleLowerCase('et')
+    .replace(/\s+maakond$/, '')
+    .trim();
 const DAY = 86_400_000;
 
 /** Filter semantics as in company search: within a key any value may match, all keys must match. */
 export function matcher(f: SearchFilters, date: string): (c: CompanyFacts) => boolean {
   const counties = f.county?.map(norm);
   const forms = f.legal_form?.map(norm);
-  const since = f.registered_within_days === undefined ? null : new Date(Date.parse(`${date}T00:00:00Z`) - f.registered_within_days * DAY).toISOString().slice(0, 10);
+  const since =
+    f.registered_within_days === undefined
+      ? null
+      : new Date(Date.parse(`${date}T00:00:00Z`) - f.registered_within_days * DAY).toISOString().slice(0, 10);
   return (c) =>
     (!f.activity?.length || c.activity_codes.some((code) => f.activity!.some((p) => code.startsWith(p)))) &&
     (!counties?.length || (c.county !== null && counties.includes(norm(c.county)))) &&
@@ -101,14 +108,21 @@ export class SearchStore {
  * registrations first, cut into events of at most 500. Returns the events' data (ids are
  * evt_<search>_<YYYYMMDD>_<part>).
  */
-export function morningRun(s: SavedSearch, date: string, companies: Iterable<CompanyFacts>, lookup: (code: string) => CompanyFacts | undefined) {
+export function morningRun(
+  s: SavedSearch,
+  date: string,
+  companies: Iterable<CompanyFacts>,
+  lookup: (code: string) => CompanyFacts | undefined,
+) {
   const now = matchingCodes(s.filters, date, companies);
   const before = new Set(s.matching);
   s.matching = now;
   const fresh = now
     .filter((code) => !before.has(code))
     .map((code) => lookup(code)!)
-    .sort((a, b) => (a.registered_on === b.registered_on ? a.registry_code.localeCompare(b.registry_code) : a.registered_on < b.registered_on ? 1 : -1));
+    .sort((a, b) =>
+      a.registered_on === b.registered_on ? a.registry_code.localeCompare(b.registry_code) : a.registered_on < b.registered_on ? 1 : -1,
+    );
   if (!fresh.length) return [];
   const prior = s.runs[date] ?? { parts: 0, total: 0 };
   const parts = Math.ceil(fresh.length / MATCHES_PER_EVENT);

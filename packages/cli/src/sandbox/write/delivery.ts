@@ -97,7 +97,11 @@ export class DeliveryEngine {
 
   constructor(private readonly host: DeliveryHost) {
     this.rng = new Rng(host.seed ^ 0x5eed);
-    this.timer = new VirtualTimer(host.clock, () => this.nextDue(), () => this.startDue());
+    this.timer = new VirtualTimer(
+      host.clock,
+      () => this.nextDue(),
+      () => this.startDue(),
+    );
   }
 
   /** Restores a delivery read from the data dir. */
@@ -110,8 +114,18 @@ export class DeliveryEngine {
   create(account: string, eventId: string, retryOf: string | null = null): Delivery {
     const now = this.host.clock.now();
     const d: Delivery = {
-      id: `dlv_${this.host.nextDeliveryNumber()}`, account, event_id: eventId, status: 'pending', attempts: 0,
-      next_attempt_at: now, last_status_code: null, last_error: null, created_at: now, finished_at: null, retry_of: retryOf, log: [],
+      id: `dlv_${this.host.nextDeliveryNumber()}`,
+      account,
+      event_id: eventId,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      last_status_code: null,
+      last_error: null,
+      created_at: now,
+      finished_at: null,
+      retry_of: retryOf,
+      log: [],
     };
     this.all.set(d.id, d);
     this.queued.set(d.id, d);
@@ -137,7 +151,9 @@ export class DeliveryEngine {
   }
 
   list(account: string): Delivery[] {
-    return [...this.all.values()].filter((d) => d.account === account).sort((a, b) => b.created_at - a.created_at || idNum(b.id) - idNum(a.id));
+    return [...this.all.values()]
+      .filter((d) => d.account === account)
+      .sort((a, b) => b.created_at - a.created_at || idNum(b.id) - idNum(a.id));
   }
 
   /** Re-evaluates due times, e.g. after a webhook was enabled. */
@@ -182,7 +198,10 @@ export class DeliveryEngine {
     }
   }
 
-  private async send(d: Delivery, target: { url: string; secret: string }): Promise<{ outcome: PostOutcome; at: number; finished: number }> {
+  private async send(
+    d: Delivery,
+    target: { url: string; secret: string },
+  ): Promise<{ outcome: PostOutcome; at: number; finished: number }> {
     const event = this.host.event(d.account, d.event_id);
     const at = this.host.clock.now();
     if (!event) return { outcome: { error: `event ${d.event_id} is no longer stored` }, at, finished: at };
@@ -232,7 +251,14 @@ export class DeliveryEngine {
     if (s.duplicateRate <= 0 || !this.rng.chance(s.duplicateRate)) return;
     for (let i = 0; i < s.duplicateCopies && !this.closed; i++) {
       const { outcome, at, finished } = await this.send(d, target);
-      d.log.push({ attempt: d.attempts, at, finished_at: finished, status_code: 'status' in outcome ? outcome.status : null, error: 'error' in outcome ? outcome.error : null, duplicate: true });
+      d.log.push({
+        attempt: d.attempts,
+        at,
+        finished_at: finished,
+        status_code: 'status' in outcome ? outcome.status : null,
+        error: 'error' in outcome ? outcome.error : null,
+        duplicate: true,
+      });
     }
     this.host.saved(d);
   }

@@ -9,6 +9,10 @@ export interface WriteResult {
 }
 
 /** Handler of one operation, given the validated parameters and the account of the API key. */
-export type WriteHandler<Id extends OperationIdOf = OperationIdOf> = (svc: EventService, account: string, params: ParamsOf<Id>) => WriteResult;
+export type WriteHandler<Id extends OperationIdOf = OperationIdOf> = (
+  svc: EventService,
+  account: string,
+  params: ParamsOf<Id>,
+) => WriteResult;
 /** Write-side handlers keyed by operation id, each typed by its operation's parameters. */
 export type WriteHandlers = { [Id in OperationIdOf]?: WriteHandler<Id> };

@@ -18,7 +18,11 @@ export function postOnce(url: string, headers: Record<string, string>, body: str
     };
     const u = new URL(url);
     const lib = u.protocol === 'https:' ? https : http;
-    const req = lib.request(u, { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, agent: false });
+    const req = lib.request(u, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      agent: false,
+    });
     const timer = setTimeout(() => {
       finish({ error: `timeout: no answer within ${timeoutMs} ms` });
       req.destroy();

@@ -30,7 +30,9 @@ export function createWriteSide(opts: EventServiceOptions): WriteSide {
   return {
     service,
     faults,
-    handlers: Object.fromEntries(routedWriteHandlers().map(([id, h]) => [id, (ctx: OpContext<unknown>) => h(service, ctx.key!.id, ctx.params)])),
+    handlers: Object.fromEntries(
+      routedWriteHandlers().map(([id, h]) => [id, (ctx: OpContext<unknown>) => h(service, ctx.key!.id, ctx.params)]),
+    ),
     isControl: isControlPath,
     control: (account, method, path, body) => handleControl({ svc: service, faults, account }, method, path, body),
     async fault(account, req, res, requestId) {

@@ -99,7 +99,11 @@ export class EventService {
       this.data = new DataDir(opts.dataDir);
       this.load();
     }
-    this.runTimer = new VirtualTimer(this.clock, () => nextSlot(this.lastRunAt).at, () => this.runDueSlots());
+    this.runTimer = new VirtualTimer(
+      this.clock,
+      () => nextSlot(this.lastRunAt).at,
+      () => this.runDueSlots(),
+    );
     this.runTimer.arm();
     // Runs made due by a clock move happen before the control call answers, so a test sees their events.
     this.unsubscribeClock = this.clock.onChange(() => this.runDueSlots());
@@ -148,15 +152,20 @@ export class EventService {
       for (const [id, a] of this.accounts) {
         const lists = a.lists.listsFor(change.registry_code, change.category, change.occurred_at);
         if (!lists.length) continue;
-        const e = this.emit(id, 'monitoring.change', {
-          company: { registry_code: change.registry_code, name: change.name },
-          lists,
-          category: change.category,
-          kind: change.kind,
-          tone: change.tone,
-          details: change.details,
-          detected_at: new Date(detectedAt).toISOString(),
-        }, detectedAt);
+        const e = this.emit(
+          id,
+          'monitoring.change',
+          {
+            company: { registry_code: change.registry_code, name: change.name },
+            lists,
+            category: change.category,
+            kind: change.kind,
+            tone: change.tone,
+            details: change.details,
+            detected_at: new Date(detectedAt).toISOString(),
+          },
+          detectedAt,
+        );
         let ids = emitted.get(id);
         if (!ids) emitted.set(id, (ids = []));
         ids.push(e.id);
@@ -166,7 +175,12 @@ export class EventService {
   }
 
   private apply(change: Change): void {
-    const applied: AppliedChange = { registry_code: change.registry_code, kind: change.kind, category: change.category, details: change.details };
+    const applied: AppliedChange = {
+      registry_code: change.registry_code,
+      kind: change.kind,
+      category: change.category,
+      details: change.details,
+    };
     this.companies.applyChange(applied);
     this.data?.append(CHANGES, { type: 'change', change: applied } satisfies ReplayRecord);
   }
@@ -227,12 +241,16 @@ export class EventService {
   /* ---- control helpers ---- */
 
   /** A change of one company now (sandbox control): applied to the data and reported at once. */
-  createChange(account: string, input: { registry_code: string; category: MonitoringCategory; kind?: string; details?: Record<string, unknown> }) {
+  createChange(
+    account: string,
+    input: { registry_code: string; category: MonitoringCategory; kind?: string; details?: Record<string, unknown> },
+  ) {
     const c = this.companies.get(input.registry_code);
     if (!c) throw new ApiError(404, 'not_found', `registry_code ${input.registry_code} does not exist`, 'registry_code');
     const now = this.clock.now();
     const change = makeChange(c, input.category, input.kind, this.rng, localDate(now), now, input.details);
-    if (!change) throw new ApiError(409, 'change_not_possible', `no ${input.category} change applies to ${c.registry_code} now`, 'category');
+    if (!change)
+      throw new ApiError(409, 'change_not_possible', `no ${input.category} change applies to ${c.registry_code} now`, 'category');
     this.apply(change);
     const events = this.report([change], now).get(account) ?? [];
     return { change: { ...change, occurred_at: new Date(change.occurred_at).toISOString() }, events };
@@ -293,7 +311,9 @@ export class EventService {
       clock_now: this.clock.now(),
       last_run_at: this.lastRunAt,
       counters: this.counters,
-      accounts: Object.fromEntries([...this.accounts].map(([id, a]) => [id, { lists: a.lists.lists, searches: a.searches.searches, webhook: a.webhook }])),
+      accounts: Object.fromEntries(
+        [...this.accounts].map(([id, a]) => [id, { lists: a.lists.lists, searches: a.searches.searches, webhook: a.webhook }]),
+      ),
     };
     this.data.writeJsonAtomic(STATE, state);
   }

@@ -92,8 +92,14 @@ export class EventLog {
     const after = q.after === undefined ? -1 : eventNumber(q.after);
     if (after === null) throw new ApiError(400, 'invalid_parameter', 'after must be an event id like evt_123', 'after');
     const keep = (e: SandboxEvent) =>
-      (!q.list_id || (e.data.lists as Array<{ id: string }>).some((l) => l.id === q.list_id)) && (!q.category?.length || q.category.includes(e.data.category));
-    const start = firstAfter(this.monitoring, (e) => eventNumber(e.id)!, after, (a, b) => a > b);
+      (!q.list_id || (e.data.lists as Array<{ id: string }>).some((l) => l.id === q.list_id)) &&
+      (!q.category?.length || q.category.includes(e.data.category));
+    const start = firstAfter(
+      this.monitoring,
+      (e) => eventNumber(e.id)!,
+      after,
+      (a, b) => a > b,
+    );
     return page(collect(this.monitoring, start, keep, q.limit ?? DEFAULT_LIMIT), q.limit, q.after ?? null);
   }
 
@@ -102,12 +108,17 @@ export class EventLog {
     let after: [number, number] = [-1, -1];
     if (q.after !== undefined) {
       const pos = matchesPosition(q.after, searchId);
-      if (!pos) throw new ApiError(400, 'invalid_parameter', `after must be an event id of this search like evt_${searchId}_20261120_1`, 'after');
+      if (!pos)
+        throw new ApiError(400, 'invalid_parameter', `after must be an event id of this search like evt_${searchId}_20261120_1`, 'after');
       after = pos;
     }
     const rows = this.matches.get(searchId) ?? [];
     const start = firstAfter(rows, (e) => matchesPosition(e.id, searchId)!, after, laterPosition);
-    return page(collect(rows, start, () => true, q.limit ?? DEFAULT_LIMIT), q.limit, q.after ?? null);
+    return page(
+      collect(rows, start, () => true, q.limit ?? DEFAULT_LIMIT),
+      q.limit,
+      q.after ?? null,
+    );
   }
 }
 

@@ -42,7 +42,12 @@ export function checkWebhookUrl(raw: string): string {
   }
   if (u.protocol === 'https:') return u.toString();
   if (u.protocol === 'http:' && isLoopback(u.hostname)) return u.toString();
-  throw new ApiError(400, 'invalid_parameter', 'url must be an HTTPS address (the sandbox also accepts http to 127.0.0.1, localhost or [::1])', 'url');
+  throw new ApiError(
+    400,
+    'invalid_parameter',
+    'url must be an HTTPS address (the sandbox also accepts http to 127.0.0.1, localhost or [::1])',
+    'url',
+  );
 }
 
 export function webhookView(w: WebhookState | undefined, secret?: string) {

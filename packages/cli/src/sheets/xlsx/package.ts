@@ -50,11 +50,15 @@ function escapeCellText(s: string): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    // eslint-disable-next-line no-control-regex -- XML cannot hold these characters: finding them is the point
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`);
+    .replace(
+      // eslint-disable-next-line no-control-regex -- XML cannot hold these characters: finding them is the point
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g,
+      (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
+    );
 }
 
-const partPath = (base: string, target: string) => (target.startsWith('/') ? target.slice(1) : posix.normalize(posix.join(posix.dirname(base), target)));
+const partPath = (base: string, target: string) =>
+  target.startsWith('/') ? target.slice(1) : posix.normalize(posix.join(posix.dirname(base), target));
 const relsOf = (part: string) => posix.join(posix.dirname(part), '_rels', `${posix.basename(part)}.rels`);
 
 async function text(zip: JSZip, path: string): Promise<string | undefined> {
@@ -89,7 +93,13 @@ export async function openWorkbook(data: Uint8Array): Promise<WorkbookPackage> {
     const rel = rels.find((r) => r.Type?.endsWith(`/${type}`));
     return rel?.Target ? partPath(wbPath, rel.Target) : undefined;
   };
-  return { zip, sheets, date1904, workbookRels: relsOf(wbPath), parts: { styles: partOf('styles'), sharedStrings: partOf('sharedStrings'), calcChain: partOf('calcChain') } };
+  return {
+    zip,
+    sheets,
+    date1904,
+    workbookRels: relsOf(wbPath),
+    parts: { styles: partOf('styles'), sharedStrings: partOf('sharedStrings'), calcChain: partOf('calcChain') },
+  };
 }
 
 /** Streams the pieces of a worksheet part, a batch per chunk of the unzipped XML. */
@@ -97,12 +107,15 @@ async function* piecesOf(file: JSZip.JSZipObject): AsyncGenerator<SheetPiece[]> 
   const scanner = new SheetScanner();
   const decoder = new StringDecoder('utf8');
   // JSZip's stream is an older readable-stream one; wrap() makes it a Node stream that async iteration can read.
-  for await (const chunk of new Readable().wrap(file.nodeStream('nodebuffer')) as AsyncIterable<Buffer>) yield scanner.push(decoder.write(chunk));
+  for await (const chunk of new Readable().wrap(file.nodeStream('nodebuffer')) as AsyncIterable<Buffer>)
+    yield scanner.push(decoder.write(chunk));
   yield [...scanner.push(decoder.end()), ...scanner.end()];
 }
 
 // Built-in number formats that show dates or times (ECMA-376 18.8.30, with the East Asian ones).
-const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+const BUILTIN_DATE_FORMATS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58,
+]);
 
 function isDateFormat(code: string): boolean {
   return /[ymdhMsb]+/.test(code.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, ''));
@@ -224,7 +237,12 @@ function numbered(rowXml: string, r: number, prefix: string): string {
 
 function patchedRow(r: number, xml: string | undefined, values: Map<number, string>, prefix: string): string {
   const { startTag, cells, rest } = xml ? parseRow(xml, prefix) : { startTag: `<${prefix}row r="${r}">`, cells: [], rest: '' };
-  const byCol = new Map(cells.map((c) => [c.col, c.attrs.r ? c.xml : c.xml.replace(new RegExp(`^<${prefix}c\\b`), `<${prefix}c r="${columnLetters(c.col)}${r}"`)]));
+  const byCol = new Map(
+    cells.map((c) => [
+      c.col,
+      c.attrs.r ? c.xml : c.xml.replace(new RegExp(`^<${prefix}c\\b`), `<${prefix}c r="${columnLetters(c.col)}${r}"`),
+    ]),
+  );
   for (const [col, value] of values) {
     const old = cells.find((c) => c.col === col);
     if (value === '' && !old) continue;
@@ -232,7 +250,10 @@ function patchedRow(r: number, xml: string | undefined, values: Map<number, stri
   }
   // spans is only a loading hint and would be wrong once cells are added.
   const tag = numbered(startTag.replace(/\sspans="[^"]*"/, ''), r, prefix);
-  const body = [...byCol.entries()].sort((a, b) => a[0] - b[0]).map(([, x]) => x).join('');
+  const body = [...byCol.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, x]) => x)
+    .join('');
   return `${tag}${body}${rest}</${prefix}row>`;
 }
 
@@ -288,7 +309,11 @@ async function dropCalcChain(pkg: WorkbookPackage): Promise<void> {
   const { zip } = pkg;
   zip.remove(part);
   const types = await text(zip, '[Content_Types].xml');
-  if (types) zip.file('[Content_Types].xml', types.replace(new RegExp(`<(\\w+:)?Override\\b[^>]*PartName="/${part.replace(/[.]/g, '\\.')}"[^>]*/>`), ''));
+  if (types)
+    zip.file(
+      '[Content_Types].xml',
+      types.replace(new RegExp(`<(\\w+:)?Override\\b[^>]*PartName="/${part.replace(/[.]/g, '\\.')}"[^>]*/>`), ''),
+    );
   const relsXml = await text(zip, pkg.workbookRels);
   if (relsXml) zip.file(pkg.workbookRels, relsXml.replace(/<(\w+:)?Relationship\b[^>]*\/calcChain"[^>]*\/>/, ''));
 }

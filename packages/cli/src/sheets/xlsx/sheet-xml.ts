@@ -4,7 +4,10 @@
  * held, so a sheet of 100,000 rows is never one string in memory.
  */
 
-export type SheetPiece = { kind: 'head'; xml: string; prefix: string } | { kind: 'row'; xml: string; r: number; prefix: string } | { kind: 'tail'; xml: string };
+export type SheetPiece =
+  | { kind: 'head'; xml: string; prefix: string }
+  | { kind: 'row'; xml: string; r: number; prefix: string }
+  | { kind: 'tail'; xml: string };
 
 const ATTR = /([\w:.-]+)="([^"]*)"/g;
 
@@ -64,7 +67,8 @@ export class SheetScanner {
           break;
         }
         if (this.buf.startsWith(open, pos) && rest > open.length) {
-          if (!/[\s>/]/.test(this.buf[pos + open.length]!)) throw new Error(`unexpected element inside <sheetData>: ${this.buf.slice(pos, pos + 40)}`);
+          if (!/[\s>/]/.test(this.buf[pos + open.length]!))
+            throw new Error(`unexpected element inside <sheetData>: ${this.buf.slice(pos, pos + 40)}`);
           const tagEnd = this.buf.indexOf('>', pos);
           if (tagEnd < 0) break;
           const selfClosing = this.buf[tagEnd - 1] === '/';

@@ -15,6 +15,16 @@ import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 import { ensureInspector, runInspector } from './lib/inspector.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 
+/** Inspector arguments of one tools/call: the target's arguments, the tool, and each key=value argument. */
+const toolCall = (target, name, ...args) => [
+  ...target,
+  '--method',
+  'tools/call',
+  '--tool-name',
+  name,
+  ...args.flatMap((a) => ['--tool-arg', a]),
+];
+
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const mainJs = path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js');
 const { log, check, cleanups, finish } = checkRun();
@@ -155,43 +165,19 @@ async function main() {
   await check(
     'stdio, offline: companies_get with registry_code as JSON text returns the company the sandbox has under that code',
     async () => {
-      const r = await inspect(inspector, [
-        ...stdioTarget(),
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'companies_get',
-        '--tool-arg',
-        `registry_code="${company.registry_code}"`,
-      ]);
+      const r = await inspect(inspector, toolCall(stdioTarget(), 'companies_get', `registry_code="${company.registry_code}"`));
       checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
     },
   );
   await check(
     `stdio, offline: companies_get with registry_code=${company.registry_code} typed bare (the Inspector sends it as a number) returns the company`,
     async () => {
-      const r = await inspect(inspector, [
-        ...stdioTarget(),
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'companies_get',
-        '--tool-arg',
-        `registry_code=${company.registry_code}`,
-      ]);
+      const r = await inspect(inspector, toolCall(stdioTarget(), 'companies_get', `registry_code=${company.registry_code}`));
       checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
     },
   );
   await check(`stdio, offline: companies_get with a wrong check digit (${wrongDigit}) is a tool error that says check digit`, async () => {
-    const r = await inspect(inspector, [
-      ...stdioTarget(),
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'companies_get',
-      '--tool-arg',
-      `registry_code="${wrongDigit}"`,
-    ]);
+    const r = await inspect(inspector, toolCall(stdioTarget(), 'companies_get', `registry_code="${wrongDigit}"`));
     // The Inspector prints the result and exits 5 (tool_is_error) when the tool says isError.
     assert(r.json?.result, `no result from the Inspector (exit ${r.code}): ${r.stdout.slice(0, 500)} ${r.stderr.slice(-500)}`);
     assert(r.json.result.isError === true, `expected isError, got ${JSON.stringify(r.json.result).slice(0, 500)}`);
@@ -206,30 +192,15 @@ async function main() {
   await check(
     'stdio, with an API key: companies_get answers from the service (the server does not fall back to its own sandbox)',
     async () => {
-      const r = await inspect(inspector, [
-        ...stdioTarget(online),
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'companies_get',
-        '--tool-arg',
-        `registry_code="${company.registry_code}"`,
-      ]);
+      const r = await inspect(inspector, toolCall(stdioTarget(online), 'companies_get', `registry_code="${company.registry_code}"`));
       checkCompany(resultOf(r, 'tools/call companies_get'), company, 'companies_get');
       assert(!/offline sandbox/i.test(r.stderr), `the server says offline sandbox although it has a key: ${r.stderr.slice(0, 500)}`);
     },
   );
   const wrongKey = `sk_test_${randomBytes(16).toString('hex')}`;
   await check('stdio, with a wrong API key: companies_get is a tool error about the key, which it does not repeat', async () => {
-    const r = await inspect(inspector, [
-      ...stdioTarget({ ...online, COMPANY_DATA_API_KEY: wrongKey }),
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'companies_get',
-      '--tool-arg',
-      `registry_code="${company.registry_code}"`,
-    ]);
+    const target = stdioTarget({ ...online, COMPANY_DATA_API_KEY: wrongKey });
+    const r = await inspect(inspector, toolCall(target, 'companies_get', `registry_code="${company.registry_code}"`));
     assert(r.json?.result?.isError === true, `expected a tool error, got (exit ${r.code}) ${r.stdout.slice(0, 500)}`);
     const text = r.json.result.content?.map((c) => c.text ?? '').join(' ') ?? '';
     assert(/key|auth/i.test(text), `the error does not mention the key or authentication: ${text}`);
@@ -246,16 +217,7 @@ async function main() {
     checkToolList(resultOf(r, 'tools/list over HTTP'));
   });
   await check('HTTP: companies_get with the bearer token returns the company', async () => {
-    const r = await inspect(inspector, [
-      ...http,
-      ...bearer,
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'companies_get',
-      '--tool-arg',
-      `registry_code="${company.registry_code}"`,
-    ]);
+    const r = await inspect(inspector, toolCall([...http, ...bearer], 'companies_get', `registry_code="${company.registry_code}"`));
     checkCompany(resultOf(r, 'tools/call companies_get over HTTP'), company, 'companies_get over HTTP');
   });
   for (const [what, headers] of [

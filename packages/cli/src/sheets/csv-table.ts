@@ -251,6 +251,11 @@ export class CsvTable implements Table {
     edits: (row: string[], index: number) => RowEdits | undefined | Promise<RowEdits | undefined>,
     width: number,
   ): Promise<void> {
+    // The format is the source's: sniffed here when rows() has not read it yet.
+    if (this.stamp === undefined) {
+      this.sniff();
+      this.stamp = this.fileStamp();
+    }
     const opts = { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? ('windows' as const) : ('unix' as const) };
     const encoding = this.encoding;
     const text = async function* (this: CsvTable): AsyncGenerator<Buffer> {

@@ -206,12 +206,17 @@ function commit(tmp: string, fd: number, path: string): void {
  * write a temp file in the same directory (rename is atomic only within one file system), fsync, rename.
  * A symlink is followed (its target is replaced, the link stays); mode and owner are kept.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array | ((write: (chunk: string) => void) => void), mode?: number): void {
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array | ((write: (chunk: string | Uint8Array) => void) => void),
+  mode?: number,
+): void {
   const target = resolveTarget(path);
   const { tmp, fd } = openTemp(target, mode);
   try {
     // A producer function writes piece by piece, so a large file never exists as one string in memory.
-    if (typeof data === 'function') data((chunk) => void writeSync(fd, chunk, null, 'utf8'));
+    if (typeof data === 'function')
+      data((chunk) => void (typeof chunk === 'string' ? writeSync(fd, chunk, null, 'utf8') : writeSync(fd, chunk)));
     else writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
   } catch (err) {
     abandon(tmp, fd);

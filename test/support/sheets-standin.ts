@@ -192,24 +192,37 @@ export class SheetsStandin {
     return s;
   }
 
+  /**
+   * A1 as Google reads it: 'Title'!A1:B2 (quotes doubled inside), Title!A1:B2, 'Title' or Title alone
+   * for the whole sheet, and a range with no sheet (A1:B2, A:A, 1:2) as cells of the FIRST sheet. So an
+   * unquoted Q1 or Jan2025 is a cell of the first sheet even when a sheet has that title.
+   */
   private parseRange(ss: Spreadsheet, a1: string): Range {
-    const m = /^(?:(?:'((?:[^']|'')+)'|([^!']+))!)?(.*)$/.exec(a1)!;
-    let title = m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2];
-    let cells = m[3] ?? '';
-    if (title === undefined && !/^[A-Z]*\d*(:[A-Z]*\d*)?$/i.test(cells)) {
-      title = cells;
-      cells = '';
-    }
-    if (title === undefined && ss.sheets.some((s) => s.title === cells)) {
-      title = cells;
+    let title: string | undefined;
+    let cells: string;
+    const quoted = /^'((?:[^']|'')+)'(?:!(.*))?$/.exec(a1);
+    const bang = a1.lastIndexOf('!');
+    if (quoted) {
+      title = quoted[1]!.replace(/''/g, "'");
+      cells = quoted[2] ?? '';
+    } else if (a1.startsWith("'")) {
+      throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    } else if (bang >= 0) {
+      title = a1.slice(0, bang);
+      cells = a1.slice(bang + 1);
+      if (/['!]/.test(title)) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    } else if (CELLS.test(a1)) {
+      cells = a1;
+    } else {
+      title = a1;
       cells = '';
     }
     const sheet = this.sheetOf(ss, title);
     if (!cells) return { sheet, r0: 0, c0: 0, whole: true };
-    const [a, b] = cells.split(':');
-    const pa = /^([A-Z]*)(\d*)$/i.exec(a!);
-    const pb = b !== undefined ? /^([A-Z]*)(\d*)$/i.exec(b) : pa;
-    if (!pa || !pb) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    const [a, b] = cells.replace(/\$/g, '').split(':');
+    const pa = /^([A-Z]{0,3})(\d*)$/i.exec(a!);
+    const pb = b !== undefined ? /^([A-Z]{0,3})(\d*)$/i.exec(b) : pa;
+    if (!CELLS.test(cells) || !pa || !pb) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
     return {
       sheet,
       r0: pa[2] ? Number(pa[2]) - 1 : 0,
@@ -485,8 +498,12 @@ export class SheetsStandin {
   }
 }
 
+/** Cells with no sheet: A1, A1:B2, A:A, 1:2, A5:A, $A$1 (columns run to ZZZ). */
+const CELLS = /^(?:\$?[A-Z]{1,3}\$?\d*|\$?\d+)(?::(?:\$?[A-Z]{1,3}\$?\d*|\$?\d+))?$/i;
+
+/** A title as Google writes it in answers: quoted when it is not a plain word or looks like cells. */
 function quote(title: string): string {
-  return /^[A-Za-z0-9_]+$/.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
+  return /^[A-Za-z0-9_]+$/.test(title) && !CELLS.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
 }
 
 export async function startSheetsStandin(options: StandinOptions = {}): Promise<SheetsStandin> {

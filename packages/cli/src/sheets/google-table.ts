@@ -32,9 +32,13 @@ export interface GoogleSheetTableOptions {
   random?: () => number;
 }
 
-/** Quotes a sheet title for A1 notation: 'My Sheet'!A1. */
+/**
+ * Quotes a sheet title for A1 notation, always: 'My Sheet'!A1, 'Q1'!A1, 'Q3 ''hot'' leads'!A1.
+ * Google reads an unquoted title that looks like a cell or column (Q1, Jan2025, AB) as cells of the
+ * first sheet, and quoting a plain title is always allowed.
+ */
 export function a1Sheet(title: string): string {
-  return /^[A-Za-z0-9_]+$/.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
+  return `'${title.replace(/'/g, "''")}'`;
 }
 
 function cellText(v: unknown): string {
@@ -138,7 +142,13 @@ export class GoogleSheetTable implements Table {
     );
     const sheets = res.data.sheets ?? [];
     const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
-    if (!s?.properties) throw new Error(`sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}`);
+    if (!s?.properties) {
+      const titles = sheets.map((x) => `"${x.properties?.title ?? ''}"`);
+      throw new Error(
+        `sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}; ` +
+          (titles.length ? `its sheets are ${titles.join(', ')} (pass one with --sheet)` : 'it has no sheets'),
+      );
+    }
     this.title = s.properties.title ?? undefined;
     this.sheetId = s.properties.sheetId ?? 0;
     this.grid = { rows: s.properties.gridProperties?.rowCount ?? 0, cols: s.properties.gridProperties?.columnCount ?? 0 };
@@ -156,7 +166,11 @@ export class GoogleSheetTable implements Table {
         },
         { retry: false },
       ),
-    );
+    ).catch(async (err: unknown) => {
+      // A title that is not there is a 400 "Unable to parse range": answer with the sheets that are.
+      if ((err as { status?: number }).status === 400 && this.sheetId === undefined) await this.loadMetadata();
+      throw err;
+    });
     // A whole-sheet range answers with the grid's extent (Sheet1!A1:Z1000), which saves a metadata read.
     const m = /!?\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)$/.exec(res.data.range ?? '');
     if (m && !this.grid) this.grid = { rows: Number(m[4]), cols: columnLettersToCount(m[3]!) };

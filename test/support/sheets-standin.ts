@@ -441,7 +441,16 @@ export class SheetsStandin {
       throw new HttpError(400, 'INVALID_ARGUMENT', "Invalid valueInputOption: must be 'RAW' or 'USER_ENTERED'");
   }
 
+  /** Google's 50,000-character cell limit; checked before anything is applied (writes are atomic). */
+  private checkCells(values: Scalar[][]): void {
+    for (const line of values)
+      for (const v of line)
+        if (typeof v === 'string' && v.length > 50_000)
+          throw new HttpError(400, 'INVALID_ARGUMENT', 'Your input contains more than the maximum of 50000 characters in a single cell.');
+  }
+
   private checkFits(r: Range, values: Scalar[][]): void {
+    this.checkCells(values);
     if (r.r1 !== undefined && r.r0 + values.length - 1 > r.r1) {
       throw new HttpError(
         400,
@@ -452,6 +461,7 @@ export class SheetsStandin {
   }
 
   private appendRows(r: Range, values: Scalar[][], input: string, insert: string) {
+    this.checkCells(values);
     const s = r.sheet;
     let last = -1;
     s.cells.forEach((row, i) => {

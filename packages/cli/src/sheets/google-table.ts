@@ -1,6 +1,6 @@
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
 import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
-import { columnLetters, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
+import { capCell, columnLetters, MAX_CELL_CHARS, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
 import { parseRetryAfter } from '../../../../src/core/errors';
 import { backoffDelay } from '../../../../src/core/retry';
 import type { Clock } from '../../../../src/core/transport';
@@ -187,7 +187,8 @@ export class GoogleSheetTable implements Table {
   }
 
   async write(cells: readonly CellWrite[]): Promise<void> {
-    this.pending.push(...cells);
+    // Google refuses a cell over 50,000 characters, and the whole batch with it: capped, with a marker.
+    for (const c of cells) this.pending.push(c.value.length > MAX_CELL_CHARS ? { ...c, value: capCell(c.value) } : c);
   }
 
   private async ensureGrid(rows: number, cols: number): Promise<void> {
@@ -249,7 +250,7 @@ export class GoogleSheetTable implements Table {
             range: `${a1Sheet(this.title!)}!A1`,
             valueInputOption: 'RAW',
             insertDataOption: 'INSERT_ROWS',
-            requestBody: { values: rows.map((r) => [...r]) },
+            requestBody: { values: rows.map((r) => r.map((v) => capCell(v))) },
           },
           { retry: false },
         ),

@@ -1,8 +1,8 @@
 /**
  * Google's limits and refusals against the stand-in: 50,000-character cells (capped with a marker,
- * the events pipeline keeps going).
+ * the events pipeline keeps going) and errors that say what to do (403 not shared, 404 wrong id).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,5 +89,35 @@ describe('50,000-character cells', () => {
     const details = v[2]![v[0]!.indexOf('details')]!;
     expect(details.length).toBeLessThanOrEqual(MAX_CELL_CHARS);
     expect(details).toMatch(/ … \[cut: 200,011 characters in all\]$/);
+  });
+});
+
+describe('errors that say what to do', () => {
+  it('403: names the service account to share the spreadsheet with', async () => {
+    standin.create('private', [{ title: 'Events', rows: [['a']] }]);
+    standin.share('private', ['someone@example.com']);
+    const keyFile = join(dir, 'key.json');
+    writeFileSync(keyFile, JSON.stringify(standin.serviceAccountKey('sync-bot@proj.iam.gserviceaccount.com')));
+    const t = new GoogleSheetTable({
+      spreadsheetId: 'private',
+      sheet: 'Events',
+      auth: { serviceAccountKeyFile: keyFile },
+      rootUrl: standin.url,
+    });
+    await expect(t.read()).rejects.toThrow(
+      /Google Sheets 403 PERMISSION_DENIED: The caller does not have permission \(share the spreadsheet with sync-bot@proj\.iam\.gserviceaccount\.com as an Editor/,
+    );
+  });
+
+  it('404: names the spreadsheet id to check', async () => {
+    await expect(table('no-such-id').read()).rejects.toThrow(
+      /Google Sheets 404 NOT_FOUND: Requested entity was not found\. \(no spreadsheet has the id no-such-id: check the id/,
+    );
+  });
+
+  it('401: says to renew the credentials', async () => {
+    standin.create('tok', [{ title: 'Events' }]);
+    const t = new GoogleSheetTable({ spreadsheetId: 'tok', sheet: 'Events', auth: { accessToken: 'expired' }, rootUrl: standin.url });
+    await expect(t.read()).rejects.toThrow(/Google Sheets 401 UNAUTHENTICATED: .*\(the credentials were refused or have expired/);
   });
 });

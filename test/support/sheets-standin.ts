@@ -28,6 +28,8 @@ interface Spreadsheet {
   id: string;
   title: string;
   sheets: Sheet[];
+  /** Users that may edit (service-account emails, 'oauth-user'); everyone when not set. */
+  editors?: string[];
 }
 
 export interface StandinOptions {
@@ -169,6 +171,11 @@ export class SheetsStandin {
         cells: (s.rows ?? []).map((r) => r.map((v) => (v === '' ? undefined : { v }))),
       })),
     });
+  }
+
+  /** Shares a spreadsheet with these users only (service-account emails, 'oauth-user'); others get Google's 403. */
+  share(id: string, editors: string[]): void {
+    this.spreadsheets.get(id)!.editors = editors;
   }
 
   /** The stored cells of a sheet (values as stored: numbers stay numbers, formulas as results). */
@@ -341,6 +348,7 @@ export class SheetsStandin {
       const user = this.user(req);
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
+      if (ss.editors && !ss.editors.includes(user)) throw new HttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
       const q = url.searchParams;
       input = q.get('valueInputOption') ?? (body.valueInputOption as string | undefined) ?? undefined;
       let out: unknown;

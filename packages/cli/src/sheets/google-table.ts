@@ -1,3 +1,4 @@
+import { JWT } from 'googleapis-common';
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
 import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
 import { capCell, columnLetters, MAX_CELL_CHARS, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
@@ -88,10 +89,13 @@ export class GoogleSheetTable implements Table {
   private sheetId: number | undefined;
   private grid: { rows: number; cols: number } | undefined;
   private pending: CellWrite[] = [];
+  /** The service account's client_email when a key is used: the address to share the spreadsheet with. */
+  private readonly account: string | undefined;
   private readonly writeTimes: number[] = [];
 
   constructor(private readonly options: GoogleSheetTableOptions) {
     const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
+    this.account = auth instanceof JWT ? (auth.email ?? undefined) : undefined;
     this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -112,7 +116,8 @@ export class GoogleSheetTable implements Table {
       } catch (err) {
         const status = errorStatus(err);
         const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
-        if (!retriable || attempt >= max) throw sheetsError(err, status);
+        if (!retriable || attempt >= max)
+          throw sheetsError(err, status, { spreadsheetId: this.options.spreadsheetId, account: this.account });
         this.calls.retries++;
         const backoff = backoffDelay(attempt + 1, { baseDelayMs: base, maxDelayMs: MAX_BACKOFF_MS, random: this.random });
         await this.clock.sleep(Math.max(retryAfterMs(err, this.clock.now()) ?? 0, backoff));
@@ -266,12 +271,33 @@ function columnLettersToCount(letters: string): number {
   return n;
 }
 
-/** A short error naming the Sheets status and Google's message, never the token. */
-function sheetsError(err: unknown, status: number | undefined): Error {
+/** What to do about a refusal, by Google's status. */
+function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string }): string {
+  switch (status) {
+    case 401:
+      return ctx.account
+        ? 'the service-account key was refused: check the key file is current (not deleted or rotated in the Cloud console)'
+        : 'the credentials were refused or have expired: get a new access token or refresh token and try again';
+    case 403:
+      return ctx.account
+        ? `share the spreadsheet with ${ctx.account} as an Editor (Share in Google Sheets), or check the Sheets API is enabled for its project`
+        : 'the account has no edit access to this spreadsheet: share it with the account as an Editor, or check the Sheets API is enabled';
+    case 404:
+      return `no spreadsheet has the id ${ctx.spreadsheetId}: check the id (the part of the URL after /d/)`;
+    case 429:
+      return "Google's quota (60 writes a minute per user) is still exhausted after backing off: wait a minute and run again; finished work is kept";
+    default:
+      return status !== undefined && status >= 500 ? 'Google Sheets is failing on its side: run again later; finished work is kept' : '';
+  }
+}
+
+/** A short error naming the Sheets status, Google's message and what to do, never the token. */
+function sheetsError(err: unknown, status: number | undefined, ctx: { spreadsheetId: string; account?: string }): Error {
   const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
   const msg = data?.message ?? (err as Error)?.message ?? String(err);
+  const todo = advice(status, ctx);
   const e = new Error(
-    `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}`,
+    `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}${todo ? ` (${todo})` : ''}`,
   );
   (e as Error & { status?: number }).status = status;
   return e;

@@ -28,6 +28,8 @@ interface Spreadsheet {
   id: string;
   title: string;
   sheets: Sheet[];
+  /** Users that may edit (service-account emails, 'oauth-user'); everyone when not set. */
+  editors?: string[];
 }
 
 export interface StandinOptions {
@@ -171,6 +173,11 @@ export class SheetsStandin {
     });
   }
 
+  /** Shares a spreadsheet with these users only (service-account emails, 'oauth-user'); others get Google's 403. */
+  share(id: string, editors: string[]): void {
+    this.spreadsheets.get(id)!.editors = editors;
+  }
+
   /** The stored cells of a sheet (values as stored: numbers stay numbers, formulas as results). */
   values(id: string, title: string): Scalar[][] {
     const sheet = this.sheetOf(this.spreadsheets.get(id)!, title);
@@ -192,24 +199,37 @@ export class SheetsStandin {
     return s;
   }
 
+  /**
+   * A1 as Google reads it: 'Title'!A1:B2 (quotes doubled inside), Title!A1:B2, 'Title' or Title alone
+   * for the whole sheet, and a range with no sheet (A1:B2, A:A, 1:2) as cells of the FIRST sheet. So an
+   * unquoted Q1 or Jan2025 is a cell of the first sheet even when a sheet has that title.
+   */
   private parseRange(ss: Spreadsheet, a1: string): Range {
-    const m = /^(?:(?:'((?:[^']|'')+)'|([^!']+))!)?(.*)$/.exec(a1)!;
-    let title = m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2];
-    let cells = m[3] ?? '';
-    if (title === undefined && !/^[A-Z]*\d*(:[A-Z]*\d*)?$/i.test(cells)) {
-      title = cells;
-      cells = '';
-    }
-    if (title === undefined && ss.sheets.some((s) => s.title === cells)) {
-      title = cells;
+    let title: string | undefined;
+    let cells: string;
+    const quoted = /^'((?:[^']|'')+)'(?:!(.*))?$/.exec(a1);
+    const bang = a1.lastIndexOf('!');
+    if (quoted) {
+      title = quoted[1]!.replace(/''/g, "'");
+      cells = quoted[2] ?? '';
+    } else if (a1.startsWith("'")) {
+      throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    } else if (bang >= 0) {
+      title = a1.slice(0, bang);
+      cells = a1.slice(bang + 1);
+      if (/['!]/.test(title)) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    } else if (CELLS.test(a1)) {
+      cells = a1;
+    } else {
+      title = a1;
       cells = '';
     }
     const sheet = this.sheetOf(ss, title);
     if (!cells) return { sheet, r0: 0, c0: 0, whole: true };
-    const [a, b] = cells.split(':');
-    const pa = /^([A-Z]*)(\d*)$/i.exec(a!);
-    const pb = b !== undefined ? /^([A-Z]*)(\d*)$/i.exec(b) : pa;
-    if (!pa || !pb) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
+    const [a, b] = cells.replace(/\$/g, '').split(':');
+    const pa = /^([A-Z]{0,3})(\d*)$/i.exec(a!);
+    const pb = b !== undefined ? /^([A-Z]{0,3})(\d*)$/i.exec(b) : pa;
+    if (!CELLS.test(cells) || !pa || !pb) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
     return {
       sheet,
       r0: pa[2] ? Number(pa[2]) - 1 : 0,
@@ -328,6 +348,7 @@ export class SheetsStandin {
       const user = this.user(req);
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
+      if (ss.editors && !ss.editors.includes(user)) throw new HttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
       const q = url.searchParams;
       input = q.get('valueInputOption') ?? (body.valueInputOption as string | undefined) ?? undefined;
       let out: unknown;
@@ -428,7 +449,16 @@ export class SheetsStandin {
       throw new HttpError(400, 'INVALID_ARGUMENT', "Invalid valueInputOption: must be 'RAW' or 'USER_ENTERED'");
   }
 
+  /** Google's 50,000-character cell limit; checked before anything is applied (writes are atomic). */
+  private checkCells(values: Scalar[][]): void {
+    for (const line of values)
+      for (const v of line)
+        if (typeof v === 'string' && v.length > 50_000)
+          throw new HttpError(400, 'INVALID_ARGUMENT', 'Your input contains more than the maximum of 50000 characters in a single cell.');
+  }
+
   private checkFits(r: Range, values: Scalar[][]): void {
+    this.checkCells(values);
     if (r.r1 !== undefined && r.r0 + values.length - 1 > r.r1) {
       throw new HttpError(
         400,
@@ -439,6 +469,7 @@ export class SheetsStandin {
   }
 
   private appendRows(r: Range, values: Scalar[][], input: string, insert: string) {
+    this.checkCells(values);
     const s = r.sheet;
     let last = -1;
     s.cells.forEach((row, i) => {
@@ -485,8 +516,12 @@ export class SheetsStandin {
   }
 }
 
+/** Cells with no sheet: A1, A1:B2, A:A, 1:2, A5:A, $A$1 (columns run to ZZZ). */
+const CELLS = /^(?:\$?[A-Z]{1,3}\$?\d*|\$?\d+)(?::(?:\$?[A-Z]{1,3}\$?\d*|\$?\d+))?$/i;
+
+/** A title as Google writes it in answers: quoted when it is not a plain word or looks like cells. */
 function quote(title: string): string {
-  return /^[A-Za-z0-9_]+$/.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
+  return /^[A-Za-z0-9_]+$/.test(title) && !CELLS.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
 }
 
 export async function startSheetsStandin(options: StandinOptions = {}): Promise<SheetsStandin> {

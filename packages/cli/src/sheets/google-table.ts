@@ -1,6 +1,7 @@
+import { JWT } from 'googleapis-common';
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
 import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
-import { columnLetters, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
+import { capCell, columnLetters, MAX_CELL_CHARS, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
 import { parseRetryAfter } from '../../../../src/core/errors';
 import { backoffDelay } from '../../../../src/core/retry';
 import type { Clock } from '../../../../src/core/transport';
@@ -32,9 +33,13 @@ export interface GoogleSheetTableOptions {
   random?: () => number;
 }
 
-/** Quotes a sheet title for A1 notation: 'My Sheet'!A1. */
+/**
+ * Quotes a sheet title for A1 notation, always: 'My Sheet'!A1, 'Q1'!A1, 'Q3 ''hot'' leads'!A1.
+ * Google reads an unquoted title that looks like a cell or column (Q1, Jan2025, AB) as cells of the
+ * first sheet, and quoting a plain title is always allowed.
+ */
 export function a1Sheet(title: string): string {
-  return /^[A-Za-z0-9_]+$/.test(title) ? title : `'${title.replace(/'/g, "''")}'`;
+  return `'${title.replace(/'/g, "''")}'`;
 }
 
 function cellText(v: unknown): string {
@@ -84,10 +89,13 @@ export class GoogleSheetTable implements Table {
   private sheetId: number | undefined;
   private grid: { rows: number; cols: number } | undefined;
   private pending: CellWrite[] = [];
+  /** The service account's client_email when a key is used: the address to share the spreadsheet with. */
+  private readonly account: string | undefined;
   private readonly writeTimes: number[] = [];
 
   constructor(private readonly options: GoogleSheetTableOptions) {
     const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
+    this.account = auth instanceof JWT ? (auth.email ?? undefined) : undefined;
     this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -108,7 +116,8 @@ export class GoogleSheetTable implements Table {
       } catch (err) {
         const status = errorStatus(err);
         const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
-        if (!retriable || attempt >= max) throw sheetsError(err, status);
+        if (!retriable || attempt >= max)
+          throw sheetsError(err, status, { spreadsheetId: this.options.spreadsheetId, account: this.account });
         this.calls.retries++;
         const backoff = backoffDelay(attempt + 1, { baseDelayMs: base, maxDelayMs: MAX_BACKOFF_MS, random: this.random });
         await this.clock.sleep(Math.max(retryAfterMs(err, this.clock.now()) ?? 0, backoff));
@@ -138,7 +147,13 @@ export class GoogleSheetTable implements Table {
     );
     const sheets = res.data.sheets ?? [];
     const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
-    if (!s?.properties) throw new Error(`sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}`);
+    if (!s?.properties) {
+      const titles = sheets.map((x) => `"${x.properties?.title ?? ''}"`);
+      throw new Error(
+        `sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}; ` +
+          (titles.length ? `its sheets are ${titles.join(', ')} (pass one with --sheet)` : 'it has no sheets'),
+      );
+    }
     this.title = s.properties.title ?? undefined;
     this.sheetId = s.properties.sheetId ?? 0;
     this.grid = { rows: s.properties.gridProperties?.rowCount ?? 0, cols: s.properties.gridProperties?.columnCount ?? 0 };
@@ -156,7 +171,11 @@ export class GoogleSheetTable implements Table {
         },
         { retry: false },
       ),
-    );
+    ).catch(async (err: unknown) => {
+      // A title that is not there is a 400 "Unable to parse range": answer with the sheets that are.
+      if ((err as { status?: number }).status === 400 && this.sheetId === undefined) await this.loadMetadata();
+      throw err;
+    });
     // A whole-sheet range answers with the grid's extent (Sheet1!A1:Z1000), which saves a metadata read.
     const m = /!?\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)$/.exec(res.data.range ?? '');
     if (m && !this.grid) this.grid = { rows: Number(m[4]), cols: columnLettersToCount(m[3]!) };
@@ -173,7 +192,8 @@ export class GoogleSheetTable implements Table {
   }
 
   async write(cells: readonly CellWrite[]): Promise<void> {
-    this.pending.push(...cells);
+    // Google refuses a cell over 50,000 characters, and the whole batch with it: capped, with a marker.
+    for (const c of cells) this.pending.push(c.value.length > MAX_CELL_CHARS ? { ...c, value: capCell(c.value) } : c);
   }
 
   private async ensureGrid(rows: number, cols: number): Promise<void> {
@@ -235,7 +255,7 @@ export class GoogleSheetTable implements Table {
             range: `${a1Sheet(this.title!)}!A1`,
             valueInputOption: 'RAW',
             insertDataOption: 'INSERT_ROWS',
-            requestBody: { values: rows.map((r) => [...r]) },
+            requestBody: { values: rows.map((r) => r.map((v) => capCell(v))) },
           },
           { retry: false },
         ),
@@ -251,12 +271,33 @@ function columnLettersToCount(letters: string): number {
   return n;
 }
 
-/** A short error naming the Sheets status and Google's message, never the token. */
-function sheetsError(err: unknown, status: number | undefined): Error {
+/** What to do about a refusal, by Google's status. */
+function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string }): string {
+  switch (status) {
+    case 401:
+      return ctx.account
+        ? 'the service-account key was refused: check the key file is current (not deleted or rotated in the Cloud console)'
+        : 'the credentials were refused or have expired: get a new access token or refresh token and try again';
+    case 403:
+      return ctx.account
+        ? `share the spreadsheet with ${ctx.account} as an Editor (Share in Google Sheets), or check the Sheets API is enabled for its project`
+        : 'the account has no edit access to this spreadsheet: share it with the account as an Editor, or check the Sheets API is enabled';
+    case 404:
+      return `no spreadsheet has the id ${ctx.spreadsheetId}: check the id (the part of the URL after /d/)`;
+    case 429:
+      return "Google's quota (60 writes a minute per user) is still exhausted after backing off: wait a minute and run again; finished work is kept";
+    default:
+      return status !== undefined && status >= 500 ? 'Google Sheets is failing on its side: run again later; finished work is kept' : '';
+  }
+}
+
+/** A short error naming the Sheets status, Google's message and what to do, never the token. */
+function sheetsError(err: unknown, status: number | undefined, ctx: { spreadsheetId: string; account?: string }): Error {
   const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
   const msg = data?.message ?? (err as Error)?.message ?? String(err);
+  const todo = advice(status, ctx);
   const e = new Error(
-    `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}`,
+    `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}${todo ? ` (${todo})` : ''}`,
   );
   (e as Error & { status?: number }).status = status;
   return e;

@@ -35,6 +35,23 @@ export interface Table {
   flush(): Promise<void>;
 }
 
+/** Google's limit on one cell: a longer value is refused (HTTP 400) and with it the whole write. */
+export const MAX_CELL_CHARS = 50_000;
+
+/**
+ * A value that fits in one cell: one over `max` characters keeps its start and ends with a visible
+ * marker, "… [cut: 123,456 characters in all]", the whole at most `max` characters long.
+ */
+export function capCell(value: string, max = MAX_CELL_CHARS): string {
+  if (value.length <= max) return value;
+  const marker = ` … [cut: ${value.length.toLocaleString('en-US')} characters in all]`;
+  let keep = max - marker.length;
+  // Never split a surrogate pair.
+  const code = value.charCodeAt(keep - 1);
+  if (code >= 0xd800 && code <= 0xdbff) keep--;
+  return value.slice(0, keep) + marker;
+}
+
 /** Column index (0-based) to A1 letters: 0 → A, 26 → AA. */
 export function columnLetters(index: number): string {
   let n = index + 1;

@@ -18,6 +18,7 @@ import { CompanyDataClient } from '../index';
 import type { GoogleCredentials } from '../sheets/google-auth';
 import { CsvTable, csvFormulaModes, type CsvFormulas } from '../sheets/csv-table';
 import type { Table } from '../sheets/table';
+import type { Lang } from '../../../../src/core/schemas/common';
 
 export interface ApiFlags {
   baseUrl?: string;
@@ -86,13 +87,14 @@ export function apiTarget(flags: ApiFlags): { baseUrl: string; apiKey: string } 
   return { baseUrl, apiKey };
 }
 
-export async function openClient(flags: ApiFlags, say: (line: string) => void): Promise<OpenedClient> {
+/** `lang`: the client's default language for operations that take one (a call's own lang wins). */
+export async function openClient(flags: ApiFlags, say: (line: string) => void, opts: { lang?: Lang } = {}): Promise<OpenedClient> {
   const target = apiTarget(flags);
   if (!target) {
     if (!offlineStarter) throw new Error('base-url: set --base-url and --api-key (or COMPANY_DATA_BASE_URL and COMPANY_DATA_API_KEY)');
     const sb = await offlineStarter();
     say('No --base-url or --api-key: using the offline sandbox. All data is synthetic, not real companies.');
-    const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
+    const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey, ...opts });
     return {
       client,
       offline: true,
@@ -102,7 +104,7 @@ export async function openClient(flags: ApiFlags, say: (line: string) => void): 
       },
     };
   }
-  const client = new CompanyDataClient(target);
+  const client = new CompanyDataClient({ ...target, ...opts });
   return { client, offline: false, close: () => client.close() };
 }
 

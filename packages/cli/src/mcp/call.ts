@@ -9,7 +9,7 @@ import { validationErrorFromIssues, type CoreClient } from '../../../../src/core
 import { CompanyDataError, ValidationError, redact } from '../../../../src/core/errors';
 import { inputSchema, type AnyOperation } from '../../../../src/core/operation';
 import type { LookupResult } from '../../../../src/core/schemas/company';
-import type { Meta } from '../../../../src/core/schemas/common';
+import type { Lang, Meta } from '../../../../src/core/schemas/common';
 import { flatCompany, simplified, simplifies } from '../../../../src/core/simplify';
 import { statusText } from '../../../../src/core/lookup';
 import { DEFAULT_MAX_BILLED_QUERIES, DEFAULT_TOOL_PAGE_SIZE, MAX_LOOKUP_QUERIES, type CompanyDataTool } from './tools';
@@ -21,7 +21,6 @@ export interface CallContext {
   client: CoreClient;
   /** Answers of earlier lookups of this server, by matches-per-query and language: paid once. */
   lookupCache(limit: number, lang: string): LookupCache;
-  defaultLang: string;
   /** Set when the assistant cancels the call: requests not yet sent are not sent. */
   signal?: AbortSignal;
 }
@@ -141,11 +140,12 @@ async function lookup(ctx: CallContext, tool: CompanyDataTool, input: Row, full:
   const parsed = inputSchema(tool.op).safeParse(first);
   if (!parsed.success) throw validationErrorFromIssues(parsed.error.issues, first);
   const limit = (params.limit as number | undefined) ?? 1;
-  const lang = (params.lang as string | undefined) ?? ctx.defaultLang;
+  // Answers differ by language: the call's, else the client's default (the server's --lang).
+  const lang = (params.lang as Lang | undefined) ?? ctx.client.lang;
   const { results, counters } = await ctx.client.bulkLookup(queries as string[], {
     limit,
-    lang: lang as NonNullable<Parameters<CoreClient['bulkLookup']>[1]>['lang'],
-    cache: ctx.lookupCache(limit, lang),
+    lang,
+    cache: ctx.lookupCache(limit, lang ?? ''),
     maxBilledQueries: max,
   });
   const summary =
@@ -179,8 +179,6 @@ export async function runTool(ctx: CallContext, tool: CompanyDataTool, args: Row
     if (Number.isSafeInteger(v) && (v as number) >= 0) input[name] = String(v);
     else if (Array.isArray(v)) input[name] = v.map((x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? String(x) : x));
   }
-  // The server's language (--lang, English by default) unless the call sets one: the service's own default is Estonian.
-  if ('lang' in tool.op.params && input.lang === undefined) input.lang = ctx.defaultLang;
   const whole = full === true;
   switch (tool.kind) {
     case 'lookup':

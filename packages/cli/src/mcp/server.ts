@@ -108,11 +108,7 @@ export function createMcpServer(ctx: McpContext): Server {
     const started = Date.now();
     try {
       const structured = await ctx.track(
-        runTool(
-          { client: ctx.client, defaultLang: ctx.lang, lookupCache: ctx.lookupCache, signal: extra.signal },
-          tool,
-          req.params.arguments ?? {},
-        ),
+        runTool({ client: ctx.client, lookupCache: ctx.lookupCache, signal: extra.signal }, tool, req.params.arguments ?? {}),
       );
       ctx.log?.(`${tool.name}: ok, ${structured.count} rows, ${Date.now() - started} ms`);
       return toolResult(structured);

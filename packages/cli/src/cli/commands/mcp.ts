@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { Lang } from '../../../../../src/core/schemas/common';
 import { langSchema } from '../../../../../src/core/vocabulary';
 import { addApiOptions, apiTarget, openClient, type ApiFlags } from '../config';
 import { version } from '../../../package.json';
@@ -7,7 +8,7 @@ interface McpFlags extends ApiFlags {
   http?: boolean;
   port: number;
   host: string;
-  lang: string;
+  lang: Lang;
 }
 
 const port = (v: string) => {
@@ -18,7 +19,7 @@ const port = (v: string) => {
 const lang = (v: string) => {
   const read = langSchema.safeParse(v);
   if (!read.success) throw new InvalidArgumentError(`lang ${read.error.issues[0]!.message}`);
-  return v;
+  return read.data;
 };
 
 /**
@@ -45,7 +46,10 @@ export function mcpCommand(): Command {
     if (flags.http && token.length < 16) throw new Error('COMPANY_DATA_MCP_TOKEN: must be at least 16 characters');
     apiTarget(flags);
 
-    const [{ createMcpServer, mcpContext }, opened] = await Promise.all([import('../../mcp/server'), openClient(flags, say)]);
+    const [{ createMcpServer, mcpContext }, opened] = await Promise.all([
+      import('../../mcp/server'),
+      openClient(flags, say, { lang: flags.lang }),
+    ]);
     const ctx = mcpContext({
       client: opened.client,
       offline: opened.offline,

@@ -19,6 +19,7 @@ import { signWebhook } from '../../src/webhooks';
 import { startEventsSandbox, type EventsSandbox } from '../sandbox-events/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 import { runCommand } from '../support/run-command';
+import { searchMatches } from './support/events';
 
 let h: EventsSandbox;
 let client: CompanyDataClient;
@@ -152,31 +153,10 @@ describe('summary column', () => {
     await writer.open();
     const secret = 'whsec_summary_test';
     const rx = await startWebhookReceiver({ writer, secrets: [secret] });
-    const matches = {
-      id: 'evt_srch_1',
-      type: 'search.matches',
-      created_at: '2025-01-02T05:00:00.000Z',
-      data: {
-        search: { id: 'srch_1', name: 'New IT firms' },
-        date: '2025-01-02',
-        part: 1,
-        parts: 1,
-        total: 2,
-        companies: ['10000002', '10000003'].map((c) => ({
-          registry_code: c,
-          name: `N ${c} OÜ`,
-          legal_form: 'OÜ',
-          status: 'R',
-          registered_on: '2024-12-30',
-          address: 'Tallinn',
-          activity_code: '62011',
-          employees: null,
-          revenue: null,
-          tax_debt: null,
-          rating: null,
-        })),
-      },
-    };
+    const matches = searchMatches('evt_srch_1', ['10000002', '10000003'], {
+      search: { id: 'srch_1', name: 'New IT firms' },
+      nameSuffix: ' OÜ',
+    });
     try {
       for (const e of [change('evt_c', '10000004'), matches, change('evt_c', '10000004')]) {
         const body = JSON.stringify(e);

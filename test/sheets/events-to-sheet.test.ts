@@ -13,55 +13,16 @@ import type { Table } from '../../packages/cli/src/sheets/table';
 import { signWebhook } from '../../src/webhooks';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 import { tempDirs } from '../support/temp-dirs';
+import { searchMatches, taxDebtChange } from './support/events';
 
 const secret = 'whsec_test_only';
 
 const tempDir = tempDirs();
 
-function change(n: number, code = '10137319') {
-  return {
-    id: `evt_${n}`,
-    type: 'monitoring.change',
-    created_at: '2025-01-02T07:00:00.000Z',
-    data: {
-      company: { registry_code: code, name: `Firm ${n} OÜ` },
-      lists: [{ id: 'lst_a1', name: 'Customers', external_ref: 'crm-7' }],
-      category: 'tax',
-      kind: 'tax_debt',
-      tone: 'bad',
-      details: { old: 0, new: 1200 },
-      detected_at: '2025-01-02T06:55:00.000Z',
-    },
-  };
-}
+const change = (n: number, code = '10137319') =>
+  taxDebtChange(n, { code, lists: [{ id: 'lst_a1', name: 'Customers', external_ref: 'crm-7' }] });
 
-function matches(id: string, codes: string[]) {
-  return {
-    id,
-    type: 'search.matches',
-    created_at: '2025-01-02T05:00:00.000Z',
-    data: {
-      search: { id: 'srch_x1', name: 'New IT firms' },
-      date: '2025-01-02',
-      part: 1,
-      parts: 1,
-      total: codes.length,
-      companies: codes.map((c) => ({
-        registry_code: c,
-        name: `N ${c}`,
-        legal_form: 'OÜ',
-        status: 'R',
-        registered_on: '2024-12-30',
-        address: 'Tallinn',
-        activity_code: '62011',
-        employees: null,
-        revenue: null,
-        tax_debt: null,
-        rating: null,
-      })),
-    },
-  };
-}
+const matches = (id: string, codes: string[]) => searchMatches(id, codes);
 
 async function deliver(url: string, event: object, sig = secret): Promise<number> {
   const body = JSON.stringify(event);

@@ -10,6 +10,7 @@ import { EventSheetWriter } from '../../packages/cli/src/sheets/events-to-rows';
 import { GoogleSheetTable } from '../../packages/cli/src/sheets/google-table';
 import { capCell, MAX_CELL_CHARS } from '../../packages/cli/src/sheets/table';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
+import { taxDebtChange } from './support/events';
 
 let standin: SheetsStandin;
 let dir: string;
@@ -25,20 +26,7 @@ afterAll(async () => {
 const table = (id: string, sheet = 'Events') =>
   new GoogleSheetTable({ spreadsheetId: id, sheet, auth: { accessToken: standin.accessToken }, rootUrl: standin.url });
 
-const change = (n: number, details: unknown = { old: 0, new: 1200 }) => ({
-  id: `evt_${n}`,
-  type: 'monitoring.change',
-  created_at: '2025-01-02T07:00:00.000Z',
-  data: {
-    company: { registry_code: '10137319', name: `Firm ${n} OÜ` },
-    lists: [],
-    category: 'tax',
-    kind: 'tax_debt',
-    tone: 'bad',
-    details,
-    detected_at: '2025-01-02T06:55:00.000Z',
-  },
-});
+const change = (n: number, details?: unknown) => taxDebtChange(n, { details });
 
 describe('50,000-character cells', () => {
   it('capCell keeps short values and cuts long ones to the limit with a visible marker', () => {

@@ -12,6 +12,7 @@ import { EventSheetWriter } from '../../packages/cli/src/sheets/events-to-rows';
 import { a1Sheet, GoogleSheetTable } from '../../packages/cli/src/sheets/google-table';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 import { startLookupServer, type LookupServer } from './support/lookup-server';
+import { taxDebtChange } from './support/events';
 
 let standin: SheetsStandin;
 let server: LookupServer;
@@ -38,20 +39,7 @@ const table = (id: string, sheet?: string) =>
     rootUrl: standin.url,
   });
 
-const change = (n: number) => ({
-  id: `evt_${n}`,
-  type: 'monitoring.change',
-  created_at: '2025-01-02T07:00:00.000Z',
-  data: {
-    company: { registry_code: '10137319', name: `Firm ${n} OÜ` },
-    lists: [],
-    category: 'tax',
-    kind: 'tax_debt',
-    tone: 'bad',
-    details: { old: 0, new: 1200 },
-    detected_at: '2025-01-02T06:55:00.000Z',
-  },
-});
+const change = (n: number) => taxDebtChange(n);
 
 describe('sheet titles that look like cells', () => {
   it('quotes every title, doubling quotes inside', () => {

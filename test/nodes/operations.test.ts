@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CompanyDataClient } from '../../packages/cli/src';
 import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
@@ -13,17 +13,9 @@ import { CompanyDataReference } from '../../nodes/CompanyDataReference/CompanyDa
 import { CompanyDataRisk } from '../../nodes/CompanyDataRisk/CompanyDataRisk.node';
 import { CompanyDataSavedSearches } from '../../nodes/CompanyDataSavedSearches/CompanyDataSavedSearches.node';
 import { executeContext, jsonOf } from '../support/n8n-context';
+import { actionNodes } from '../support/action-nodes';
 
-const nodes: Record<NodeKey, INodeType> = {
-  companies: new CompanyDataCompanies(),
-  people: new CompanyDataPeople(),
-  financials: new CompanyDataFinancials(),
-  risk: new CompanyDataRisk(),
-  assets: new CompanyDataAssets(),
-  monitoring: new CompanyDataMonitoring(),
-  searches: new CompanyDataSavedSearches(),
-  reference: new CompanyDataReference(),
-};
+const nodes = actionNodes();
 
 let sb: Sandbox;
 const code = (k: string) => sb.fixtures.companies[k]!.registry_code;

@@ -16,6 +16,7 @@ import { nodeOperations, propertiesFor } from '../../src/n8n/descriptions/proper
 import type { NodeVersion } from '../../src/n8n/descriptions/versions';
 import { executeContext, jsonOf } from '../support/n8n-context';
 import { listedCodes } from '../support/sandbox-codes';
+import { actionNodes } from '../support/action-nodes';
 
 /* Version 2's changed shapes next to version 1, over real HTTP against the sandbox. */
 
@@ -205,16 +206,7 @@ describe('Monitoring → Events: the list among the Options', () => {
 
 /* ---- Version 3: English unless the Language option says otherwise; the Lookup's match as flat columns ---- */
 
-const nodeOf: Record<NodeKey, INodeType> = {
-  companies: new CompanyDataCompanies(),
-  people: new CompanyDataPeople(),
-  financials: new CompanyDataFinancials(),
-  risk: new CompanyDataRisk(),
-  assets: new CompanyDataAssets(),
-  monitoring: new CompanyDataMonitoring(),
-  searches: new CompanyDataSavedSearches(),
-  reference: new CompanyDataReference(),
-};
+const nodeOf = actionNodes();
 
 describe('node versions', () => {
   test("each node declares versions 1 to its spec's newest, new nodes get the newest; version 3 exactly where an operation takes a language", () => {

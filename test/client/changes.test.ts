@@ -4,7 +4,7 @@
  * cursor iterators after real detection and morning runs.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { MonitoringChangeEvent } from '../../src/core/schemas/events';
+import type { MonitoringChangeEvent } from '@company-data/core/schemas/events';
 import { FX, startClientRig, type ClientRig } from './support';
 
 let rig: ClientRig;

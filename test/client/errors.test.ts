@@ -13,8 +13,8 @@ import {
   operationGroups,
   type RetryInfo,
   type Transport,
-} from '../../packages/cli/src/index';
-import { defineOperation } from '../../src/core/operation';
+} from '../../packages/company-data/src/index';
+import { defineOperation } from '@company-data/core/operation';
 import { FX, startClientRig, type ClientRig } from './support';
 
 let rig: ClientRig;

@@ -4,10 +4,10 @@
  * docs/sandbox.md. The last test checks that this file called every operation of the table.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { operationId } from '../../src/core/operation';
-import { operations } from '../../src/core/operations';
-import { classifierTypes } from '../../src/core/operations/reference';
-import { includeSections } from '../../src/core/params';
+import { operationId } from '@company-data/core/operation';
+import { operations } from '@company-data/core/operations';
+import { classifierTypes } from '@company-data/core/operations/reference';
+import { includeSections } from '@company-data/core/params';
 import { json, startTestServer, type TestServer } from '../support/http-server';
 import { FX, startClientRig, waitFor, type ClientRig } from './support';
 

@@ -1,6 +1,6 @@
 /** The client against the sandbox's own limit of 10 requests per second per key (real time, real HTTP). */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RetryInfo } from '../../packages/cli/src/index';
+import type { RetryInfo } from '../../packages/company-data/src/index';
 import { FX, startClientRig, type ClientRig } from './support';
 
 let rig: ClientRig;

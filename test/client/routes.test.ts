@@ -3,9 +3,9 @@
  * handler (a request with valid parameters never gets 501 not_implemented or a 400).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest } from '../../src/core/client';
-import { operationId, type AnyOperation } from '../../src/core/operation';
-import { operationGroups, operations } from '../../src/core/operations';
+import { buildRequest } from '@company-data/core/client';
+import { operationId, type AnyOperation } from '@company-data/core/operation';
+import { operationGroups, operations } from '@company-data/core/operations';
 import { FX, startClientRig, type ClientRig } from './support';
 
 /** A valid value per parameter name; ids of lists, searches and deliveries that do not exist answer 404. */

@@ -1,5 +1,5 @@
-import { CompanyDataClient, type CompanyDataClientOptions, type SchemaMismatch } from '../../packages/cli/src/index';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../packages/cli/src/sandbox';
+import { CompanyDataClient, type CompanyDataClientOptions, type SchemaMismatch } from '../../packages/company-data/src/index';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../packages/company-data/src/sandbox';
 
 /** Registry codes, VAT numbers and names of the fixtures table in docs/sandbox.md (seed 1). */
 export const FX = {

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook } from '../../src/webhooks';
+import { signWebhook } from '@company-data/core/webhooks';
 import { startLookupServer, type LookupServer } from '../sheets/support/lookup-server';
 import { spawnCli, runCli, type CliRun } from './support/cli';
 

@@ -9,8 +9,8 @@
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../packages/cli/src/sandbox';
-import { signWebhook } from '../../src/webhooks';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
+import { signWebhook } from '@company-data/core/webhooks';
 import { startFanOut, type FanOut } from './support/receivers';
 
 const KEY = 'sk_drill_badinput_account_00000001';

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LineFile } from '../../packages/cli/src/files/line-file';
+import { LineFile } from '../../packages/company-data/src/files/line-file';
 
 const dirs: string[] = [];
 const tmp = () => {

@@ -2,9 +2,16 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CompanyDataClient, ConnectionError, ServerError, TimeoutError, TransportError, UndiciTransport } from '../../packages/cli/src';
-import { toTransportError } from '../../packages/cli/src/transport/undici';
-import { DeadlineTimer } from '../../packages/cli/src/transport/deadlines';
+import {
+  CompanyDataClient,
+  ConnectionError,
+  ServerError,
+  TimeoutError,
+  TransportError,
+  UndiciTransport,
+} from '../../packages/company-data/src';
+import { toTransportError } from '../../packages/company-data/src/transport/undici';
+import { DeadlineTimer } from '../../packages/company-data/src/transport/deadlines';
 import { json, startTestServer, type TestServer } from '../support/http-server';
 
 const KEY = 'sk_it_Vh3Lx9Qw2Rt5Yp8Z';

@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { tools } from '../../packages/cli/src/mcp/tools';
-import { operations } from '../../src/core/operations';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { tools } from '../../packages/company-data/src/mcp/tools';
+import { operations } from '@company-data/core/operations';
 import { cliBundle } from '../drills/support/cli';
 import { API_KEY, cliEnv, connectStdio, errorText, startMcpSandbox, structured, type Sb, type StdioMcp } from './support';
 

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox } from '../../packages/cli/src/sandbox';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
 import { cliBundle } from '../drills/support/cli';
 
 export const API_KEY = 'sk_live_MCPDRILL_7c6b5a4938271605';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { CompanyDataRisk } from '../../nodes/CompanyDataRisk/CompanyDataRisk.node';
 import { runWorkflow } from '../support/n8n-engine';

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { CompanyDataClient } from '../../packages/company-data/src';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 import { nodeOperations } from '../../src/n8n/descriptions/properties';
 import { nodeSpecs, type NodeKey } from '../../src/n8n/descriptions/nodes';
 import { CompanyDataAssets } from '../../nodes/CompanyDataAssets/CompanyDataAssets.node';

@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { describe, expect, test } from 'vitest';
-import type { ParamSpec } from '../../src/core/params';
+import type { ParamSpec } from '@company-data/core/params';
 import { camel, fieldsOf, pagingOf } from '../../src/n8n/descriptions/fields';
 import { nodeOperations, nodeProperties } from '../../src/n8n/descriptions/properties';
 import { nodeSpecs, type NodeKey } from '../../src/n8n/descriptions/nodes';
-import { operationGroups } from '../../src/core/operations';
+import { operationGroups } from '@company-data/core/operations';
 import { pollTriggerProperties, webhookTriggerProperties } from '../../src/n8n/descriptions/trigger-properties';
 
 const keys = Object.keys(nodeSpecs) as NodeKey[];

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { CompanyDataFinancials } from '../../nodes/CompanyDataFinancials/CompanyDataFinancials.node';
 import { CompanyDataPeople } from '../../nodes/CompanyDataPeople/CompanyDataPeople.node';

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, INodeProperties, INodeType } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 import { CompanyDataCompanies } from '../../nodes/CompanyDataCompanies/CompanyDataCompanies.node';
 import { CompanyDataMonitoring } from '../../nodes/CompanyDataMonitoring/CompanyDataMonitoring.node';
 import { CompanyDataPeople } from '../../nodes/CompanyDataPeople/CompanyDataPeople.node';
@@ -10,7 +10,7 @@ import { CompanyDataRisk } from '../../nodes/CompanyDataRisk/CompanyDataRisk.nod
 import { CompanyDataAssets } from '../../nodes/CompanyDataAssets/CompanyDataAssets.node';
 import { CompanyDataSavedSearches } from '../../nodes/CompanyDataSavedSearches/CompanyDataSavedSearches.node';
 import { CompanyDataReference } from '../../nodes/CompanyDataReference/CompanyDataReference.node';
-import { operationGroups } from '../../src/core/operations';
+import { operationGroups } from '@company-data/core/operations';
 import { nodeSpecs, type NodeKey } from '../../src/n8n/descriptions/nodes';
 import { nodeOperations, propertiesFor } from '../../src/n8n/descriptions/properties';
 import type { NodeVersion } from '../../src/n8n/descriptions/versions';

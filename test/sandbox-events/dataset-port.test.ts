@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kinds } from '../../packages/cli/src/sandbox/monitoring/kinds';
-import { buildDataset } from '../../packages/cli/src/sandbox/dataset';
-import { DatasetCompanies } from '../../packages/cli/src/sandbox/monitoring/dataset-port';
-import { matchingCodes } from '../../packages/cli/src/sandbox/searches/searches';
+import { kinds } from '../../packages/company-data/src/sandbox/monitoring/kinds';
+import { buildDataset } from '../../packages/company-data/src/sandbox/dataset';
+import { DatasetCompanies } from '../../packages/company-data/src/sandbox/monitoring/dataset-port';
+import { matchingCodes } from '../../packages/company-data/src/sandbox/searches/searches';
 
 describe('write side over the generated dataset', () => {
   const ds = buildDataset(1, 1500);

@@ -3,7 +3,7 @@
  * definition (filter the whole log, then page) on a log of every kind of event.
  */
 import { describe, expect, it } from 'vitest';
-import { EventLog, eventNumber, type SandboxEvent } from '../../packages/cli/src/sandbox/write/store';
+import { EventLog, eventNumber, type SandboxEvent } from '../../packages/company-data/src/sandbox/write/store';
 
 function buildLog(): EventLog {
   const log = new EventLog();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer, type TestServer } from '../support/http-server';
-import type { CompanyFacts } from '../../packages/cli/src/sandbox/monitoring/company-port';
+import type { CompanyFacts } from '../../packages/company-data/src/sandbox/monitoring/company-port';
 import { call, startEventsSandbox, type EventsSandbox } from './support/sandbox';
 import { signatureValid, waitFor } from './support/receiver';
 

@@ -2,10 +2,10 @@
  * Walks the service interface statement by statement against a running sandbox, over raw HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorBodySchema } from '../../src/core/schemas/common';
-import { companyProfileSchema, companySummarySchema } from '../../src/core/schemas/company';
-import { isRegistryCode, personalCodeProblem, vatNumberProblem } from '../../src/core/validation';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { errorBodySchema } from '@company-data/core/schemas/common';
+import { companyProfileSchema, companySummarySchema } from '@company-data/core/schemas/company';
+import { isRegistryCode, personalCodeProblem, vatNumberProblem } from '@company-data/core/validation';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 
 let sb: Sandbox;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,6 +1,6 @@
 /** The sandbox's latency model and rate-limit switch, over real HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 
 let sb: Sandbox;
 let open: Sandbox;

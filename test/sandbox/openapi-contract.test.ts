@@ -14,8 +14,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
-import { registryCodeCheckDigit, vatChecksumOk } from '../../src/core/validation';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
+import { registryCodeCheckDigit, vatChecksumOk } from '@company-data/core/validation';
 
 type Json = Record<string, unknown>;
 interface Param {

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { buildDataset, startSandbox } from '../../packages/cli/src/sandbox';
-import { createStoredKey, revokeStoredKey } from '../../packages/cli/src/sandbox/http/keys';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { buildDataset, startSandbox } from '../../packages/company-data/src/sandbox';
+import { createStoredKey, revokeStoredKey } from '../../packages/company-data/src/sandbox/http/keys';
 
 const get = (url: string, key: string) => fetch(url, { headers: { 'x-api-key': key } });
 

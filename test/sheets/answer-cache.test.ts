@@ -8,12 +8,12 @@ import { hostname, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
-import { AnswerCache } from '../../packages/cli/src/sheets/answer-cache';
-import { enrichTable } from '../../packages/cli/src/sheets/enrich';
-import { MemoryTable } from '../../packages/cli/src/sheets/table';
-import type { LookupResult } from '../../src/core/schemas/company';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
+import { AnswerCache } from '../../packages/company-data/src/sheets/answer-cache';
+import { enrichTable } from '../../packages/company-data/src/sheets/enrich';
+import { MemoryTable } from '../../packages/company-data/src/sheets/table';
+import type { LookupResult } from '@company-data/core/schemas/company';
 import { runCli, spawnCli } from '../drills/support/cli';
 import { tempDirs } from '../support/temp-dirs';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enrichCommand } from '../../packages/cli/src/cli/commands/enrich';
+import { enrichCommand } from '../../packages/company-data/src/cli/commands/enrich';
 import { startLookupServer, type LookupServer } from './support/lookup-server';
 import { runCommand } from '../support/run-command';
 

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { startSandbox } from '../../packages/cli/src/sandbox';
-import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
-import { enrichTable } from '../../packages/cli/src/sheets/enrich';
-import { contentKind } from '../../packages/cli/src/sheets/file-kind';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
+import { CsvTable } from '../../packages/company-data/src/sheets/csv-table';
+import { enrichTable } from '../../packages/company-data/src/sheets/enrich';
+import { contentKind } from '../../packages/company-data/src/sheets/file-kind';
 
 type Sb = Awaited<ReturnType<typeof startSandbox>>;
 let sb: Sb;

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { enrichTable, findKeyColumn } from '../../packages/cli/src/sheets/enrich';
-import { MemoryTable } from '../../packages/cli/src/sheets/table';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { enrichTable, findKeyColumn } from '../../packages/company-data/src/sheets/enrich';
+import { MemoryTable } from '../../packages/company-data/src/sheets/table';
 import { startLookupServer, type LookupServer } from './support/lookup-server';
 
 let server: LookupServer;

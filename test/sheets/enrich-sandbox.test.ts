@@ -10,12 +10,12 @@ import { parse } from 'csv-parse/sync';
 import { buildSync } from 'esbuild';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
-import { enrichTable } from '../../packages/cli/src/sheets/enrich';
-import { GoogleSheetTable } from '../../packages/cli/src/sheets/google-table';
-import { XlsxTable } from '../../packages/cli/src/sheets/xlsx-table';
-import { startSandbox } from '../../packages/cli/src/sandbox';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { CsvTable } from '../../packages/company-data/src/sheets/csv-table';
+import { enrichTable } from '../../packages/company-data/src/sheets/enrich';
+import { GoogleSheetTable } from '../../packages/company-data/src/sheets/google-table';
+import { XlsxTable } from '../../packages/company-data/src/sheets/xlsx-table';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 
 type Sb = Awaited<ReturnType<typeof startSandbox>>;

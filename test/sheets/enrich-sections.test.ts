@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enrichCommand } from '../../packages/cli/src/cli/commands/enrich';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { startSandbox } from '../../packages/cli/src/sandbox';
+import { enrichCommand } from '../../packages/company-data/src/cli/commands/enrich';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
 import { runCommand } from '../support/run-command';
 
 type Sb = Awaited<ReturnType<typeof startSandbox>>;

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
-import { pollEventsToSheet, startWebhookReceiver } from '../../packages/cli/src/sheets/event-sources';
-import { EventSheetWriter } from '../../packages/cli/src/sheets/events-to-rows';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { CsvTable } from '../../packages/company-data/src/sheets/csv-table';
+import { pollEventsToSheet, startWebhookReceiver } from '../../packages/company-data/src/sheets/event-sources';
+import { EventSheetWriter } from '../../packages/company-data/src/sheets/events-to-rows';
 import { startEventsSandbox, type EventsSandbox } from '../sandbox-events/support/sandbox';
 
 let h: EventsSandbox;

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
-import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES } from '../../packages/cli/src/sheets/event-ledger';
-import { EVENT_COLUMNS, EventSheetWriter, eventRecords } from '../../packages/cli/src/sheets/events-to-rows';
-import { MemoryTable } from '../../packages/cli/src/sheets/table';
+import { CsvTable } from '../../packages/company-data/src/sheets/csv-table';
+import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES } from '../../packages/company-data/src/sheets/event-ledger';
+import { EVENT_COLUMNS, EventSheetWriter, eventRecords } from '../../packages/company-data/src/sheets/events-to-rows';
+import { MemoryTable } from '../../packages/company-data/src/sheets/table';
 import { tempDirs } from '../support/temp-dirs';
 
 const N = 10_000;

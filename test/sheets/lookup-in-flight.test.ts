@@ -4,10 +4,10 @@
  * stay in row order; a 429 pauses the whole queue; a lookup that may have been processed is not sent again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
-import { UndiciTransport } from '../../packages/cli/src/transport/undici';
-import type { Transport } from '../../src/core/transport';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
+import { UndiciTransport } from '../../packages/company-data/src/transport/undici';
+import type { Transport } from '@company-data/core/transport';
 
 interface Seen {
   start: number;

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventSheetWriter } from '../../packages/cli/src/sheets/events-to-rows';
-import { GoogleSheetTable } from '../../packages/cli/src/sheets/google-table';
-import { capCell, MAX_CELL_CHARS } from '../../packages/cli/src/sheets/table';
+import { EventSheetWriter } from '../../packages/company-data/src/sheets/events-to-rows';
+import { GoogleSheetTable } from '../../packages/company-data/src/sheets/google-table';
+import { capCell, MAX_CELL_CHARS } from '../../packages/company-data/src/sheets/table';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 import { taxDebtChange } from './support/events';
 

@@ -5,10 +5,10 @@ import ExcelJS from 'exceljs';
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
 import { OAuth2Client } from 'googleapis-common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CsvTable } from '../../packages/cli/src/sheets/csv-table';
-import { GoogleSheetTable } from '../../packages/cli/src/sheets/google-table';
-import { columnLetters, toBlocks } from '../../packages/cli/src/sheets/table';
-import { XlsxTable } from '../../packages/cli/src/sheets/xlsx-table';
+import { CsvTable } from '../../packages/company-data/src/sheets/csv-table';
+import { GoogleSheetTable } from '../../packages/company-data/src/sheets/google-table';
+import { columnLetters, toBlocks } from '../../packages/company-data/src/sheets/table';
+import { XlsxTable } from '../../packages/company-data/src/sheets/xlsx-table';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 
 const tricky = ['=1+1', '00123', '+372 5555 1234', '+3725555'];

@@ -1,5 +1,5 @@
 /**
- * The XLSX table reads and saves through the worksheet's XML (packages/cli/src/sheets/xlsx). Workbooks here are
+ * The XLSX table reads and saves through the worksheet's XML (packages/company-data/src/sheets/xlsx). Workbooks here are
  * written by hand as Excel and other producers write them (shared strings, prefixed namespaces,
  * cells and rows without r, a calculation chain), and by exceljs; exceljs is also the independent
  * reader that checks what we save.
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { afterAll, describe, expect, it } from 'vitest';
-import { XlsxTable } from '../../packages/cli/src/sheets/xlsx-table';
-import { SheetScanner, type SheetPiece } from '../../packages/cli/src/sheets/xlsx/sheet-xml';
+import { XlsxTable } from '../../packages/company-data/src/sheets/xlsx-table';
+import { SheetScanner, type SheetPiece } from '../../packages/company-data/src/sheets/xlsx/sheet-xml';
 
 const dir = mkdtempSync(join(tmpdir(), 'xlsx-package-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

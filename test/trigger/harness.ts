@@ -13,11 +13,11 @@ import type {
   IPollFunctions,
   IWebhookFunctions,
 } from 'n8n-workflow';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
-import { writeHandlers } from '../../packages/cli/src/sandbox/write/handlers';
-import type { EventService } from '../../packages/cli/src/sandbox/write/service';
-import { hashKey, keyId } from '../../packages/cli/src/sandbox/http/keys';
-import type { CompanyPort } from '../../packages/cli/src/sandbox/monitoring/company-port';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
+import { writeHandlers } from '../../packages/company-data/src/sandbox/write/handlers';
+import type { EventService } from '../../packages/company-data/src/sandbox/write/service';
+import { hashKey, keyId } from '../../packages/company-data/src/sandbox/http/keys';
+import type { CompanyPort } from '../../packages/company-data/src/sandbox/monitoring/company-port';
 import { authenticate, forwardHttp, type SentRequest } from '../support/n8n-http';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { CompanyDataPollTrigger } from '../../nodes/CompanyDataPollTrigger/CompanyDataPollTrigger.node';
-import { writeHandlers } from '../../packages/cli/src/sandbox/write/handlers';
+import { writeHandlers } from '../../packages/company-data/src/sandbox/write/handlers';
 import { ACCOUNT, API_KEY, credentials, pollContext, startRig, watchCompany, type NodeParams, type Rig } from './harness';
 
 let rig: Rig;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { Rng } from '../../packages/cli/src/sandbox/dataset/prng';
-import type { CompanyFacts } from '../../packages/cli/src/sandbox/monitoring/company-port';
-import { kinds } from '../../packages/cli/src/sandbox/monitoring/kinds';
+import { Rng } from '../../packages/company-data/src/sandbox/dataset/prng';
+import type { CompanyFacts } from '../../packages/company-data/src/sandbox/monitoring/company-port';
+import { kinds } from '../../packages/company-data/src/sandbox/monitoring/kinds';
 import { changeSummary, formatMoney, type SummaryLang } from '../../src/n8n/trigger/summary';
 
 const facts: CompanyFacts = {

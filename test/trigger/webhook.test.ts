@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { CompanyDataTrigger } from '../../nodes/CompanyDataTrigger/CompanyDataTrigger.node';
 import { resetProcessMemory } from '../../src/n8n/trigger/seen';
-import { signWebhook } from '../../src/webhooks';
+import { signWebhook } from '@company-data/core/webhooks';
 import {
   ACCOUNT,
   executeContext,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CoreClient } from '../../src/core/client';
-import { lookupKey } from '../../src/core/lookup';
-import { AuthenticationError, ServerError } from '../../src/core/errors';
-import type { LookupResult } from '../../src/core/schemas/company';
-import { withRegistryCheckDigit } from '../../src/core/validation';
+import { CoreClient } from '@company-data/core/client';
+import { lookupKey } from '@company-data/core/lookup';
+import { AuthenticationError, ServerError } from '@company-data/core/errors';
+import type { LookupResult } from '@company-data/core/schemas/company';
+import { withRegistryCheckDigit } from '@company-data/core/validation';
 import { AutoClock } from '../support/fake-clock';
 import { ScriptedTransport, fail, ok, type SeenRequest } from '../support/scripted-transport';
-import type { TransportResponse } from '../../src/core/transport';
+import type { TransportResponse } from '@company-data/core/transport';
 
 const summary = (code: string, name: string) => ({
   registry_code: code,

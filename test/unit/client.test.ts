@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CoreClient, type CoreClientOptions } from '../../src/core/client';
-import { operationGroups, operations } from '../../src/core/operations';
+import { CoreClient, type CoreClientOptions } from '@company-data/core/client';
+import { operationGroups, operations } from '@company-data/core/operations';
 import {
   AuthenticationError,
   ConnectionError,
@@ -10,11 +10,11 @@ import {
   ServerError,
   TimeoutError,
   ValidationError,
-} from '../../src/core/errors';
-import { TransportError } from '../../src/core/transport';
+} from '@company-data/core/errors';
+import { TransportError } from '@company-data/core/transport';
 import { AutoClock, FakeClock } from '../support/fake-clock';
 import { ScriptedTransport, fail, ok, type SeenRequest } from '../support/scripted-transport';
-import type { TransportResponse } from '../../src/core/transport';
+import type { TransportResponse } from '@company-data/core/transport';
 
 const KEY = 'sk_test_9fQ2mZ7rW1xY4bN8';
 const BASE = 'https://api.example.test/base/';

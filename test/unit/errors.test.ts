@@ -9,7 +9,7 @@ import {
   ValidationError,
   errorFromResponse,
   parseRetryAfter,
-} from '../../src/core/errors';
+} from '@company-data/core/errors';
 
 const KEY = 'sk_live_Zq8VbN3xTt1P0wLm';
 const NOW = Date.UTC(2025, 2, 4, 12, 0, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/core/limiter';
+import { RateLimiter } from '@company-data/core/limiter';
 import { FakeClock, flush } from '../support/fake-clock';
 
 /** Starts n acquisitions at once and records when (virtual ms from start) and in which order each got through. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CoreClient } from '../../src/core/client';
-import { ValidationError } from '../../src/core/errors';
+import { CoreClient } from '@company-data/core/client';
+import { ValidationError } from '@company-data/core/errors';
 import { AutoClock } from '../support/fake-clock';
 import { ScriptedTransport, ok, type SeenRequest } from '../support/scripted-transport';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, decideRetry, defaultRetryOptions, type RetryOptions } from '../../src/core/retry';
+import { backoffDelay, decideRetry, defaultRetryOptions, type RetryOptions } from '@company-data/core/retry';
 
 const opts = (random = 0.5, over: Partial<RetryOptions> = {}): RetryOptions => ({ ...defaultRetryOptions, random: () => random, ...over });
 const fresh = { errorRetries: 0, rateLimitRetries: 0 };

@@ -6,7 +6,7 @@ import {
   registryCodeProblem,
   vatNumberProblem,
   withRegistryCheckDigit,
-} from '../../src/core/validation';
+} from '@company-data/core/validation';
 
 // Vectors are the real codes listed in ../shared/reference/estonian-registry.md, not computed by our code.
 describe('registry code', () => {

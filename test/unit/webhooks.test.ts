@@ -7,7 +7,7 @@ import {
   signWebhook,
   verifyWebhook,
   computeSignature,
-} from '../../src/webhooks';
+} from '@company-data/core/webhooks';
 
 /*
  * Vectors computed outside our code with OpenSSL, e.g.:

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { changeKinds } from '../../core/event-summary';
-import { monitoringCategories, tones } from '../../core/schemas/events';
-import { languageNames, summaryLangs } from '../../core/vocabulary';
+import { changeKinds } from '@company-data/core/event-summary';
+import { monitoringCategories, tones } from '@company-data/core/schemas/events';
+import { languageNames, summaryLangs } from '@company-data/core/vocabulary';
 import { humanize } from './fields';
 import { loadOptionsMethods } from './pickers';
 import { mergeVersions, type NodeVersion } from './versions';

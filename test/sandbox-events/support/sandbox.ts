@@ -1,8 +1,8 @@
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../../packages/cli/src/sandbox';
-import { legalForms } from '../../../packages/cli/src/sandbox/dataset/labels';
-import { creditScoreView } from '../../../packages/cli/src/sandbox/dataset/records';
-import type { EventService } from '../../../packages/cli/src/sandbox/write/service';
-import type { CompanyPort } from '../../../packages/cli/src/sandbox/monitoring/company-port';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../packages/company-data/src/sandbox';
+import { legalForms } from '../../../packages/company-data/src/sandbox/dataset/labels';
+import { creditScoreView } from '../../../packages/company-data/src/sandbox/dataset/records';
+import type { EventService } from '../../../packages/company-data/src/sandbox/write/service';
+import type { CompanyPort } from '../../../packages/company-data/src/sandbox/monitoring/company-port';
 
 export interface EventsSandbox {
   sb: Sandbox;

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { classifyLookupQuery } from '../../../src/core/validation';
+import { classifyLookupQuery } from '@company-data/core/validation';
 
 export interface LookupServer {
   url: string;

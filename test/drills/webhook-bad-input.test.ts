@@ -3,7 +3,7 @@
  * events-to-sheet receiver. Every case: 401 from both, no execution, no sheet row, and the genuine
  * delivery still runs afterwards (a rejected request never uses up an event id).
  *
- * test/trigger/webhook.test.ts keeps its own matrix inside its describe block (not exported), calling
+ * test/n8n/trigger/webhook.test.ts keeps its own matrix inside its describe block (not exported), calling
  * webhook() directly; this one goes through sockets, where duplicated headers are real header lines.
  */
 import { request } from 'node:http';

@@ -97,7 +97,7 @@ const filtersV1: INodeProperties = {
  * Version 2: types of change with their labels, lists loaded from the account. Shown only while Events
  * holds Monitoring Change, as in version 1: n8n checks displayOptions against the parameters with their
  * defaults filled in, so Events left at its default (all events) still shows and keeps the filters
- * (test/trigger/display.test.ts).
+ * (test/n8n/trigger/display.test.ts).
  */
 const filtersV2: INodeProperties = {
   displayName: 'Change Filters',

@@ -14,7 +14,7 @@ import { CompanyDataTrigger } from '../../../nodes/CompanyDataTrigger/CompanyDat
 import { startWebhookReceiver } from '../../../packages/company-data/src/sheets/event-sources';
 import { EventSheetWriter } from '../../../packages/company-data/src/sheets/events-to-rows';
 import { CsvTable } from '../../../packages/company-data/src/sheets/csv-table';
-import { hookContext, webhookContext, type Rig } from '../../trigger/harness';
+import { hookContext, webhookContext, type Rig } from '../../n8n/trigger/harness';
 
 export interface Delivery {
   eventId: string | undefined;

@@ -1,5 +1,5 @@
 // ESLint for the repo's own scripts and the tool package (not the n8n community-node lint, which is
-// eslint.config.mjs, staged by scripts/lint-n8n.sh). Run: npx eslint -c eslint.scripts.config.mjs e2e bench scripts packages/cli/src
+// eslint.config.mjs, staged by scripts/lint-n8n.sh). Run: npx eslint -c eslint.scripts.config.mjs e2e bench scripts packages/company-data/src
 // Recommended rules only. typescript-eslint is a dev dependency of its own (8.73: the 8.35 that @n8n/node-cli
 // brings for the n8n lint peers on TypeScript below 5.9).
 import js from '@eslint/js';
@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
   {
-    files: ['packages/cli/src/**/*.ts', 'bench/**/*.ts'],
+    files: ['packages/company-data/src/**/*.ts', 'bench/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     languageOptions: { globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-unused-vars': unused },

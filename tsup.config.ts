@@ -6,7 +6,7 @@ import { nodeBundle } from './tsup.common';
 
 /**
  * The n8n node package (repo root): the nodes, the credential and the code they share. The tool
- * package (CLI, Sheets, sandbox, library) has its own config: packages/cli/tsup.config.ts.
+ * package (CLI, Sheets, sandbox, library) has its own config: packages/company-data/tsup.config.ts.
  */
 
 /** Every *.node.ts / *.credentials.ts becomes its own small bundle. */

@@ -19,7 +19,7 @@ const INTERVAL_MS = 1000;
 
 const lib = await load(
   'baseline',
-  "export { buildDataset } from './packages/cli/src/sandbox/dataset'; export { makeRows } from './bench/rows';",
+  "export { buildDataset } from './packages/company-data/src/sandbox/dataset'; export { makeRows } from './bench/rows';",
 );
 // The same distant service as the enrich and Lookup node figures (round trip --latency-ms, default 300).
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs: LATENCY, perQueryMs: 0.5, jitter: 0.5 } });

@@ -13,7 +13,7 @@ import { arg, forkSandbox, load, quantile, report } from './support.mjs';
 const ROUNDS = Number(arg('rounds', 20));
 const PER_ROUND = Number(arg('per-round', 200));
 
-const lib = await load('client', "export { CompanyDataClient } from './packages/cli/src/index';");
+const lib = await load('client', "export { CompanyDataClient } from './packages/company-data/src/index';");
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 2000, rateLimit: false });
 const client = new lib.CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey, rateLimit: false });
 const origin = new URL(sb.url);

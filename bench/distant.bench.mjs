@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `company-data enrich` against a distant service, end to end: the built CLI (packages/cli/dist) as its own
+ * `company-data enrich` against a distant service, end to end: the built CLI (packages/company-data/dist) as its own
  * process, timed from spawn to exit, on a CSV of --rows rows (default 20,000: 15,000 unique identifiers, 20%
  * repeats written differently, 5% invalid), against the sandbox in a child process with its latency model:
  * a round trip of --latencies ms (default 0,100,300,1000) plus 0.5 ms service time per query ±50%, rate limit
@@ -24,12 +24,12 @@ const BOUND = 1000;
 const lib = await load(
   'distant',
   `export { makeRows } from './bench/rows';
-   export { lookupQueryProblem } from './src/core/validation';
-   export { lookupKey } from './src/core/lookup';
-   export { buildDataset } from './packages/cli/src/sandbox/dataset';`,
+   export { lookupQueryProblem } from './packages/core/validation';
+   export { lookupKey } from './packages/core/lookup';
+   export { buildDataset } from './packages/company-data/src/sandbox/dataset';`,
 );
 await buildIfStale(root, (m) => console.log(`[build] ${m}`));
-const cli = join(root, 'packages', 'cli', 'dist', 'cli', 'main.js');
+const cli = join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'distant-bench-'));
 
 /** Runs the CLI; resolves with its wall time (spawn to exit), code and output. */

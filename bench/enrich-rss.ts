@@ -3,9 +3,9 @@
  * its peak resident memory, so the figure is this run alone (no sandbox, no bench harness).
  * Bundled with esbuild and run under plain node.
  */
-import { CompanyDataClient } from '../packages/cli/src/index';
-import { CsvTable } from '../packages/cli/src/sheets/csv-table';
-import { enrichTable } from '../packages/cli/src/sheets/enrich';
+import { CompanyDataClient } from '../packages/company-data/src/index';
+import { CsvTable } from '../packages/company-data/src/sheets/csv-table';
+import { enrichTable } from '../packages/company-data/src/sheets/enrich';
 
 async function main() {
   const [file, stateDir] = [process.env.BENCH_FILE!, process.env.BENCH_STATE!];

@@ -16,10 +16,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { CompanyDataClient } from '../packages/cli/src/index';
-import { CsvTable } from '../packages/cli/src/sheets/csv-table';
-import { enrichTable, type EnrichReport } from '../packages/cli/src/sheets/enrich';
-import { GoogleSheetTable } from '../packages/cli/src/sheets/google-table';
+import { CompanyDataClient } from '../packages/company-data/src/index';
+import { CsvTable } from '../packages/company-data/src/sheets/csv-table';
+import { enrichTable, type EnrichReport } from '../packages/company-data/src/sheets/enrich';
+import { GoogleSheetTable } from '../packages/company-data/src/sheets/google-table';
 import { startSheetsStandin } from '../test/support/sheets-standin';
 import { makeRows } from './rows';
 
@@ -43,7 +43,7 @@ function csv(rows: string[]): string {
 }
 
 async function main() {
-  const mod = (await import('../packages/cli/src/sandbox' as string)) as { startSandbox(o: object): Promise<Sandbox> };
+  const mod = (await import('../packages/company-data/src/sandbox' as string)) as { startSandbox(o: object): Promise<Sandbox> };
   const sb = await mod.startSandbox({ port: 0, seed: 1, companies: 10_000 });
   const dir = mkdtempSync(join(tmpdir(), 'enrich-bench-'));
   const out: Record<string, string | number> = {};

@@ -28,9 +28,9 @@ const CODES = Number(arg('codes', 5));
 const PACE_MS = Number(arg('pace-ms', 120));
 const WARMUP = 20;
 
-const lib = await load('mcp-overhead', "export { CompanyDataClient } from './packages/cli/src/index';");
+const lib = await load('mcp-overhead', "export { CompanyDataClient } from './packages/company-data/src/index';");
 await buildIfStale(root, (m) => console.log(`[build] ${m}`));
-const mainJs = join(root, 'packages', 'cli', 'dist', 'cli', 'main.js');
+const mainJs = join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 
 /** Peak resident set of a live process, MiB (Linux: VmHWM). */
 function peakRssMb(pid) {

@@ -18,11 +18,11 @@ import { arg, forkSandbox, load, report, root } from './support.mjs';
 
 const rows = Number(arg('rows', 1_000_000));
 const distinct = Number(arg('distinct', 10_000));
-const lib = await load('million-parent', `export { withRegistryCheckDigit } from './src/core/validation';`);
+const lib = await load('million-parent', `export { withRegistryCheckDigit } from './packages/core/validation';`);
 let cli = arg('cli', '');
 if (!cli) {
   await buildIfStale(root, (m) => console.log(`[build] ${m}`));
-  cli = join(root, 'packages', 'cli', 'dist', 'cli', 'main.js');
+  cli = join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 }
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 2000 });
 const dir = mkdtempSync(join(tmpdir(), 'million-bench-'));

@@ -20,10 +20,10 @@ const BOUND = 1000;
 
 const lib = await load(
   'node-lookup',
-  `export { buildDataset } from './packages/cli/src/sandbox/dataset';
-   export { lookupQueryProblem } from './src/core/validation';
+  `export { buildDataset } from './packages/company-data/src/sandbox/dataset';
+   export { lookupQueryProblem } from './packages/core/validation';
    export { makeRows } from './bench/rows';
-   export { lookupKey } from './src/core/lookup';
+   export { lookupKey } from './packages/core/lookup';
    export { CompanyDataCompanies } from './nodes/CompanyDataCompanies/CompanyDataCompanies.node';`,
 );
 

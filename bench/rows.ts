@@ -1,4 +1,4 @@
-import { withRegistryCheckDigit } from '../src/core/validation';
+import { withRegistryCheckDigit } from '@company-data/core/validation';
 
 /**
  * The row mix every lookup benchmark uses: 75% distinct identifiers (codes of real sandbox companies,

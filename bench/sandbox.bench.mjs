@@ -2,7 +2,7 @@
 /**
  * Sandbox throughput: lookup of 100 queries and q search on a large dataset.
  * Run: node bench/sandbox.bench.mjs [--companies 300000] [--requests 2000] [--concurrency 8]
- * Bundles packages/cli/src/sandbox with esbuild (no build step), serves it from a child process (one core),
+ * Bundles packages/company-data/src/sandbox with esbuild (no build step), serves it from a child process (one core),
  * and reports p50/p99 latency and requests per second. Target: 200 requests/s (20x the rate limit).
  */
 import { fork } from 'node:child_process';
@@ -40,7 +40,7 @@ if (process.argv[2] === 'serve') {
   const out = join(mkdtempSync(join(tmpdir(), 'sb-bench-')), 'sandbox.cjs');
   const { buildSync } = await import('esbuild');
   buildSync({
-    entryPoints: [join(root, 'packages/cli/src/sandbox/index.ts')],
+    entryPoints: [join(root, 'packages/company-data/src/sandbox/index.ts')],
     bundle: true,
     platform: 'node',
     target: 'node20',

@@ -59,18 +59,18 @@ const csvRows = Number(arg('csv-rows', 100_000));
 const BOUND = 1000;
 const lib = await load(
   'sheets-parent',
-  `export { startSandbox } from './packages/cli/src/sandbox';
-   export { lookupQueryProblem } from './src/core/validation';
+  `export { startSandbox } from './packages/company-data/src/sandbox';
+   export { lookupQueryProblem } from './packages/core/validation';
    export { makeRows } from './bench/rows';
-   export { lookupKey } from './src/core/lookup';
+   export { lookupKey } from './packages/core/lookup';
    export { startSheetsStandin } from './test/support/sheets-standin';`,
 );
 const childBundle = await bundleFile(
   'sheets-child',
-  `export { CompanyDataClient } from './packages/cli/src/index';
-   export { GoogleSheetTable } from './packages/cli/src/sheets/google-table';
-   export { CsvTable } from './packages/cli/src/sheets/csv-table';
-   export { enrichTable } from './packages/cli/src/sheets/enrich';`,
+  `export { CompanyDataClient } from './packages/company-data/src/index';
+   export { GoogleSheetTable } from './packages/company-data/src/sheets/google-table';
+   export { CsvTable } from './packages/company-data/src/sheets/csv-table';
+   export { enrichTable } from './packages/company-data/src/sheets/enrich';`,
 );
 
 const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
@@ -180,7 +180,7 @@ try {
       [
         '--require',
         new URL('./rss-hook.cjs', import.meta.url).pathname,
-        join(root, 'packages', 'cli', 'dist', 'cli', 'main.js'),
+        join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js'),
         'enrich',
         file,
         '--state-dir',

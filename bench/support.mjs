@@ -92,7 +92,7 @@ export function realCompanies(dataset, max = 5000) {
  * from the sandbox's GET /usage.
  */
 export async function forkSandbox(opts) {
-  const bundle = await bundleFile('sandbox', "export { startSandbox } from './packages/cli/src/sandbox';");
+  const bundle = await bundleFile('sandbox', "export { startSandbox } from './packages/company-data/src/sandbox';");
   const child = fork(fileURLToPath(import.meta.url), ['serve-sandbox', bundle, JSON.stringify(opts)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

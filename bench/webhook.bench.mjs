@@ -17,8 +17,8 @@ const DELIVERIES = Number(arg('deliveries', 1000));
 
 const lib = await load(
   'webhook',
-  `export { startSandbox } from './packages/cli/src/sandbox';
-   export { signWebhook, verifyWebhook, MemoryDedupeStore } from './src/webhooks';
+  `export { startSandbox } from './packages/company-data/src/sandbox';
+   export { signWebhook, verifyWebhook, MemoryDedupeStore } from './packages/core/webhooks';
    export { CompanyDataTrigger } from './nodes/CompanyDataTrigger/CompanyDataTrigger.node';`,
 );
 

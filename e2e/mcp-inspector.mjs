@@ -3,7 +3,7 @@
 // e2e/inspector, run in its command-line mode under the e2e's Node 24), the client people use to try a
 // server before giving it to an assistant. Over stdio, offline (no key: the in-process sandbox) and
 // against a sandbox with a key; over Streamable HTTP with the bearer token. The server runs under this
-// machine's Node from the built packages/cli/dist. The API key and the token never appear in anything
+// machine's Node from the built packages/company-data/dist. The API key and the token never appear in anything
 // the Inspector prints.
 // Usage: node e2e/mcp-inspector.mjs. Prints "N passed, N failed"; exits 1 when a check failed.
 import { spawn } from 'node:child_process';
@@ -26,7 +26,7 @@ const toolCall = (target, name, ...args) => [
 ];
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const mainJs = path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js');
+const mainJs = path.join(repoDir, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 const { log, check, cleanups, finish } = checkRun();
 
 // A key or URL in the caller's environment would turn the offline leg into an online one.

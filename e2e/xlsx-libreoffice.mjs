@@ -2,7 +2,7 @@
 // An Excel workbook enriched by `company-data enrich` opens in a real spreadsheet program: LibreOffice
 // Calc (Debian's libreoffice-calc, installed with apt-get when missing) converts the result to CSV, and
 // every cell must be what our own reader sees; the input columns and the other sheet stay as they were.
-// Our XLSX writer changes one worksheet's XML in place (packages/cli/src/sheets/xlsx), so this is the independent
+// Our XLSX writer changes one worksheet's XML in place (packages/company-data/src/sheets/xlsx), so this is the independent
 // check that what it writes is a workbook other programs read the same way.
 // Usage: node e2e/xlsx-libreoffice.mjs [--keep]. Prints "N passed, N failed"; exits 1 when a check failed.
 import { execFileSync } from 'node:child_process';
@@ -100,7 +100,7 @@ async function main() {
     const env = { ...process.env, COMPANY_DATA_BASE_URL: '', COMPANY_DATA_API_KEY: '' };
     const out = execFileSync(
       process.execPath,
-      [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', path.join(work, 'state')],
+      [path.join(repoDir, 'packages', 'company-data', 'dist', 'cli', 'main.js'), 'enrich', file, '--state-dir', path.join(work, 'state')],
       { encoding: 'utf8', env },
     );
     assert(/Rows enriched this run: 27\b/.test(out), `enrich output: ${out}`);
@@ -112,7 +112,7 @@ async function main() {
     async () => {
       const after = libreOfficeSheets(bin, file, path.join(work, 'after'), profile);
       assertEqual(Object.keys(after).sort(), ['Leads', 'Notes'], 'sheets LibreOffice found');
-      const { XlsxTable } = createRequire(import.meta.url)(path.join(repoDir, 'packages', 'cli', 'dist', 'sheets.js'));
+      const { XlsxTable } = createRequire(import.meta.url)(path.join(repoDir, 'packages', 'company-data', 'dist', 'sheets.js'));
       const ours = await new XlsxTable(file, { sheet: 'Leads' }).read();
       const lo = trimmed(after.Leads);
       assertEqual(lo, trimmed([ours.header, ...ours.rows]), 'Leads as LibreOffice reads it vs as our reader does');

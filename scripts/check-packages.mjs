@@ -27,11 +27,11 @@ const check = (name, ok, detail = '') => {
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 
 try {
-  for (const d of ['dist', 'packages/cli/dist']) {
+  for (const d of ['dist', 'packages/company-data/dist']) {
     if (!fs.existsSync(path.join(repo, d))) throw new Error(`${d} is missing: run npm run build first`);
   }
   const nodePkg = packPackage(repo, path.join(work, 'packed'));
-  const toolPkg = packPackage(path.join(repo, 'packages', 'cli'), path.join(work, 'packed'));
+  const toolPkg = packPackage(path.join(repo, 'packages', 'company-data'), path.join(work, 'packed'));
   console.log(`${nodePkg.name}: ${mb(nodePkg.size)} packed, ${mb(nodePkg.unpackedSize)} unpacked, ${nodePkg.entryCount} files`);
   console.log(`${toolPkg.name}: ${mb(toolPkg.size)} packed, ${mb(toolPkg.unpackedSize)} unpacked, ${toolPkg.entryCount} files`);
 

@@ -23,8 +23,9 @@ const visit = (file) => {
   if (seen.has(file)) return;
   seen.add(file);
   const src = fs.readFileSync(file, 'utf8');
-  for (const m of src.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-    const base = path.join(path.dirname(file), m[1]);
+  for (const m of src.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+|@company-data\/core\/[^']+)'/g)) {
+    // The core is bundled into the nodes, so its files are linted as node code too.
+    const base = m[1].startsWith('@company-data/core/') ? m[1].replace('@company-data/core/', 'packages/core/') : path.join(path.dirname(file), m[1]);
     const hit = [base + '.ts', path.join(base, 'index.ts'), base].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
     if (hit && hit.endsWith('.ts')) visit(path.normalize(hit));
   }

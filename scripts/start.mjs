@@ -133,7 +133,7 @@ async function main() {
     say('');
     say('Sandbox ready. Enrich the example CSV with the command-line tool:');
     say(`  COMPANY_DATA_BASE_URL=${sandbox.url} COMPANY_DATA_API_KEY=${DEMO_KEY} \\`);
-    say(`    node packages/cli/dist/cli/main.js enrich examples/companies.csv --out ${ENRICHED_CSV}`);
+    say(`    node packages/company-data/dist/cli/main.js enrich examples/companies.csv --out ${ENRICHED_CSV}`);
     say('(Without the two variables the tool starts its own sandbox in-process.)');
     say('Ctrl-C stops the sandbox.');
     return;

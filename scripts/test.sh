@@ -83,8 +83,8 @@ stage "type check" npx tsc --noEmit -p tsconfig.json
 # e2e/, bench/ and scripts/ (JavaScript) at // @ts-check level, through their JSDoc types.
 stage "type check of scripts" npx tsc -p tsconfig.scripts.json
 # ESLint's recommended rules over the tool package and the scripts (the n8n lint below covers the nodes).
-stage "eslint" npx eslint -c eslint.scripts.config.mjs e2e bench scripts packages/cli/src
-# Both packages with tsup: dist/ (the n8n node package) and packages/cli/dist/ (the company-data tool).
+stage "eslint" npx eslint -c eslint.scripts.config.mjs e2e bench scripts packages/company-data/src
+# Both packages with tsup: dist/ (the n8n node package) and packages/company-data/dist/ (the company-data tool).
 stage build npm run --silent build || build_ok=0
 # The official community-node lint, strict, over the node sources (scripts/lint-n8n.sh says which).
 stage "community-node lint" bash scripts/lint-n8n.sh

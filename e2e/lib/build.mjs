@@ -6,24 +6,25 @@ import path from 'node:path';
 
 const SOURCES = [
   'src',
+  'packages/core',
   'nodes',
   'credentials',
   'package.json',
   'tsup.config.ts',
   'tsup.common.ts',
-  'packages/cli/src',
-  'packages/cli/package.json',
-  'packages/cli/tsup.config.ts',
+  'packages/company-data/src',
+  'packages/company-data/package.json',
+  'packages/company-data/tsup.config.ts',
 ];
 const OUTPUTS = [
   'dist/shared/index.js',
   'dist/credentials/CompanyDataApi.credentials.js',
-  'packages/cli/dist/cli/main.js',
-  'packages/cli/dist/index.js',
-  'packages/cli/dist/sheets.js',
+  'packages/company-data/dist/cli/main.js',
+  'packages/company-data/dist/index.js',
+  'packages/company-data/dist/sheets.js',
 ];
 // Both packages: the n8n nodes (tsup.config.ts), then the tool (its own config).
-const CONFIGS = [[], ['--config', 'packages/cli/tsup.config.ts']];
+const CONFIGS = [[], ['--config', 'packages/company-data/tsup.config.ts']];
 
 /** Newest mtime (ms) of a file, or of any file under a folder; 0 when p is missing. */
 export function newest(p) {
@@ -48,7 +49,7 @@ export function isStale(repoDir) {
 
 export async function buildIfStale(repoDir, log = /** @type {(m: string) => void} */ (() => {}), { force = false } = {}) {
   if (!force && !isStale(repoDir)) {
-    log('dist/ and packages/cli/dist/ are up to date');
+    log('dist/ and packages/company-data/dist/ are up to date');
     return false;
   }
   const t0 = Date.now();

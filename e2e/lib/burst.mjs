@@ -1,7 +1,7 @@
 // A morning burst of monitoring changes into n8n in queue mode, as the service sends it: one signed
 // HTTPS POST per delivery (here HTTP to the balancer), several in flight, some events delivered more than
 // once, failed deliveries sent again. Used by e2e/queue-mode.mjs (the scale check) and
-// bench/alert-path.bench.mjs (the figures). Signing is the package's own (src/webhooks/sign.ts, through
+// bench/alert-path.bench.mjs (the figures). Signing is the package's own (packages/core/webhooks/sign.ts, through
 // the tool package's build), so what n8n verifies is exactly what the service would send.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -9,9 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { sleep } from './n8n.mjs';
 import { sqlText } from './queue.mjs';
 
-/** The signer of the built tool package (packages/cli/dist, built by buildIfStale). */
+/** The signer of the built tool package (packages/company-data/dist, built by buildIfStale). */
 export async function signer(repoDir, secret) {
-  const { signWebhook } = await import(pathToFileURL(path.join(repoDir, 'packages/cli/dist/index.js')).href);
+  const { signWebhook } = await import(pathToFileURL(path.join(repoDir, 'packages/company-data/dist/index.js')).href);
   return (body, eventId) => signWebhook({ secret, body, eventId });
 }
 

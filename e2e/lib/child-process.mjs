@@ -1,4 +1,4 @@
-// A `company-data` command the checks run as a user does (the built packages/cli/dist/cli/main.js) in a
+// A `company-data` command the checks run as a user does (the built packages/company-data/dist/cli/main.js) in a
 // child process of its own group: started, waited for until it prints its ready line, its output kept with
 // the secrets scrubbed, and killed on every path (stop(), a failed start, the exit of this process).
 import { spawn } from 'node:child_process';
@@ -16,12 +16,12 @@ function kill(pid, signal) {
 }
 
 /**
- * Runs `node packages/cli/dist/cli/main.js ...args` with `env` and resolves when its output matches `ready`
+ * Runs `node packages/company-data/dist/cli/main.js ...args` with `env` and resolves when its output matches `ready`
  * (a regex whose first group is returned as `address`). `secrets` are replaced by <secret> in what is kept.
  * Returns { address, logs, pid, exited (resolves with { code, signal }), stop() }.
  */
 export async function startCli({ repoDir, args, env = process.env, secrets = [], ready, name, readyTimeoutMs = 60_000 }) {
-  const child = spawn(process.execPath, [path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js'), ...args], {
+  const child = spawn(process.execPath, [path.join(repoDir, 'packages', 'company-data', 'dist', 'cli', 'main.js'), ...args], {
     cwd: repoDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 // Runs the MCP server the way a user does (`company-data mcp --http`, from the built
-// packages/cli/dist/cli/main.js) in a child process, for n8n's MCP Client Tool to connect to.
+// packages/company-data/dist/cli/main.js) in a child process, for n8n's MCP Client Tool to connect to.
 import { randomBytes } from 'node:crypto';
 import { startCli } from './child-process.mjs';
 

@@ -1,9 +1,9 @@
-// Runs the sandbox the way a user does (`company-data sandbox`, from the built packages/cli/dist/cli/main.js)
+// Runs the sandbox the way a user does (`company-data sandbox`, from the built packages/company-data/dist/cli/main.js)
 // in a child process, plus a small client for its API and /sandbox/ controls.
 import { startCli } from './child-process.mjs';
 
 /**
- * Starts `node packages/cli/dist/cli/main.js sandbox` and resolves when it prints its address.
+ * Starts `node packages/company-data/dist/cli/main.js sandbox` and resolves when it prints its address.
  * Returns { url, apiKey, call(method, path, body), stop(), logs }.
  * @param {{ repoDir: string, port?: number, host?: string, apiKey: string, companies?: number, dataDir?: string, readyTimeoutMs?: number }} opts
  */

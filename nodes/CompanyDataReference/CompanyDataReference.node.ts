@@ -19,7 +19,7 @@ export class CompanyDataReference implements INodeType {
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
     credentials: [{ name: 'companyDataApi', required: true }],
-    // Resource, operation and parameter fields come from the operation table (src/core/operations).
+    // Resource, operation and parameter fields come from the operation table (packages/core/operations).
     properties: nodeProperties(nodeSpecs.reference),
   };
 

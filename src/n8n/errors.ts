@@ -1,8 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { AnyOperation } from '../core/operation';
-import type { ParamSpec } from '../core/params';
-import { CompanyDataError, PlanRequiredError, ValidationError } from '../core/errors';
+import type { AnyOperation } from '@company-data/core/operation';
+import type { ParamSpec } from '@company-data/core/params';
+import { CompanyDataError, PlanRequiredError, ValidationError } from '@company-data/core/errors';
 import { humanize } from './descriptions/fields';
 import { WebhookSetupError } from './trigger/lifecycle';
 

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lookupKey } from '../../src/core/lookup';
-import { lookupQueryProblem } from '../../src/core/validation';
-import { startSandbox } from '../../packages/cli/src/sandbox';
+import { lookupKey } from '@company-data/core/lookup';
+import { lookupQueryProblem } from '@company-data/core/validation';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
 import { runCli, spawnCli } from './support/cli';
 import { csvOf, drillRows } from './support/rows';
 

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { startSandbox } from '../../packages/cli/src/sandbox';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
 import { startFanOut, type FanOut } from './support/receivers';
 
 const KEY = 'sk_drill_events_account_0000000001';

@@ -25,8 +25,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook } from '../../src/webhooks';
-import { startLookupServer, type LookupServer } from '../sheets/support/lookup-server';
+import { signWebhook } from '@company-data/core/webhooks';
+import { startLookupServer, type LookupServer } from '../company-data/sheets/support/lookup-server';
 import { spawnCli, runCli, type CliRun } from './support/cli';
 
 const SECRET = 'whsec_sheet_guard_test';

@@ -3,14 +3,14 @@
  * events-to-sheet receiver. Every case: 401 from both, no execution, no sheet row, and the genuine
  * delivery still runs afterwards (a rejected request never uses up an event id).
  *
- * test/trigger/webhook.test.ts keeps its own matrix inside its describe block (not exported), calling
+ * test/n8n/trigger/webhook.test.ts keeps its own matrix inside its describe block (not exported), calling
  * webhook() directly; this one goes through sockets, where duplicated headers are real header lines.
  */
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../packages/cli/src/sandbox';
-import { signWebhook } from '../../src/webhooks';
+import { startSandbox } from '../../packages/company-data/src/sandbox';
+import { signWebhook } from '@company-data/core/webhooks';
 import { startFanOut, type FanOut } from './support/receivers';
 
 const KEY = 'sk_drill_badinput_account_00000001';

@@ -1,19 +1,36 @@
 /**
- * What ships where, checked rather than remembered: the n8n node package (nodes/, credentials/, src/)
- * never imports the tool package (packages/cli), nor any library but n8n's peer and zod (bundled),
- * and node files reach shared code only through src/n8n, the one module the build shares.
+ * What the workspace cannot check by itself. npm workspaces resolve `@company-data/core` by name, but
+ * a relative import can still reach into another package's folder, a library can be imported without
+ * being declared (it resolves from the hoisted node_modules all the same), and the n8n bundles may
+ * carry no library but n8n's peer: the node package and the core it bundles use only n8n-workflow,
+ * zod and node:crypto, or n8n Cloud's rules fail.
  */
+import { builtinModules } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../..');
-const NODE_SIDE = ['nodes', 'credentials', 'src'];
-const ALLOWED_LIBRARIES = new Set(['n8n-workflow', 'zod/v4', 'node:crypto']);
+
+interface Pkg {
+  manifest: string;
+  /** The folders holding the package's sources. */
+  dirs: string[];
+}
+
+const PACKAGES: Pkg[] = [
+  { manifest: 'package.json', dirs: ['nodes', 'credentials', 'src'] },
+  { manifest: 'packages/core/package.json', dirs: ['packages/core'] },
+  { manifest: 'packages/company-data/package.json', dirs: ['packages/company-data/src'] },
+];
+
+/** What n8n's bundles may import: the node package's sources and the core bundled into them. */
+const N8N_BUNDLE_LIBRARIES = new Set(['n8n-workflow', '@company-data/core', 'zod', 'node:crypto']);
 
 function tsFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
+    if (name === 'node_modules' || name === 'dist') continue;
     if (statSync(p).isDirectory()) tsFiles(p, out);
     else if (p.endsWith('.ts')) out.push(p);
   }
@@ -37,54 +54,83 @@ function resolveTarget(file: string, spec: string): string {
   return [`${base}.ts`, join(base, 'index.ts'), base].find((p) => existsSync(p)) ?? base;
 }
 
-const files = NODE_SIDE.flatMap((d) => tsFiles(join(root, d)));
+/** The package a bare specifier names: `zod/v4` → zod, `@scope/name/x` → @scope/name; undefined for node builtins. */
+function packageName(spec: string): string | undefined {
+  if (spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function declared(manifest: string): Set<string> {
+  const json = JSON.parse(readFileSync(join(root, manifest), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  const own = json.name as unknown as string;
+  return new Set([own, ...[json.dependencies, json.devDependencies, json.peerDependencies].flatMap((d) => Object.keys(d ?? {}))]);
+}
+
+const sources = PACKAGES.map((pkg) => ({ pkg, files: pkg.dirs.flatMap((d) => tsFiles(join(root, d))) }));
 
 describe('package boundaries', () => {
-  it('finds the node-side sources', () => {
-    expect(files.length).toBeGreaterThan(40);
-    expect(files.some((f) => f.endsWith('CompanyDataTrigger.node.ts'))).toBe(true);
+  it('finds the sources of each package', () => {
+    for (const { pkg, files } of sources) expect(files.length, pkg.manifest).toBeGreaterThan(10);
   });
 
-  it('node-side code never imports the tool package', () => {
+  it('no relative import leaves its package (other packages are imported by name)', () => {
     const offending: string[] = [];
-    for (const file of files) {
-      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-        if (!spec.startsWith('.')) continue;
-        const target = relative(root, resolveTarget(file, spec));
-        if (!NODE_SIDE.some((d) => target.startsWith(`${d}/`))) offending.push(`${relative(root, file)} -> ${target}`);
+    for (const { pkg, files } of sources) {
+      for (const file of files) {
+        for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+          if (!spec.startsWith('.')) continue;
+          const target = relative(root, resolveTarget(file, spec));
+          if (target !== pkg.manifest && !pkg.dirs.some((d) => target.startsWith(`${d}/`)))
+            offending.push(`${relative(root, file)} -> ${target}`);
+        }
       }
     }
     expect(offending).toEqual([]);
   });
 
-  it('node-side code uses no library but the n8n peer, zod (bundled) and node:crypto', () => {
+  it("each package's manifest declares every library its sources import", () => {
+    const missing: string[] = [];
+    for (const { pkg, files } of sources) {
+      const names = declared(pkg.manifest);
+      for (const file of files) {
+        for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+          const name = spec.startsWith('.') ? undefined : packageName(spec);
+          if (name && !names.has(name)) missing.push(`${relative(root, file)}: ${name} (not in ${pkg.manifest})`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('the n8n bundles (node package and core) use no library but the n8n peer, zod and node:crypto', () => {
     const offending: string[] = [];
-    for (const file of files) {
-      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-        if (!spec.startsWith('.') && !ALLOWED_LIBRARIES.has(spec)) offending.push(`${relative(root, file)}: ${spec}`);
+    for (const { pkg, files } of sources.filter((s) => s.pkg.manifest !== 'packages/company-data/package.json')) {
+      for (const file of files) {
+        for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+          if (spec.startsWith('.')) continue;
+          const name = spec.startsWith('node:') ? spec : packageName(spec);
+          if (!N8N_BUNDLE_LIBRARIES.has(name ?? spec)) offending.push(`${relative(root, file)}: ${spec} (${pkg.manifest})`);
+        }
       }
     }
     expect(offending).toEqual([]);
   });
 
-  it('node and credential files import shared code from src/n8n only (the one shared bundle)', () => {
-    const offending: string[] = [];
-    for (const file of files.filter((f) => /\/(nodes|credentials)\//.test(f))) {
-      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-        if (!spec.startsWith('.')) continue;
-        const target = relative(root, resolveTarget(file, spec));
-        if (target.startsWith('src/') && target !== 'src/n8n/index.ts') offending.push(`${relative(root, file)} -> ${target}`);
-      }
-    }
-    expect(offending).toEqual([]);
-  });
-
-  it('the checker sees a violation when one is there', () => {
+  it('the checks see a violation when one is there', () => {
     const fake = join(root, 'src/n8n/example.ts');
-    const target = relative(root, resolveTarget(fake, '../../packages/cli/src/sandbox'));
-    expect(target).toBe('packages/cli/src/sandbox/index.ts');
+    expect(relative(root, resolveTarget(fake, '../../packages/company-data/src/sandbox'))).toBe(
+      'packages/company-data/src/sandbox/index.ts',
+    );
     expect(
       specifiers("import x from './a';\nexport { y } from \"../b\";\nconst z = await import('c');\nconst w = Array.from(', ');"),
     ).toEqual(['./a', '../b', 'c']);
+    expect(['zod/v4', '@modelcontextprotocol/sdk/types.js', 'node:fs', 'fs/promises'].map(packageName)).toEqual([
+      'zod',
+      '@modelcontextprotocol/sdk',
+      undefined,
+      undefined,
+    ]);
+    expect(declared('packages/core/package.json').has('undici')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The public API of the tool package, pinned: the names the entries `company-data` (packages/cli/src/index.ts)
- * and `company-data/sheets` (packages/cli/src/sheets/index.ts) export, values and types apart, sorted. Changing a
+ * The public API of the tool package, pinned: the names the entries `company-data` (packages/company-data/src/index.ts)
+ * and `company-data/sheets` (packages/company-data/src/sheets/index.ts) export, values and types apart, sorted. Changing a
  * list here is a deliberate change of the library's API (say so in the change). Also: every name the README's
  * Library sections import or name is exported, and the runtime values match the declared ones.
  */
@@ -10,8 +10,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../..');
-const MAIN = resolve(root, 'packages/cli/src/index.ts');
-const SHEETS = resolve(root, 'packages/cli/src/sheets/index.ts');
+const MAIN = resolve(root, 'packages/company-data/src/index.ts');
+const SHEETS = resolve(root, 'packages/company-data/src/sheets/index.ts');
 
 const PINNED = {
   main: {
@@ -286,8 +286,8 @@ describe('public API of company-data', () => {
   });
 
   it('has at run time exactly the pinned values', async () => {
-    const main = (await import('../../packages/cli/src/index')) as Record<string, unknown>;
-    const sheets = (await import('../../packages/cli/src/sheets/index')) as Record<string, unknown>;
+    const main = (await import('../../packages/company-data/src/index')) as Record<string, unknown>;
+    const sheets = (await import('../../packages/company-data/src/sheets/index')) as Record<string, unknown>;
     const runtime = (mod: Record<string, unknown>) => sorted(Object.keys(mod).filter((k) => k !== 'default' && k !== '__esModule'));
     expect(runtime(main)).toEqual(PINNED.main.values);
     expect(runtime(sheets)).toEqual(PINNED.sheets.values);
@@ -295,7 +295,7 @@ describe('public API of company-data', () => {
 
   it('exports every name the Library sections of the READMEs import or name', () => {
     const all = new Set([...declared.main.values, ...declared.main.types, ...declared.sheets.values, ...declared.sheets.types]);
-    for (const readme of ['README.md', 'packages/cli/README.md']) {
+    for (const readme of ['README.md', 'packages/company-data/README.md']) {
       const section = readme === 'README.md' ? librarySection(readme) : readFileSync(resolve(root, readme), 'utf8');
       const imports = importedNames(section);
       if (readme === 'README.md') expect(imports.main.length + imports.sheets.length).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import type { ICredentialType, IDataObject, INodeExecutionData, INodeType, INode
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/cli/src/sandbox';
+import { startSandbox, type Sandbox } from '../../packages/company-data/src/sandbox';
 import { executeContext } from '../support/n8n-context';
 import { listedCodes } from '../support/sandbox-codes';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/core/transport';
+import type { Clock } from '@company-data/core/transport';
 
 /** Lets pending promise callbacks run (a macrotask turn drains all microtasks). */
 export const flush = () => new Promise<void>((r) => setImmediate(r));

@@ -1,4 +1,4 @@
-import type { Transport, TransportRequest, TransportResponse } from '../../src/core/transport';
+import type { Transport, TransportRequest, TransportResponse } from '@company-data/core/transport';
 
 export interface SeenRequest extends TransportRequest {
   /** Parsed URL for convenient assertions. */

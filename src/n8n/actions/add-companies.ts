@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { CoreClient } from '../../core/client';
-import type { AnyOperation } from '../../core/operation';
+import type { CoreClient } from '@company-data/core/client';
+import type { AnyOperation } from '@company-data/core/operation';
 import { toNodeError } from '../errors';
 import { readInput } from './input';
 import { fieldValue } from './lookup';

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { AnyOperation } from '../../core/operation';
+import type { AnyOperation } from '@company-data/core/operation';
 import type { Kind } from '../descriptions/schema-kind';
 import { pickedValue } from './picked-value';
 import { camel, fieldsOf } from '../descriptions/fields';

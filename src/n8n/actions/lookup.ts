@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { CoreClient } from '../../core/client';
-import type { AnyOperation } from '../../core/operation';
-import type { BulkLookupCounters, BulkLookupItem } from '../../core/bulk-lookup';
-import { ValidationError } from '../../core/errors';
-import { alreadyLookedUp as coreAlreadyLookedUp } from '../../core/lookup';
-import type { CompanySummary } from '../../core/schemas/company';
-import { flatCompany } from '../../core/simplify';
-import type { Lang } from '../../core/schemas/common';
+import type { CoreClient } from '@company-data/core/client';
+import type { AnyOperation } from '@company-data/core/operation';
+import type { BulkLookupCounters, BulkLookupItem } from '@company-data/core/bulk-lookup';
+import { ValidationError } from '@company-data/core/errors';
+import { alreadyLookedUp as coreAlreadyLookedUp } from '@company-data/core/lookup';
+import type { CompanySummary } from '@company-data/core/schemas/company';
+import { flatCompany } from '@company-data/core/simplify';
+import type { Lang } from '@company-data/core/schemas/common';
 import { toNodeError } from '../errors';
 import { n8nClock } from '../transport';
 

@@ -1,5 +1,5 @@
-import { ValidationError } from '../../core/errors';
-import type { PickerKey } from '../../core/params';
+import { ValidationError } from '@company-data/core/errors';
+import type { PickerKey } from '@company-data/core/params';
 import { pickers } from '../descriptions/pickers';
 
 /** A picked value at run time: the id the user chose, typed, or gave as a page link. */

@@ -11,7 +11,7 @@ import { clientFor, type CompanyDataCredential } from '../transport/client';
 import { toNodeError } from '../errors';
 import { CREDENTIAL_TYPE } from '../transport';
 import { webhookApi } from '../trigger/api';
-import { layeredDedupe, newIds } from '../../webhooks';
+import { layeredDedupe, newIds } from '@company-data/core/webhooks';
 import { handleDelivery } from '../trigger/delivery';
 import { checkExists, create, knownSecrets, remove, type HookState } from '../trigger/lifecycle';
 import { readTriggerOptions } from '../descriptions/trigger-properties';

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { AnyOperation } from '../../core/operation';
-import { operationId } from '../../core/operation';
+import type { AnyOperation } from '@company-data/core/operation';
+import { operationId } from '@company-data/core/operation';
 import type { At } from './properties';
 
 /** The service takes up to 2000 companies per request (spec: POST /monitoring/lists/{list_id}/companies). */

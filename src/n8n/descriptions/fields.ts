@@ -1,5 +1,5 @@
-import type { AnyOperation } from '../../core/operation';
-import type { ParamSpec, PickerKey } from '../../core/params';
+import type { AnyOperation } from '@company-data/core/operation';
+import type { ParamSpec, PickerKey } from '@company-data/core/params';
 import { kindOf, type Kind } from './schema-kind';
 
 /**

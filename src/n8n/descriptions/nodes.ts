@@ -1,4 +1,4 @@
-import type { GroupKey } from '../../core/operation';
+import type { GroupKey } from '@company-data/core/operation';
 import type { NodeVersion } from './versions';
 
 /**

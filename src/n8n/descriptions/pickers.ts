@@ -1,7 +1,7 @@
 import type { INodeListSearchItems, INodeProperties, INodePropertyMode } from 'n8n-workflow';
-import type { AnyOperation } from '../../core/operation';
-import { operationGroups } from '../../core/operations';
-import type { PickerKey } from '../../core/params';
+import type { AnyOperation } from '@company-data/core/operation';
+import { operationGroups } from '@company-data/core/operations';
+import type { PickerKey } from '@company-data/core/params';
 
 /**
  * The pickers as descriptions: which object a parameter picks, its list and how an id or a link is

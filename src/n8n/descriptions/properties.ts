@@ -1,11 +1,11 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import type { AnyOperation } from '../../core/operation';
-import { groups } from '../../core/operation';
-import { operationGroups } from '../../core/operations';
-import { choicesByParam, type ParamOption, type ParamSpec } from '../../core/params';
+import type { AnyOperation } from '@company-data/core/operation';
+import { groups } from '@company-data/core/operation';
+import { operationGroups } from '@company-data/core/operations';
+import { choicesByParam, type ParamOption, type ParamSpec } from '@company-data/core/params';
 import { titleCase } from './choices';
 import { optionListProperty, resourceLocatorProperty } from './pickers';
-import { simplifies } from '../../core/simplify';
+import { simplifies } from '@company-data/core/simplify';
 import { addFromItemsProperties, addsFromItems } from './add-companies';
 import type { Kind } from './schema-kind';
 import { camel, fieldsOf, humanize, pagingOf } from './fields';

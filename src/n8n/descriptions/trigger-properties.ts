@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { changeKinds } from '../../core/event-summary';
-import { monitoringCategories, tones } from '../../core/schemas/events';
-import { languageNames, summaryLangs } from '../../core/vocabulary';
+import { changeKinds } from '@company-data/core/event-summary';
+import { monitoringCategories, tones } from '@company-data/core/schemas/events';
+import { languageNames, summaryLangs } from '@company-data/core/vocabulary';
 import { humanize } from './fields';
 import { loadOptionsMethods } from './pickers';
 import { mergeVersions, type NodeVersion } from './versions';
@@ -97,7 +97,7 @@ const filtersV1: INodeProperties = {
  * Version 2: types of change with their labels, lists loaded from the account. Shown only while Events
  * holds Monitoring Change, as in version 1: n8n checks displayOptions against the parameters with their
  * defaults filled in, so Events left at its default (all events) still shows and keeps the filters
- * (test/trigger/display.test.ts).
+ * (test/n8n/trigger/display.test.ts).
  */
 const filtersV2: INodeProperties = {
   displayName: 'Change Filters',

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
-import type { CoreClient } from '../../core/client';
-import type { PickerKey } from '../../core/params';
+import type { CoreClient } from '@company-data/core/client';
+import type { PickerKey } from '@company-data/core/params';
 import { toNodeError } from '../errors';
 import { PICKER_PAGE_SIZE, pickerKeys, pickers, text, type Picker, type Row } from '../descriptions/pickers';
 import { clientFor } from '../transport/client';

@@ -1,5 +1,5 @@
-import { CoreClient } from '../../core/client';
-import type { Lang } from '../../core/schemas/common';
+import { CoreClient } from '@company-data/core/client';
+import type { Lang } from '@company-data/core/schemas/common';
 import { toNodeError } from '../errors';
 import { CREDENTIAL_TYPE, n8nClock, n8nTransport, type N8nRequestContext } from './index';
 

@@ -7,8 +7,8 @@ import type {
   IPollFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '../../core/transport';
-import { TransportError } from '../../core/transport';
+import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '@company-data/core/transport';
+import { TransportError } from '@company-data/core/transport';
 
 export const CREDENTIAL_TYPE = 'companyDataApi';
 

@@ -1,8 +1,8 @@
 import type { INode } from 'n8n-workflow';
-import type { CoreClient } from '../../core/client';
+import type { CoreClient } from '@company-data/core/client';
 import type { PollApi, CursorRead } from './poll';
 import type { WebhookApi, WebhookConfigLike } from './lifecycle';
-import { NotFoundError } from '../../core/errors';
+import { NotFoundError } from '@company-data/core/errors';
 import { toNodeError } from '../errors';
 
 /**

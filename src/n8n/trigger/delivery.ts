@@ -1,4 +1,4 @@
-import { checkWebhook, type DedupeStore, type WebhookHeaders } from '../../webhooks';
+import { checkWebhook, type DedupeStore, type WebhookHeaders } from '@company-data/core/webhooks';
 import { eventToItems, type TriggerItem, type TriggerOptions } from './items';
 
 export type DeliveryOutcome =

@@ -1,4 +1,4 @@
-import { changeSummary, matchCompanySummary, matchesSummary, testSummary, type SummaryLang } from '../../core/event-summary';
+import { changeSummary, matchCompanySummary, matchesSummary, testSummary, type SummaryLang } from '@company-data/core/event-summary';
 
 export const triggerEventTypes = ['monitoring.change', 'search.matches', 'webhook.test'] as const;
 export type TriggerEventType = (typeof triggerEventTypes)[number];

@@ -3,7 +3,7 @@
  * tested against the sandbox. The account has ONE webhook address and the signing secret is shown once,
  * at creation; these rules decide when activation may change the address and which secret verifies.
  */
-import { CompanyDataError } from '../../core/errors';
+import { CompanyDataError } from '@company-data/core/errors';
 
 export interface WebhookConfigLike {
   url: string | null;

@@ -1,8 +1,8 @@
 import { sleep } from 'n8n-workflow';
-import { MemoryDedupeStore, type DedupeStore } from '../../webhooks';
+import { MemoryDedupeStore, type DedupeStore } from '@company-data/core/webhooks';
 
 /**
- * Where the trigger remembers event ids. Each is a DedupeStore (src/webhooks/dedupe.ts), asked with
+ * Where the trigger remembers event ids. Each is a DedupeStore (packages/core/webhooks/dedupe.ts), asked with
  * checkAndAdd or newIds, which say what a duplicate is.
  *
  * - memoryCheck: per n8n process, per workflow node. Drops a redelivery before any execution starts,

@@ -1,5 +1,5 @@
 /**
- * The company-data CLI as users run it: packages/cli/src/cli/main.ts bundled once per test file with esbuild (as
+ * The company-data CLI as users run it: packages/company-data/src/cli/main.ts bundled once per test file with esbuild (as
  * tsup bundles it, no build step needed) and run as its own node process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,7 +21,7 @@ export function cliBundle(): string {
   if (!built) {
     built = join(mkdtempSync(join(tmpdir(), 'drill-cli-')), 'company-data.cjs');
     buildSync({
-      entryPoints: [resolve(__dirname, '../../../packages/cli/src/cli/main.ts')],
+      entryPoints: [resolve(__dirname, '../../../packages/company-data/src/cli/main.ts')],
       bundle: true,
       platform: 'node',
       target: 'node20',

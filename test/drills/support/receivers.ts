@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import { CompanyDataTrigger } from '../../../nodes/CompanyDataTrigger/CompanyDataTrigger.node';
-import { startWebhookReceiver } from '../../../packages/cli/src/sheets/event-sources';
-import { EventSheetWriter } from '../../../packages/cli/src/sheets/events-to-rows';
-import { CsvTable } from '../../../packages/cli/src/sheets/csv-table';
-import { hookContext, webhookContext, type Rig } from '../../trigger/harness';
+import { startWebhookReceiver } from '../../../packages/company-data/src/sheets/event-sources';
+import { EventSheetWriter } from '../../../packages/company-data/src/sheets/events-to-rows';
+import { CsvTable } from '../../../packages/company-data/src/sheets/csv-table';
+import { hookContext, webhookContext, type Rig } from '../../n8n/trigger/harness';
 
 export interface Delivery {
   eventId: string | undefined;

@@ -2,8 +2,8 @@
  * Key-column rows for the drills, from the sandbox dataset: the mix of the benchmarks (distinct codes and
  * VAT numbers, repeats written differently, invalid check digits) plus names and a too-short name.
  */
-import { withRegistryCheckDigit } from '../../../src/core/validation';
-import type { Dataset } from '../../../packages/cli/src/sandbox';
+import { withRegistryCheckDigit } from '@company-data/core/validation';
+import type { Dataset } from '../../../packages/company-data/src/sandbox';
 
 export function drillRows(ds: Dataset, n: number): string[] {
   const companies = ds.companies;

@@ -1,7 +1,0 @@
-import type { Clock } from '../../../../src/core/transport';
-
-/** The real clock: Date.now and a timer-based sleep. Library and CLI only; n8n nodes bring their own. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms))),
-};

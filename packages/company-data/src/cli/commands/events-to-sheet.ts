@@ -1,0 +1,157 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { pollEventsToSheet, startWebhookReceiver } from '../../sheets/event-sources';
+import { EventSheetWriter } from '../../sheets/events-to-rows';
+import type { CsvFormulas } from '../../sheets/csv-table';
+import {
+  addApiOptions,
+  addGoogleOptions,
+  csvFormulasOption,
+  openClient,
+  openTable,
+  type ApiFlags,
+  type GoogleFlags,
+  type OpenedClient,
+} from '../config';
+import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
+
+interface EventsFlags extends ApiFlags, GoogleFlags {
+  spreadsheet?: string;
+  sheet?: string;
+  webhook?: boolean;
+  port: number;
+  host: string;
+  secret?: string;
+  search?: string;
+  once?: boolean;
+  interval: number;
+  ledger?: string;
+  stateDir?: string;
+  lang: SummaryLang;
+  timeout: number;
+  csvFormulas: CsvFormulas;
+}
+
+/** How long a stop may take before the process exits anyway: whatever was acknowledged is already on disk. */
+const STOP_GRACE_MS = 1_500;
+
+/**
+ * Text from outside (a delivery's claimed event id) as it goes into a log line: plain ids as they
+ * are, anything else JSON-quoted, so a forged id cannot start a line of its own, move the cursor or
+ * pass for an outcome ("evt_1: appended").
+ */
+export function logText(s: string): string {
+  if (s.length <= 100 && /^[A-Za-z0-9_.-]+( [A-Za-z0-9_.-]+)*$/.test(s)) return s;
+  return JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s).replace(
+    /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+const int = (flag: string, min: number) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${flag}: must be a whole number of ${min} or more`);
+  return Number(v);
+};
+
+export function eventsToSheetCommand(): Command {
+  const cmd = new Command('events-to-sheet')
+    .description('Append monitoring changes and saved-search matches to a sheet as rows, each event exactly once')
+    .argument('[file]', 'a .csv or .xlsx file to append to (or use --spreadsheet)')
+    .option('--spreadsheet <id>', 'Google spreadsheet ID')
+    .option('--sheet <name>', 'sheet (tab) name; the first sheet by default')
+    .option('--webhook', 'receive signed webhooks on a local port instead of polling')
+    .addOption(new Option('--port <n>', 'webhook port').argParser(int('port', 0)).default(8787))
+    .option('--host <host>', 'webhook listen address', '127.0.0.1')
+    .addOption(
+      new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
+    )
+    .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
+    .option('--once', 'poll until caught up, then stop (for cron)')
+    .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
+    .addOption(new Option('--lang <lang>', 'language of the summary column').choices(summaryLangs).default('en'))
+    .option('--ledger <file>', 'ledger file that records stored events (default in the state folder)')
+    .addOption(
+      new Option('--timeout <seconds>', 'with --once: stop after this many seconds in all, even if the service does not answer')
+        .argParser(int('timeout', 1))
+        .default(600),
+    )
+    .addOption(csvFormulasOption())
+    .addOption(new Option('--state-dir <dir>', 'where the ledger is kept').env('COMPANY_DATA_STATE_DIR'));
+  addApiOptions(cmd);
+  addGoogleOptions(cmd);
+  cmd.action(async (file: string | undefined, flags: EventsFlags) => {
+    const say = (line: string) => process.stderr.write(line + '\n');
+    if (flags.webhook && !flags.secret)
+      throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
+    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, csvFormulas: flags.csvFormulas }, flags);
+    const writer = new EventSheetWriter({
+      table,
+      lang: flags.lang,
+      ...(flags.ledger ? { ledgerPath: flags.ledger } : {}),
+      ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+    });
+    await writer.open();
+    if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the sheet.`);
+    for (const c of writer.compactions)
+      say(`Ledger compacted: ${Math.round(c.bytesBefore / 1024)} KB -> ${Math.round(c.bytesAfter / 1024)} KB.`);
+    const log = (id: string, outcome: string) => say(`${logText(id)}: ${outcome}`);
+
+    // One way to stop, whatever asks for it (Ctrl-C, SIGTERM, the --once deadline): the wait or the
+    // request in flight is abandoned, the writer finishes the event it is storing, the process exits.
+    const stop = new AbortController();
+    const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
+    const onSignal = () => stop.abort('signal');
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const deadline = flags.once && !flags.webhook ? setTimeout(() => stop.abort('deadline'), flags.timeout * 1000) : undefined;
+    stop.signal.addEventListener('abort', () => {
+      say(
+        stop.signal.reason === 'deadline'
+          ? `Stopping: --once did not finish within ${flags.timeout} s; events stored so far are kept.`
+          : 'Stopping; events stored so far are kept.',
+      );
+      setTimeout(() => {
+        say('Stopped before the sheet write in progress finished; the ledger settles it on the next start.');
+        process.exit(1);
+      }, STOP_GRACE_MS).unref();
+    });
+    let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+    let opened: OpenedClient | undefined;
+    try {
+      if (flags.webhook) {
+        rx = await startWebhookReceiver({ writer, secrets: [flags.secret!], port: flags.port, host: flags.host, onEvent: log });
+        say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
+        await stopped;
+      } else {
+        opened = await openClient(flags, say);
+        const poll = pollEventsToSheet({
+          client: opened.client,
+          writer,
+          ...(flags.search ? { searchId: flags.search } : {}),
+          once: !!flags.once,
+          intervalMs: flags.interval * 1000,
+          signal: stop.signal,
+          onEvent: log,
+          sleep: (ms) => Promise.race([new Promise<void>((r) => setTimeout(r, ms).unref()), stopped]),
+        });
+        // A request the service never answers is not waited for once a stop is asked.
+        await Promise.race([poll, stopped]);
+      }
+      const s = writer.stats;
+      process.stdout.write(
+        `Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n`,
+      );
+    } finally {
+      clearTimeout(deadline);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await rx?.close();
+      await writer.close();
+      // The client waits for requests in flight to end: not when a stop abandoned one.
+      if (!stop.signal.aborted) await opened?.close();
+    }
+    if (stop.signal.reason === 'deadline') process.exitCode = 1;
+    // Sockets of an abandoned request would keep the process alive.
+    if (stop.signal.aborted) process.exit();
+  });
+  return cmd;
+}

@@ -1,0 +1,304 @@
+import { JWT } from 'googleapis-common';
+import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
+import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
+import { capCell, columnLetters, MAX_CELL_CHARS, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
+import { parseRetryAfter } from '@company-data/core/errors';
+import { backoffDelay } from '@company-data/core/retry';
+import type { Clock } from '@company-data/core/transport';
+import { systemClock } from '../transport/clock';
+
+/** The client's clock (packages/core/transport.ts), so one fake clock drives the client and the sheet in tests. */
+export type SheetsClock = Clock;
+
+/** Google's cap on one back-off wait. */
+const MAX_BACKOFF_MS = 64_000;
+
+export interface GoogleSheetTableOptions {
+  spreadsheetId: string;
+  /** Sheet (tab) title; the first sheet when not given. */
+  sheet?: string;
+  auth: GoogleCredentials | GoogleAuthClient;
+  /** API root, default https://sheets.googleapis.com/ (a local stand-in in tests). */
+  rootUrl?: string;
+  /** Google's per-user write quota; calls are spaced to stay within it. Default 60 per minute. */
+  writesPerMinute?: number;
+  /** Attempts after a 429 or 5xx before giving up. Default 6. */
+  maxRetries?: number;
+  /**
+   * First back-off step; doubles per attempt, capped at 64 s (Google's advice). Each wait is the
+   * client's jittered step (packages/core/retry.ts backoffDelay): between half and all of it.
+   */
+  backoffBaseMs?: number;
+  clock?: SheetsClock;
+  random?: () => number;
+}
+
+/**
+ * Quotes a sheet title for A1 notation, always: 'My Sheet'!A1, 'Q1'!A1, 'Q3 ''hot'' leads'!A1.
+ * Google reads an unquoted title that looks like a cell or column (Q1, Jan2025, AB) as cells of the
+ * first sheet, and quoting a plain title is always allowed.
+ */
+export function a1Sheet(title: string): string {
+  return `'${title.replace(/'/g, "''")}'`;
+}
+
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  return String(v);
+}
+
+interface HttpishError {
+  status?: number;
+  code?: number | string;
+  response?: { status?: number; headers?: unknown };
+}
+
+function errorStatus(err: unknown): number | undefined {
+  const e = err as HttpishError;
+  const s = e?.response?.status ?? e?.status ?? (typeof e?.code === 'number' ? e.code : undefined);
+  return typeof s === 'number' ? s : undefined;
+}
+
+/** Google's Retry-After, read as the client reads the service's (seconds or an HTTP date). */
+function retryAfterMs(err: unknown, nowMs: number): number | undefined {
+  const h = (err as HttpishError)?.response?.headers as { get?: (k: string) => string | null } | Record<string, string> | undefined;
+  if (!h) return undefined;
+  const raw =
+    typeof (h as { get?: unknown }).get === 'function'
+      ? (h as { get(k: string): string | null }).get('retry-after')
+      : (h as Record<string, string>)['retry-after'];
+  return parseRetryAfter(raw ?? undefined, nowMs);
+}
+
+/**
+ * One sheet of a Google spreadsheet as a table.
+ * Reads with UNFORMATTED_VALUE; writes with RAW, so "=1+1", "+372..." and "00123" are stored as typed.
+ * Writes queue until flush and go out as one values.batchUpdate (plus one grid growth when needed).
+ */
+export class GoogleSheetTable implements Table {
+  readonly label: string;
+  readonly id: string;
+  /** Each save is a batchUpdate, and Google allows 60 writes a minute. */
+  readonly saveEveryMs = 10_000;
+  readonly calls = { read: 0, write: 0, retries: 0 };
+  private readonly api: sheets_v4.Sheets;
+  private readonly clock: SheetsClock;
+  private readonly random: () => number;
+  private title: string | undefined;
+  private sheetId: number | undefined;
+  private grid: { rows: number; cols: number } | undefined;
+  private pending: CellWrite[] = [];
+  /** The service account's client_email when a key is used: the address to share the spreadsheet with. */
+  private readonly account: string | undefined;
+  private readonly writeTimes: number[] = [];
+
+  constructor(private readonly options: GoogleSheetTableOptions) {
+    const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
+    this.account = auth instanceof JWT ? (auth.email ?? undefined) : undefined;
+    this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.title = options.sheet;
+    this.label = `spreadsheet ${options.spreadsheetId}${options.sheet ? ` sheet "${options.sheet}"` : ''}`;
+    this.id = `gsheet:${options.spreadsheetId}#${options.sheet ?? ''}`;
+  }
+
+  /** Runs one API call, backing off on 429 and 5xx as Google advises; writes also wait for quota room. */
+  private async call<T>(kind: 'read' | 'write', fn: () => Promise<T>, retryServerErrors = true): Promise<T> {
+    const max = this.options.maxRetries ?? 6;
+    const base = this.options.backoffBaseMs ?? 1000;
+    for (let attempt = 0; ; attempt++) {
+      if (kind === 'write') await this.awaitWriteRoom();
+      this.calls[kind]++;
+      try {
+        return await fn();
+      } catch (err) {
+        const status = errorStatus(err);
+        const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
+        if (!retriable || attempt >= max)
+          throw sheetsError(err, status, { spreadsheetId: this.options.spreadsheetId, account: this.account });
+        this.calls.retries++;
+        const backoff = backoffDelay(attempt + 1, { baseDelayMs: base, maxDelayMs: MAX_BACKOFF_MS, random: this.random });
+        await this.clock.sleep(Math.max(retryAfterMs(err, this.clock.now()) ?? 0, backoff));
+      }
+    }
+  }
+
+  private async awaitWriteRoom(): Promise<void> {
+    const perMinute = this.options.writesPerMinute ?? 60;
+    for (;;) {
+      const now = this.clock.now();
+      while (this.writeTimes.length && this.writeTimes[0]! <= now - 60_000) this.writeTimes.shift();
+      if (this.writeTimes.length < perMinute) {
+        this.writeTimes.push(now);
+        return;
+      }
+      await this.clock.sleep(this.writeTimes[0]! + 60_000 - now);
+    }
+  }
+
+  private async loadMetadata(): Promise<void> {
+    const res = await this.call('read', () =>
+      this.api.spreadsheets.get(
+        { spreadsheetId: this.options.spreadsheetId, fields: 'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)))' },
+        { retry: false },
+      ),
+    );
+    const sheets = res.data.sheets ?? [];
+    const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
+    if (!s?.properties) {
+      const titles = sheets.map((x) => `"${x.properties?.title ?? ''}"`);
+      throw new Error(
+        `sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}; ` +
+          (titles.length ? `its sheets are ${titles.join(', ')} (pass one with --sheet)` : 'it has no sheets'),
+      );
+    }
+    this.title = s.properties.title ?? undefined;
+    this.sheetId = s.properties.sheetId ?? 0;
+    this.grid = { rows: s.properties.gridProperties?.rowCount ?? 0, cols: s.properties.gridProperties?.columnCount ?? 0 };
+  }
+
+  async read(): Promise<TableSnapshot> {
+    if (this.title === undefined) await this.loadMetadata();
+    const res = await this.call('read', () =>
+      this.api.spreadsheets.values.get(
+        {
+          spreadsheetId: this.options.spreadsheetId,
+          range: a1Sheet(this.title!),
+          valueRenderOption: 'UNFORMATTED_VALUE',
+          majorDimension: 'ROWS',
+        },
+        { retry: false },
+      ),
+    ).catch(async (err: unknown) => {
+      // A title that is not there is a 400 "Unable to parse range": answer with the sheets that are.
+      if ((err as { status?: number }).status === 400 && this.sheetId === undefined) await this.loadMetadata();
+      throw err;
+    });
+    // A whole-sheet range answers with the grid's extent (Sheet1!A1:Z1000), which saves a metadata read.
+    const m = /!?\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)$/.exec(res.data.range ?? '');
+    if (m && !this.grid) this.grid = { rows: Number(m[4]), cols: columnLettersToCount(m[3]!) };
+    const values = (res.data.values ?? []) as unknown[][];
+    const header = (values[0] ?? []).map(cellText);
+    while (header.length && header[header.length - 1] === '') header.pop();
+    const rows = values.slice(1).map((r) => {
+      const out = r.map(cellText);
+      while (out.length < header.length) out.push('');
+      return out;
+    });
+    while (rows.length && rows[rows.length - 1]!.every((v) => v === '')) rows.pop();
+    return { header, rows };
+  }
+
+  async write(cells: readonly CellWrite[]): Promise<void> {
+    // Google refuses a cell over 50,000 characters, and the whole batch with it: capped, with a marker.
+    for (const c of cells) this.pending.push(c.value.length > MAX_CELL_CHARS ? { ...c, value: capCell(c.value) } : c);
+  }
+
+  private async ensureGrid(rows: number, cols: number): Promise<void> {
+    if (!this.grid || this.sheetId === undefined) await this.loadMetadata();
+    const g = this.grid!;
+    const requests: sheets_v4.Schema$Request[] = [];
+    if (rows > g.rows) requests.push({ appendDimension: { sheetId: this.sheetId, dimension: 'ROWS', length: rows - g.rows } });
+    if (cols > g.cols) requests.push({ appendDimension: { sheetId: this.sheetId, dimension: 'COLUMNS', length: cols - g.cols } });
+    if (!requests.length) return;
+    await this.call('write', () =>
+      this.api.spreadsheets.batchUpdate({ spreadsheetId: this.options.spreadsheetId, requestBody: { requests } }, { retry: false }),
+    );
+    this.grid = { rows: Math.max(rows, g.rows), cols: Math.max(cols, g.cols) };
+  }
+
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const cells = this.pending;
+    this.pending = [];
+    if (this.title === undefined) await this.loadMetadata();
+    const blocks = toBlocks(cells);
+    let maxRow = 0;
+    let maxCol = 0;
+    for (const b of blocks) {
+      maxRow = Math.max(maxRow, b.row + b.values.length);
+      maxCol = Math.max(maxCol, b.col + b.values[0]!.length);
+    }
+    if (!this.grid || maxRow > this.grid.rows || maxCol > this.grid.cols) await this.ensureGrid(maxRow, maxCol);
+    const sheet = a1Sheet(this.title!);
+    const data = blocks.map((b) => ({
+      range: `${sheet}!${columnLetters(b.col)}${b.row + 1}:${columnLetters(b.col + b.values[0]!.length - 1)}${b.row + b.values.length}`,
+      values: b.values,
+    }));
+    try {
+      await this.call('write', () =>
+        this.api.spreadsheets.values.batchUpdate(
+          { spreadsheetId: this.options.spreadsheetId, requestBody: { valueInputOption: 'RAW', data } },
+          { retry: false },
+        ),
+      );
+    } catch (err) {
+      this.pending = cells.concat(this.pending);
+      throw err;
+    }
+  }
+
+  async append(rows: readonly string[][]): Promise<void> {
+    if (!rows.length) return;
+    if (this.title === undefined) await this.loadMetadata();
+    const width = Math.max(...rows.map((r) => r.length));
+    if (!this.grid || width > this.grid.cols) await this.ensureGrid(this.grid?.rows ?? 0, width);
+    // Appends are not idempotent: retried only on 429 (not processed); callers reconcile by id otherwise.
+    await this.call(
+      'write',
+      () =>
+        this.api.spreadsheets.values.append(
+          {
+            spreadsheetId: this.options.spreadsheetId,
+            range: `${a1Sheet(this.title!)}!A1`,
+            valueInputOption: 'RAW',
+            insertDataOption: 'INSERT_ROWS',
+            requestBody: { values: rows.map((r) => r.map((v) => capCell(v))) },
+          },
+          { retry: false },
+        ),
+      false,
+    );
+    if (this.grid) this.grid.rows += rows.length;
+  }
+}
+
+function columnLettersToCount(letters: string): number {
+  let n = 0;
+  for (const ch of letters) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n;
+}
+
+/** What to do about a refusal, by Google's status. */
+function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string }): string {
+  switch (status) {
+    case 401:
+      return ctx.account
+        ? 'the service-account key was refused: check the key file is current (not deleted or rotated in the Cloud console)'
+        : 'the credentials were refused or have expired: get a new access token or refresh token and try again';
+    case 403:
+      return ctx.account
+        ? `share the spreadsheet with ${ctx.account} as an Editor (Share in Google Sheets), or check the Sheets API is enabled for its project`
+        : 'the account has no edit access to this spreadsheet: share it with the account as an Editor, or check the Sheets API is enabled';
+    case 404:
+      return `no spreadsheet has the id ${ctx.spreadsheetId}: check the id (the part of the URL after /d/)`;
+    case 429:
+      return "Google's quota (60 writes a minute per user) is still exhausted after backing off: wait a minute and run again; finished work is kept";
+    default:
+      return status !== undefined && status >= 500 ? 'Google Sheets is failing on its side: run again later; finished work is kept' : '';
+  }
+}
+
+/** A short error naming the Sheets status, Google's message and what to do, never the token. */
+function sheetsError(err: unknown, status: number | undefined, ctx: { spreadsheetId: string; account?: string }): Error {
+  const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
+  const msg = data?.message ?? (err as Error)?.message ?? String(err);
+  const todo = advice(status, ctx);
+  const e = new Error(
+    `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}${todo ? ` (${todo})` : ''}`,
+  );
+  (e as Error & { status?: number }).status = status;
+  return e;
+}

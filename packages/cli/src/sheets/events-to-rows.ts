@@ -44,7 +44,10 @@ const TOOL_COLUMNS: ReadonlySet<string> = new Set(EVENT_COLUMNS);
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** Rows of one event as column → text (the summary in lang); webhook.test and unknown types give none. */
+/**
+ * Rows of one event as column → text (the summary in lang); webhook.test and unknown types give none.
+ * Every value goes through text(): a field of another type in a malformed event would reach the table as is.
+ */
 export function eventRecords(event: WebhookEvent | { id: string; type: string }, lang: SummaryLang = 'en'): EventRecord[] {
   if (event.type === 'monitoring.change') {
     const e = event as MonitoringChangeEvent;

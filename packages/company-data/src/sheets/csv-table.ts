@@ -18,7 +18,7 @@ import {
   utf8OrBaltic,
   type TextEncodingName,
 } from './text-encoding';
-import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
+import { applyWrites, CellValueError, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 
 export interface CsvTableOptions {
   /** Where to save; defaults to the source (enrich in place). */
@@ -188,7 +188,7 @@ export class CsvTable implements Table {
     const ch = unencodableChar(value, this.encoding);
     if (ch === undefined) return;
     const name = header?.[col] ? `"${header[col]}"` : `${col + 1}`;
-    throw new Error(
+    throw new CellValueError(
       `file: ${this.path} is ${encodingLabel[this.encoding]} text, which cannot hold ${describeChar(ch)} ` +
         `of the value for column ${name} on row ${row + 1}; the file was not changed (answers already paid for are kept: ` +
         `save it as "CSV UTF-8" and run again)`,

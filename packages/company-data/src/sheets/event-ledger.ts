@@ -19,9 +19,17 @@ export interface CompactionResult {
 }
 
 /**
+ * An event's rows as the ledger holds them until they are in the sheet: column name → text, so a
+ * restart after the user moved, added or deleted columns still puts each value under its header.
+ * Ledgers written before kept arrays in the sheet's column order (`rows`): read as they are.
+ */
+export type LedgerRows = readonly Readonly<Record<string, string>>[] | readonly (readonly string[])[];
+
+/**
  * Durable record of which events are in the sheet. Append-only JSON lines, each fsync'd before the
  * step it guards goes on:
- *   {"t":"begin","id":…,"rows":[[…]]}  before the rows are appended (holds the rows to re-append)
+ *   {"t":"begin","id":…,"records":[{…}]}  before the rows are appended (holds the rows to re-append;
+ *                                          older ledgers: "rows":[[…]] in the sheet's column order)
  *   {"t":"done","id":…}                 after the sheet accepted them
  *   {"t":"cursor","after":…}            poll position (the last event stored)
  *   {"t":"compacted",…}                 first line of a compacted ledger: older done ids were dropped
@@ -30,7 +38,7 @@ export interface CompactionResult {
  */
 export class EventLedger {
   readonly done = new Set<string>();
-  readonly pending = new Map<string, string[][]>();
+  readonly pending = new Map<string, LedgerRows>();
   cursor: string | undefined;
   /** Older done ids were dropped by a compaction: ids in the sheet but not here are expected. */
   compacted = false;
@@ -53,9 +61,9 @@ export class EventLedger {
     this.pending.clear();
     this.cursor = undefined;
     this.compacted = false;
-    for (const e of this.file.read<{ t?: string; id?: string; rows?: string[][]; after?: string } | null>()) {
+    for (const e of this.file.read<{ t?: string; id?: string; records?: LedgerRows; rows?: LedgerRows; after?: string } | null>()) {
       if (!e || typeof e !== 'object') continue;
-      if (e.t === 'begin' && e.id && !this.done.has(e.id)) this.pending.set(e.id, e.rows ?? []);
+      if (e.t === 'begin' && e.id && !this.done.has(e.id)) this.pending.set(e.id, e.records ?? e.rows ?? []);
       else if (e.t === 'done' && e.id) {
         this.done.add(e.id);
         this.pending.delete(e.id);
@@ -69,8 +77,8 @@ export class EventLedger {
     this.file.append(...entries);
   }
 
-  begin(id: string, rows: string[][]): void {
-    this.record({ t: 'begin', id, rows });
+  begin(id: string, rows: LedgerRows): void {
+    this.record(beginEntry(id, rows));
     this.pending.set(id, rows);
   }
 
@@ -110,7 +118,7 @@ export class EventLedger {
         if (marker) yield { t: 'compacted', at: new Date().toISOString(), dropped };
         // In order of completion, so the next compaction again drops the oldest.
         for (const id of kept) yield { t: 'done', id };
-        for (const [id, rows] of pending) yield { t: 'begin', id, rows };
+        for (const [id, rows] of pending) yield beginEntry(id, rows);
         if (cursor !== undefined) yield { t: 'cursor', after: cursor };
       })(),
     );
@@ -122,4 +130,8 @@ export class EventLedger {
   close(): void {
     this.file.close();
   }
+}
+
+function beginEntry(id: string, rows: LedgerRows): Record<string, unknown> {
+  return rows.length && Array.isArray(rows[0]) ? { t: 'begin', id, rows } : { t: 'begin', id, records: rows };
 }

@@ -5,6 +5,9 @@ import { checkWebhookHeaders, EVENT_ID_HEADER, SignatureVerificationError, verif
 import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import type { EventSheetWriter } from './events-to-rows';
 
+/** An event's id for a log line; a malformed event may carry none, or something else in its place. */
+const idText = (id: unknown): string => (typeof id === 'string' ? id : 'an event without an id');
+
 /** What polling needs from the client (CoreClient satisfies it). */
 export interface EventsClient {
   iterateEvents(input?: { after?: string }): AsyncIterable<unknown>;
@@ -39,8 +42,9 @@ export async function pollEventsToSheet(opts: PollOptions): Promise<void> {
     for await (const raw of source) {
       const ev = raw as WebhookEvent;
       const outcome = await opts.writer.accept(ev);
-      ledger.setCursor(ev.id);
-      opts.onEvent?.(ev.id, outcome);
+      // An event without a usable id is no place to resume from; the next one moves the cursor past it.
+      if (outcome !== 'refused') ledger.setCursor(ev.id);
+      opts.onEvent?.(idText(ev.id), outcome);
       if (opts.signal?.aborted) return;
     }
     if (opts.once || opts.signal?.aborted) return;
@@ -116,10 +120,10 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     }
     try {
       const outcome = await opts.writer.accept(event);
-      opts.onEvent?.(event.id, outcome);
+      opts.onEvent?.(idText(event.id), outcome);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: event.id, outcome }));
     } catch (e) {
-      opts.onEvent?.(event.id, `failed: ${(e as Error).message}`);
+      opts.onEvent?.(idText(event.id), `failed: ${(e as Error).message}`);
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_stored' }));
     }
   });

@@ -81,6 +81,7 @@ export class GoogleSheetTable implements Table {
   readonly id: string;
   /** Each save is a batchUpdate, and Google allows 60 writes a minute. */
   readonly saveEveryMs = 10_000;
+  readonly maxCellChars = MAX_CELL_CHARS;
   readonly calls = { read: 0, write: 0, retries: 0 };
   private readonly api: sheets_v4.Sheets;
   private readonly clock: SheetsClock;

@@ -26,6 +26,8 @@ export interface Table {
   readonly file?: string;
   /** How often a long run should save at most (default 1 s): a save that sends or rewrites a lot asks for less. */
   readonly saveEveryMs?: number;
+  /** Characters one cell holds at most (Google 50,000, Excel 32,767); longer values are cut by capCell. None for CSV. */
+  readonly maxCellChars?: number;
   read(): Promise<TableSnapshot>;
   /** Queues cell writes; the adapter may send them at once or on the next flush. Grows the grid as needed. */
   write(cells: readonly CellWrite[]): Promise<void>;
@@ -51,6 +53,12 @@ export function capCell(value: string, max = MAX_CELL_CHARS): string {
   if (code >= 0xd800 && code <= 0xdbff) keep--;
   return value.slice(0, keep) + marker;
 }
+
+/**
+ * A value the table cannot hold (a character the file's encoding lacks): nothing was written, and the
+ * same value would be refused again. Other values may well be taken.
+ */
+export class CellValueError extends Error {}
 
 /** Column index (0-based) to A1 letters: 0 → A, 26 → AA. */
 export function columnLetters(index: number): string {

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { writeStreamAtomic } from '../files/atomic-file';
 import { contentKind, notAFile } from './file-kind';
-import { applyWrites, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
-import { MAX_COLUMNS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
+import { applyWrites, capCell, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
+import { MAX_COLUMNS, MAX_XLSX_CELL_CHARS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
 
 export interface XlsxTableOptions {
   /** Worksheet name; the first sheet when not given. */
@@ -25,6 +25,7 @@ export class XlsxTable implements Table {
   readonly file: string;
   /** Each save rewrites the whole worksheet (a 100,000-row one takes seconds); the resume journal, not the file, keeps paid answers safe meanwhile. */
   readonly saveEveryMs = 10_000;
+  readonly maxCellChars = MAX_XLSX_CELL_CHARS;
   private grid: string[][] | undefined;
   private width = 0;
   /** Columns written since the last save, by 0-based row: the values stay in the grid alone. */
@@ -59,7 +60,11 @@ export class XlsxTable implements Table {
 
   async write(cells: readonly CellWrite[]): Promise<void> {
     if (!cells.length) return;
-    applyWrites(await this.load(), cells);
+    // Excel holds 32,767 characters in a cell and calls a file with a longer one damaged: cut, with a marker.
+    applyWrites(
+      await this.load(),
+      cells.map((c) => (c.value.length > MAX_XLSX_CELL_CHARS ? { ...c, value: capCell(c.value, MAX_XLSX_CELL_CHARS) } : c)),
+    );
     for (const c of cells) {
       if (c.col >= MAX_COLUMNS) throw new Error(`column ${c.col + 1} is past the last column Excel has (${MAX_COLUMNS})`);
       const cols = this.changed.get(c.row);

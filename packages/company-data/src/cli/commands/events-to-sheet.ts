@@ -86,6 +86,7 @@ export function eventsToSheetCommand(): Command {
     const writer = new EventSheetWriter({
       table,
       lang: flags.lang,
+      onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
       ...(flags.ledger ? { ledgerPath: flags.ledger } : {}),
       ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
     });
@@ -137,8 +138,15 @@ export function eventsToSheetCommand(): Command {
         await Promise.race([poll, stopped]);
       }
       const s = writer.stats;
+      const problems = [
+        s.cut && `with cells cut: ${s.cut}`,
+        s.unreadable && `unreadable (one row as received): ${s.unreadable}`,
+        s.stubbed && `refused by the sheet (stub rows): ${s.stubbed}`,
+        s.refused && `not written (no event id): ${s.refused}`,
+      ].filter(Boolean);
       process.stdout.write(
-        `Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n`,
+        `Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n` +
+          (problems.length ? `Written other than sent (see the lines above): ${problems.join('; ')}\n` : ''),
       );
     } finally {
       clearTimeout(deadline);

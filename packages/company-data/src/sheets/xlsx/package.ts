@@ -224,6 +224,9 @@ export interface SheetPatch {
 /** Columns in an Excel sheet (A to XFD). */
 export const MAX_COLUMNS = 16_384;
 
+/** Characters in one Excel cell: a longer one makes Excel say "We found a problem with some content". */
+export const MAX_XLSX_CELL_CHARS = 32_767;
+
 function cellXml(prefix: string, ref: string, value: string, style: string | undefined): string {
   const s = style !== undefined ? ` s="${style}"` : '';
   if (value === '') return `<${prefix}c r="${ref}"${s}/>`;

@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanyDataClient } from '../../packages/cli/src/index';
-import { startEventsSandbox, type EventsSandbox } from '../sandbox-events/support/sandbox';
+import { CompanyDataClient } from '../../packages/company-data/src/index';
+import { startEventsSandbox, type EventsSandbox } from '../company-data/sandbox/monitoring/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../support/sheets-standin';
 import { startSheetsProxy } from '../support/sheets-standin-proxy';
 import { tempDirs } from '../support/temp-dirs';

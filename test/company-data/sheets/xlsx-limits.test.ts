@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_XLSX_CELL_CHARS } from '../../packages/cli/src/sheets/xlsx/package';
-import { XlsxTable } from '../../packages/cli/src/sheets/xlsx-table';
-import { runCli } from '../drills/support/cli';
-import { tempDirs } from '../support/temp-dirs';
+import { MAX_XLSX_CELL_CHARS } from '../../../packages/company-data/src/sheets/xlsx/package';
+import { XlsxTable } from '../../../packages/company-data/src/sheets/xlsx-table';
+import { runCli } from '../../drills/support/cli';
+import { tempDirs } from '../../support/temp-dirs';
 import { startLookupServer, type LookupServer } from './support/lookup-server';
 
 const tempDir = tempDirs();

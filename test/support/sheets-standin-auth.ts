@@ -79,6 +79,9 @@ export class StandinAuth {
   private readonly codes = new Map<string, PendingConsent & { expiresAt: number }>();
   private readonly consents = new Map<string, PendingConsent>();
   private readonly idKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  /** Key material and kids handed out, and every token ever issued (revoked ones leave the maps). */
+  private readonly keyTexts: string[] = [];
+  private readonly everIssued: string[] = [];
 
   constructor(private readonly options: StandinAuthOptions = {}) {}
 
@@ -95,11 +98,14 @@ export class StandinAuth {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const kid = randomBytes(20).toString('hex');
     this.keys.set(kid, { email, publicKey });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    // The key's base64 lines: any one of them in an output would be a leak.
+    this.keyTexts.push(kid, ...pem.split('\n').filter((l) => l.length > 40));
     return {
       type: 'service_account',
       project_id: 'standin',
       private_key_id: kid,
-      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      private_key: pem,
       client_email: email,
       client_id: '100000000000000000001',
       auth_uri: `${this.baseUrl}o/oauth2/auth`,
@@ -138,6 +144,17 @@ export class StandinAuth {
   /** How many access tokens the token endpoint issued, by grant. */
   issuedCount(grant?: string): number {
     return this.tokenRequests.filter((r) => r.status === 200 && (!grant || r.grant === grant)).length;
+  }
+
+  /** Every secret it handed out (private keys, client secrets, access and refresh tokens), to scan output for. */
+  secrets(): string[] {
+    return [
+      ...this.keyTexts,
+      ...[...this.clients.values()].map((c) => c.secret),
+      ...this.tokens.keys(),
+      ...this.refreshTokens.keys(),
+      ...this.everIssued,
+    ];
   }
 
   /** Whether any refresh token for this account is still good (not revoked). */
@@ -187,6 +204,7 @@ export class StandinAuth {
   private issue(who: string, lifetimeSeconds = this.options.tokenLifetimeSeconds ?? 3600, grant?: string): string {
     const token = `ya29.standin-${randomBytes(24).toString('base64url')}`;
     this.tokens.set(token, { who, expiresAt: Date.now() + lifetimeSeconds * 1000, ...(grant ? { grant } : {}) });
+    this.everIssued.push(token);
     return token;
   }
 
@@ -280,6 +298,7 @@ export class StandinAuth {
     if (createHash('sha256').update(verifier).digest('base64url') !== c.challenge)
       throw new OAuthError(400, 'invalid_grant', 'Invalid code verifier.');
     const refresh = `1//standin-${randomBytes(32).toString('base64url')}`;
+    this.everIssued.push(refresh);
     this.refreshTokens.set(refresh, { who: this.account, clientId, scope: c.scope });
     const lifetime = this.options.tokenLifetimeSeconds ?? 3600;
     return {
@@ -319,8 +338,8 @@ export class StandinAuth {
 
   /** The consent page: who signs in, what the app asks for, Allow and Cancel. */
   private authorize(q: URLSearchParams, res: ServerResponse): void {
-    const page = (status: number, body: string) =>
-      res
+    const page = (status: number, body: string): void =>
+      void res
         .writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
         .end(`<!doctype html><meta charset="utf-8"><title>Sign in</title>${body}`);
     const clientId = q.get('client_id') ?? '';
@@ -361,6 +380,7 @@ export class StandinAuth {
     const to = new URL(c.redirectUri);
     if (body.get('decision') === 'allow') {
       const code = `4/standin-${randomBytes(24).toString('base64url')}`;
+      this.everIssued.push(code);
       this.codes.set(code, { ...c, expiresAt: Date.now() + 10 * 60_000 });
       to.searchParams.set('code', code);
       to.searchParams.set('scope', c.scope);

@@ -210,7 +210,11 @@ describe('a bare access token (--google-token)', () => {
 });
 
 /** Follows the sign-in as a browser would, with plain HTTP: the consent page, Allow (or Cancel), the redirect to the loopback. */
-async function consent(authorizeUrl: string, decision: 'allow' | 'deny' = 'allow'): Promise<{ landing: string; location: URL }> {
+async function consent(
+  authorizeUrl: string,
+  decision: 'allow' | 'deny' = 'allow',
+  grantSheets = true,
+): Promise<{ landing: string; location: URL }> {
   const pageRes = await fetch(authorizeUrl);
   expect(pageRes.status).toBe(200);
   const page = await pageRes.text();
@@ -218,7 +222,7 @@ async function consent(authorizeUrl: string, decision: 'allow' | 'deny' = 'allow
   const id = /name="consent" value="([^"]+)"/.exec(page)![1]!;
   const posted = await fetch(new URL('/o/oauth2/consent', authorizeUrl), {
     method: 'POST',
-    body: new URLSearchParams({ consent: id, decision }),
+    body: new URLSearchParams({ consent: id, decision, ...(grantSheets ? { grant_sheets: 'on' } : {}) }),
     redirect: 'manual',
   });
   expect(posted.status).toBe(302);
@@ -343,6 +347,13 @@ describe('browser sign-in: company-data auth login, status, logout', () => {
     expect(m).toContain('auth login: Google answered access_denied');
     expect(existsSync(join(state, 'google-account.json'))).toBe(false);
 
+    // Google's granular consent: the spreadsheets box unticked gives a token without that scope, which is refused and revoked.
+    const revoked = standin.auth.revocations.length;
+    const unticked = await refusal(login(['--client-file', client, '--state-dir', state], (url) => consent(url, 'allow', false)));
+    expect(unticked).toContain('auth login: the permission to edit spreadsheets was not granted');
+    expect(standin.auth.revocations.slice(revoked)).toEqual([{ known: true }]);
+    expect(existsSync(join(state, 'google-account.json'))).toBe(false);
+
     const web = join(dir, 'web.json');
     writeFileSync(web, JSON.stringify({ web: { client_id: 'x', client_secret: 'y' } }));
     expect(await refusal(run(authCommand(), ['login', '--no-browser', '--client-file', web]))).toContain(
@@ -402,7 +413,7 @@ describe('browser sign-in: company-data auth login, status, logout', () => {
       const id = /name="consent" value="([^"]+)"/.exec(page)![1]!;
       const r = await fetch(new URL('/o/oauth2/consent', standin.url), {
         method: 'POST',
-        body: new URLSearchParams({ consent: id, decision: 'allow' }),
+        body: new URLSearchParams({ consent: id, decision: 'allow', grant_sheets: 'on' }),
         redirect: 'manual',
       });
       return new URL(r.headers.get('location')!).searchParams.get('code')!;

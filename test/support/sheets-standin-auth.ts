@@ -363,8 +363,9 @@ export class StandinAuth {
     page(
       200,
       `<h1>Sign in with Google</h1><p>Signed in as <b id="account">${html(this.account)}</b></p>` +
-        `<p>The app wants to: See, edit, create and delete all your Google Sheets spreadsheets</p>` +
         `<form method="post" action="/o/oauth2/consent"><input type="hidden" name="consent" value="${id}">` +
+        // Google's granular consent: each sensitive scope has its own box, which the person may untick.
+        `<p><label><input type="checkbox" id="grant-sheets" name="grant_sheets" checked> See, edit, create and delete all your Google Sheets spreadsheets</label></p>` +
         `<button id="allow" name="decision" value="allow">Allow</button> <button id="cancel" name="decision" value="deny">Cancel</button></form>`,
     );
   }
@@ -381,9 +382,15 @@ export class StandinAuth {
     if (body.get('decision') === 'allow') {
       const code = `4/standin-${randomBytes(24).toString('base64url')}`;
       this.everIssued.push(code);
-      this.codes.set(code, { ...c, expiresAt: Date.now() + 10 * 60_000 });
+      const scope = body.has('grant_sheets')
+        ? c.scope
+        : c.scope
+            .split(' ')
+            .filter((x) => x !== SPREADSHEETS_SCOPE)
+            .join(' ');
+      this.codes.set(code, { ...c, scope, expiresAt: Date.now() + 10 * 60_000 });
       to.searchParams.set('code', code);
-      to.searchParams.set('scope', c.scope);
+      to.searchParams.set('scope', scope);
     } else to.searchParams.set('error', 'access_denied');
     if (c.state !== undefined) to.searchParams.set('state', c.state);
     res.writeHead(302, { location: to.toString() }).end();

@@ -96,7 +96,7 @@ function oauthErrorText(err: unknown): { code?: string; text: string; status?: n
 
 /** After a token exchange failed: which of the user's things to check, by Google's answer. */
 function keyAdvice(code: string | undefined, text: string, path: string): string {
-  if (/short-lived|reasonable timeframe|iat|exp/i.test(text))
+  if (/short-lived|reasonable timeframe|\biat\b|\bexp\b/i.test(text))
     return "this computer's clock is off by more than a few minutes: set it right (automatic time) and run again";
   if (code === 'invalid_grant' || code === 'invalid_client' || code === 'unauthorized_client')
     return `the key was deleted or replaced, or the file was edited: create a new JSON key for the service account (Cloud console → IAM → Service accounts → Keys) and pass it with --google-key-file instead of ${path}`;

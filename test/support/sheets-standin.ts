@@ -5,12 +5,12 @@
  * RESOURCE_EXHAUSTED with Google's error body), RAW vs USER_ENTERED input and the value render options,
  * and counts calls. googleapis talks to it through rootUrl.
  *
- * Auth works offline: a fixed OAuth2 access token, or self-signed service-account JWTs (RS256) from a
- * key generated here.
+ * Auth works offline like Google's (sheets-standin-auth.ts): access tokens from its token endpoint
+ * (service-account keys made here, or a person signed in on its consent page), plus one fixed token.
  */
-import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { StandinAuth, UNAUTHENTICATED_MESSAGE, type StandinAuthOptions } from './sheets-standin-auth';
 
 type Scalar = string | number | boolean;
 interface Cell {
@@ -40,6 +40,8 @@ export interface StandinOptions {
   windowMs?: number;
   /** Google does not send Retry-After on quota errors; set to test that the client honours it. */
   retryAfterSeconds?: number;
+  /** Token life, the account on the consent page. */
+  auth?: StandinAuthOptions;
 }
 
 export interface CallLog {
@@ -120,19 +122,25 @@ interface Range {
 export class SheetsStandin {
   readonly spreadsheets = new Map<string, Spreadsheet>();
   readonly calls: CallLog[] = [];
+  /** A token that never expires, for tests that are not about sign-in; it acts as 'oauth-user'. */
   readonly accessToken = 'standin-access-token';
+  /** Google's sign-in: token endpoint, consent page, revocation, the tokens it issued. */
+  readonly auth: StandinAuth;
   /** The next n writes are applied, then answered 503, like an answer lost after the work was done. */
   failAfterApply = 0;
-  private readonly keys = new Map<string, KeyObject>();
   private readonly windows = new Map<string, { read: number[]; write: number[] }>();
   url = '';
   private server = createServer((req, res) => void this.handle(req, res));
 
-  constructor(private readonly options: StandinOptions = {}) {}
+  constructor(private readonly options: StandinOptions = {}) {
+    this.auth = new StandinAuth(options.auth);
+    this.auth.fixedTokens.set(this.accessToken, 'oauth-user');
+  }
 
   async listen(): Promise<this> {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
+    this.auth.baseUrl = this.url;
     return this;
   }
 
@@ -141,21 +149,9 @@ export class SheetsStandin {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  /** A service-account key whose self-signed JWTs this stand-in accepts (the private key never leaves the test). */
-  serviceAccountKey(email = 'sync@standin.iam.gserviceaccount.com'): {
-    type: string;
-    client_email: string;
-    private_key: string;
-    token_uri: string;
-  } {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    this.keys.set(email, publicKey);
-    return {
-      type: 'service_account',
-      client_email: email,
-      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-      token_uri: `${this.url}token`,
-    };
+  /** A service-account key (JSON as Google's) whose assertions this stand-in's token endpoint accepts. */
+  serviceAccountKey(email = 'sync@standin.iam.gserviceaccount.com') {
+    return this.auth.serviceAccountKey(email);
   }
 
   /** Creates a spreadsheet; rows are stored as RAW strings. */
@@ -311,26 +307,9 @@ export class SheetsStandin {
   }
 
   private user(req: IncomingMessage): string {
-    const auth = req.headers.authorization ?? '';
-    const token = /^Bearer (.+)$/.exec(auth)?.[1];
-    if (token === this.accessToken) return 'oauth-user';
-    if (token && token.split('.').length === 3) {
-      const [h, p, sig] = token.split('.') as [string, string, string];
-      const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: string; exp?: number };
-      const key = payload.iss ? this.keys.get(payload.iss) : undefined;
-      if (
-        key &&
-        verify('RSA-SHA256', Buffer.from(`${h}.${p}`), key, Buffer.from(sig, 'base64url')) &&
-        (payload.exp ?? 0) * 1000 > Date.now()
-      ) {
-        return payload.iss!;
-      }
-    }
-    throw new HttpError(
-      401,
-      'UNAUTHENTICATED',
-      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-    );
+    const who = this.auth.user(req.headers.authorization);
+    if (who) return who;
+    throw new HttpError(401, 'UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -340,6 +319,7 @@ export class SheetsStandin {
     let method = 'unknown';
     let input: string | undefined;
     try {
+      if (await this.auth.handle(req, res)) return;
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};

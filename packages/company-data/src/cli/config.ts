@@ -7,6 +7,7 @@
  *   --google-key-file PATH  COMPANY_DATA_GOOGLE_KEY_FILE, GOOGLE_APPLICATION_CREDENTIALS  (service-account JSON key)
  *   --google-token TOKEN    COMPANY_DATA_GOOGLE_TOKEN    (OAuth2 access token)
  *   --google-oauth-file PATH COMPANY_DATA_GOOGLE_OAUTH_FILE (authorized-user JSON: client_id, client_secret, refresh_token)
+ *   --google-account                                      (the account signed in with `company-data auth login`, kept in the state folder)
  *   --sheets-root-url URL   COMPANY_DATA_SHEETS_ROOT_URL (another Sheets API root, e.g. a local stand-in)
  *
  * With neither a base URL nor a key, commands run against the in-process sandbox (synthetic data).
@@ -16,6 +17,7 @@ import { extname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { CompanyDataClient } from '../index';
 import type { GoogleCredentials } from '../sheets/google-auth';
+import { accountCredentials } from '../sheets/google-account';
 import { CsvTable, csvFormulaModes, type CsvFormulas } from '../sheets/csv-table';
 import type { Table } from '../sheets/table';
 import type { Lang } from '@company-data/core/schemas/common';
@@ -29,6 +31,9 @@ export interface GoogleFlags {
   googleKeyFile?: string;
   googleToken?: string;
   googleOauthFile?: string;
+  googleAccount?: boolean;
+  /** The state folder, where --google-account's sign-in is kept. */
+  stateDir?: string;
   sheetsRootUrl?: string;
 }
 
@@ -53,6 +58,7 @@ export function addGoogleOptions(cmd: Command): Command {
         'COMPANY_DATA_GOOGLE_OAUTH_FILE',
       ),
     )
+    .option('--google-account', 'use the Google account signed in with `company-data auth login` (kept in the state folder)')
     .addOption(
       new Option('--sheets-root-url <url>', 'Google Sheets API root (default https://sheets.googleapis.com/)')
         .env('COMPANY_DATA_SHEETS_ROOT_URL')
@@ -109,6 +115,8 @@ export async function openClient(flags: ApiFlags, say: (line: string) => void, o
 }
 
 export function googleCredentials(flags: GoogleFlags): GoogleCredentials {
+  // The one option without an environment variable: given, it was meant, whatever the environment holds.
+  if (flags.googleAccount) return accountCredentials(flags.stateDir);
   if (flags.googleToken) return { accessToken: flags.googleToken };
   if (flags.googleOauthFile) {
     let j: { client_id?: string; client_secret?: string; refresh_token?: string; token_uri?: string };
@@ -125,12 +133,15 @@ export function googleCredentials(flags: GoogleFlags): GoogleCredentials {
         clientSecret: j.client_secret,
         refreshToken: j.refresh_token,
         ...(j.token_uri ? { tokenUrl: j.token_uri } : {}),
+        source: `google-oauth-file ${flags.googleOauthFile}`,
       },
     };
   }
   const keyFile = flags.googleKeyFile ?? process.env.GOOGLE_APPLICATION_CREDENTIALS;
   if (keyFile) return { serviceAccountKeyFile: keyFile };
-  throw new Error('google credentials: set --google-key-file (service account), --google-token or --google-oauth-file');
+  throw new Error(
+    'google credentials: set --google-key-file (a service account), or sign in with `company-data auth login` and add --google-account (or give --google-token or --google-oauth-file)',
+  );
 }
 
 export interface TableTarget {

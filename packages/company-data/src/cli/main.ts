@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { setOfflineStarter } from './config';
+import { authCommand } from './commands/auth';
 import { enrichCommand } from './commands/enrich';
 import { eventsToSheetCommand } from './commands/events-to-sheet';
 import { mcpCommand } from './commands/mcp';
@@ -14,7 +15,7 @@ setOfflineStarter(async () => {
 const program = new Command('company-data')
   .description('Estonian company data from the terminal: enrich sheets, follow events, serve AI assistants (MCP), run the offline sandbox')
   .showHelpAfterError();
-for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand(), mcpCommand()]) program.addCommand(cmd);
+for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand(), mcpCommand(), authCommand()]) program.addCommand(cmd);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

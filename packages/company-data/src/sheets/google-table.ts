@@ -1,6 +1,6 @@
 import { JWT } from 'googleapis-common';
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
-import { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
+import { GoogleAuthError, googleAuthClient, unauthenticatedAdvice, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
 import { capCell, columnLetters, MAX_CELL_CHARS, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
 import { parseRetryAfter } from '@company-data/core/errors';
 import { backoffDelay } from '@company-data/core/retry';
@@ -92,11 +92,14 @@ export class GoogleSheetTable implements Table {
   private pending: CellWrite[] = [];
   /** The service account's client_email when a key is used: the address to share the spreadsheet with. */
   private readonly account: string | undefined;
+  /** What a 401 means for these credentials (renewable or not). */
+  private readonly on401: string;
   private readonly writeTimes: number[] = [];
 
   constructor(private readonly options: GoogleSheetTableOptions) {
     const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
     this.account = auth instanceof JWT ? (auth.email ?? undefined) : undefined;
+    this.on401 = unauthenticatedAdvice(auth);
     this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -118,7 +121,7 @@ export class GoogleSheetTable implements Table {
         const status = errorStatus(err);
         const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
         if (!retriable || attempt >= max)
-          throw sheetsError(err, status, { spreadsheetId: this.options.spreadsheetId, account: this.account });
+          throw sheetsError(err, status, { spreadsheetId: this.options.spreadsheetId, account: this.account, on401: this.on401 });
         this.calls.retries++;
         const backoff = backoffDelay(attempt + 1, { baseDelayMs: base, maxDelayMs: MAX_BACKOFF_MS, random: this.random });
         await this.clock.sleep(Math.max(retryAfterMs(err, this.clock.now()) ?? 0, backoff));
@@ -273,12 +276,10 @@ function columnLettersToCount(letters: string): number {
 }
 
 /** What to do about a refusal, by Google's status. */
-function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string }): string {
+function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string; on401?: string }): string {
   switch (status) {
     case 401:
-      return ctx.account
-        ? 'the service-account key was refused: check the key file is current (not deleted or rotated in the Cloud console)'
-        : 'the credentials were refused or have expired: get a new access token or refresh token and try again';
+      return ctx.on401 ?? 'the credentials were refused or have expired';
     case 403:
       return ctx.account
         ? `share the spreadsheet with ${ctx.account} as an Editor (Share in Google Sheets), or check the Sheets API is enabled for its project`
@@ -293,7 +294,9 @@ function advice(status: number | undefined, ctx: { spreadsheetId: string; accoun
 }
 
 /** A short error naming the Sheets status, Google's message and what to do, never the token. */
-function sheetsError(err: unknown, status: number | undefined, ctx: { spreadsheetId: string; account?: string }): Error {
+function sheetsError(err: unknown, status: number | undefined, ctx: { spreadsheetId: string; account?: string; on401?: string }): Error {
+  // The sign-in failed before Sheets was asked: that error already names the key or account and what to do.
+  if (err instanceof GoogleAuthError) return err;
   const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
   const msg = data?.message ?? (err as Error)?.message ?? String(err);
   const todo = advice(status, ctx);

@@ -19,7 +19,7 @@ import { installDebianPackage, which } from './lib/debian.mjs';
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
 const { log, check, cleanups, finish } = checkRun();
-const cli = path.join(repoDir, 'packages', 'cli', 'dist', 'cli', 'main.js');
+const cli = path.join(repoDir, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 
 const chromium = () =>
   which('chromium') ??

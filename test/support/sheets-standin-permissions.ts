@@ -91,6 +91,8 @@ export class StandinPermissions {
   private readonly named = new Map<string, { namedRangeId: string; name: string; range: GridRange }[]>();
   private readonly revoked = new Set<string>();
   private next = 1;
+  /** Called after each write the stand-in applied: a test changes permissions mid-run from here. */
+  onWrite?: (spreadsheetId: string, method: string) => void;
 
   /** Gives (or with no role, takes away) a user's access to a spreadsheet. */
   setRole(id: string, user: string, role?: Role): void {
@@ -256,10 +258,11 @@ function parseMask(s: string): Mask {
   };
   const field = (m: Mask) => {
     let name = '';
-    while (i < s.length && !',()/'.includes(s[i]!)) name += s[i++];
+    while (i < s.length && !',()/.'.includes(s[i]!)) name += s[i++];
     name = name.trim();
     let sub: Mask | null = null;
-    if (s[i] === '/') {
+    // Google takes both a/b and a.b for a path.
+    if (s[i] === '/' || s[i] === '.') {
       i++;
       sub = new Map();
       field(sub);

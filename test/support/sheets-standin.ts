@@ -430,6 +430,7 @@ export class SheetsStandin {
         throw new HttpError(503, 'UNAVAILABLE', 'The service is currently unavailable.');
       }
       this.calls.push({ method, kind, status: 200, ...(input ? { valueInputOption: input } : {}) });
+      if (kind === 'write') this.access.onWrite?.(ss.id, method);
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(out));
     } catch (err) {
       const e = err instanceof StandinRefusal ? err : new HttpError(400, 'INVALID_ARGUMENT', (err as Error).message);

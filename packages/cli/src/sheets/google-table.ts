@@ -211,7 +211,7 @@ export class GoogleSheetTable implements Table {
         meta.sheets.map((s) => s.title),
       ),
       cellLimitCheck(meta.sheets, title, { rows: lastRow, cols: plan.width }),
-      protectionCheck(plan, meta.protectedRanges, sheetId, meta.named, this.account),
+      protectionCheck(plan, meta.protectedRanges, sheetId, meta.named, this.account, plan.width > grid.cols || lastRow > grid.rows),
     ];
     const free = (c: { col: number }) => c.col < this.grid!.cols && !cellProtected(0, c.col, meta.protectedRanges, sheetId, meta.named);
     let cell = plan.probe.find(free);

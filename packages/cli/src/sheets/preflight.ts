@@ -215,8 +215,25 @@ export function protectionCheck(
   sheetId: number,
   named: ReadonlyMap<string, GridRange>,
   account: string | undefined,
+  grows = false,
 ): WriteCheck {
   const hit = firstProtectedCell(plan, ranges, sheetId, named);
+  // Adding columns or rows changes a protected sheet, whatever holes it leaves for values.
+  const wholeSheet = grows
+    ? blocking(ranges, sheetId, named).find(({ range }) =>
+        [range.startRowIndex, range.endRowIndex, range.startColumnIndex, range.endColumnIndex].every((v) => v === undefined || v === null),
+      )
+    : undefined;
+  if (!hit && wholeSheet) {
+    const who = accountName(account);
+    return {
+      check: 'protected ranges',
+      ok: false,
+      text:
+        `the sheet is protected${wholeSheet.p.description ? ` ("${wholeSheet.p.description}")` : ''} and the run must add columns to it, which ${who} may not: ` +
+        `ask the spreadsheet's owner to add ${who} to the protection's editors or to widen the sheet to ${plan.width} columns, or enrich a copy of the sheet`,
+    };
+  }
   if (!hit) {
     const n = ranges.length;
     return {

@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StandinAuth, UNAUTHENTICATED_MESSAGE, type StandinAuthOptions } from './sheets-standin-auth';
+import { applyFields, StandinPermissions, StandinRefusal, type CellRect } from './sheets-standin-permissions';
 
 type Scalar = string | number | boolean;
 interface Cell {
@@ -28,8 +29,6 @@ interface Spreadsheet {
   id: string;
   title: string;
   sheets: Sheet[];
-  /** Users that may edit (service-account emails, 'oauth-user'); everyone when not set. */
-  editors?: string[];
 }
 
 export interface StandinOptions {
@@ -51,15 +50,7 @@ export interface CallLog {
   valueInputOption?: string;
 }
 
-class HttpError extends Error {
-  constructor(
-    public status: number,
-    public googleStatus: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+class HttpError extends StandinRefusal {}
 
 const colIndex = (letters: string) => [...letters.toUpperCase()].reduce((n, ch) => n * 26 + ch.charCodeAt(0) - 64, 0) - 1;
 const colLetters = (i: number): string => {
@@ -126,6 +117,8 @@ export class SheetsStandin {
   readonly accessToken = 'standin-access-token';
   /** Google's sign-in: token endpoint, consent page, revocation, the tokens it issued. */
   readonly auth: StandinAuth;
+  /** Roles, protected ranges, revoked credentials and the cell limit (sheets-standin-permissions.ts). */
+  readonly access = new StandinPermissions();
   /** The next n writes are applied, then answered 503, like an answer lost after the work was done. */
   failAfterApply = 0;
   private readonly windows = new Map<string, { read: number[]; write: number[] }>();
@@ -169,9 +162,9 @@ export class SheetsStandin {
     });
   }
 
-  /** Shares a spreadsheet with these users only (service-account emails, 'oauth-user'); others get Google's 403. */
+  /** Shares a spreadsheet with these users only, as writers (service-account emails, 'oauth-user'); others get Google's 403. */
   share(id: string, editors: string[]): void {
-    this.spreadsheets.get(id)!.editors = editors;
+    this.access.share(id, editors);
   }
 
   /** The stored cells of a sheet (values as stored: numbers stay numbers, formulas as results). */
@@ -326,15 +319,17 @@ export class SheetsStandin {
       const m = /^\/v4\/spreadsheets\/([^/:]+)(?::(batchUpdate)|\/values(?::(batchGet|batchUpdate)|\/(.+?)(:append)?))?$/.exec(path);
       if (!m) throw new HttpError(404, 'NOT_FOUND', `Not found: ${path}`);
       const user = this.user(req);
+      this.access.authenticate(user);
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
-      if (ss.editors && !ss.editors.includes(user)) throw new HttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
+      this.access.checkAccess(ss.id, user, kind);
       const q = url.searchParams;
       input = q.get('valueInputOption') ?? (body.valueInputOption as string | undefined) ?? undefined;
       let out: unknown;
       if (m[2] === 'batchUpdate') {
         method = 'spreadsheets.batchUpdate';
         this.quota(user, kind);
+        this.access.checkBatch(ss, user, body.requests as Record<string, Record<string, unknown>>[]);
         out = {
           spreadsheetId: ss.id,
           replies: (body.requests as Record<string, Record<string, unknown>>[]).map((r) => this.structural(ss, r)),
@@ -351,6 +346,11 @@ export class SheetsStandin {
         const data = body.data as { range: string; values: Scalar[][] }[];
         const ranges = data.map((d) => this.parseRange(ss, d.range));
         ranges.forEach((r, i) => this.checkFits(r, data[i]!.values));
+        this.access.checkCells(
+          ss.id,
+          user,
+          ranges.map((r, i) => cellRect(r, data[i]!.values)),
+        );
         const responses = ranges.map((r, i) => this.writeRange(r, data[i]!.values, input!));
         out = { spreadsheetId: ss.id, totalUpdatedCells: responses.reduce((n, r) => n + r.updatedCells, 0), responses };
       } else if (m[4] !== undefined && m[5]) {
@@ -359,7 +359,16 @@ export class SheetsStandin {
         this.quota(user, kind);
         out = {
           spreadsheetId: ss.id,
-          ...this.appendRows(this.parseRange(ss, m[4]), body.values as Scalar[][], input!, q.get('insertDataOption') ?? 'OVERWRITE'),
+          ...this.appendRows(
+            this.parseRange(ss, m[4]),
+            body.values as Scalar[][],
+            input!,
+            q.get('insertDataOption') ?? 'OVERWRITE',
+            (rect, grow) => {
+              this.access.checkCells(ss.id, user, [rect]);
+              this.access.checkGrowth(ss, grow);
+            },
+          ),
         };
       } else if (m[4] !== undefined) {
         const r = this.parseRange(ss, m[4]);
@@ -372,6 +381,7 @@ export class SheetsStandin {
           this.requireInput(input);
           this.quota(user, kind);
           this.checkFits(r, body.values as Scalar[][]);
+          this.access.checkCells(ss.id, user, [cellRect(r, body.values as Scalar[][])]);
           out = { ...this.writeRange(r, body.values as Scalar[][], input!), spreadsheetId: ss.id };
         }
       } else {
@@ -389,17 +399,21 @@ export class SheetsStandin {
               sheetType: 'GRID',
               gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount },
             },
+            protectedRanges: this.access.protectedRangesOf(ss.id, s.sheetId, user),
           })),
+          namedRanges: this.access.namedRangesOf(ss.id),
         };
+        out = applyFields(out, q.get('fields'));
       }
       if (kind === 'write' && this.failAfterApply > 0) {
         this.failAfterApply--;
         throw new HttpError(503, 'UNAVAILABLE', 'The service is currently unavailable.');
       }
       this.calls.push({ method, kind, status: 200, ...(input ? { valueInputOption: input } : {}) });
+      if (kind === 'write') this.access.onWrite?.(ss.id, method);
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(out));
     } catch (err) {
-      const e = err instanceof HttpError ? err : new HttpError(400, 'INVALID_ARGUMENT', (err as Error).message);
+      const e = err instanceof StandinRefusal ? err : new HttpError(400, 'INVALID_ARGUMENT', (err as Error).message);
       this.calls.push({ method, kind, status: e.status });
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
       if (e.status === 429 && this.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(this.options.retryAfterSeconds);
@@ -448,7 +462,7 @@ export class SheetsStandin {
     }
   }
 
-  private appendRows(r: Range, values: Scalar[][], input: string, insert: string) {
+  private appendRows(r: Range, values: Scalar[][], input: string, insert: string, guard: (rect: CellRect, growCells: number) => void) {
     this.checkCells(values);
     const s = r.sheet;
     let last = -1;
@@ -456,6 +470,9 @@ export class SheetsStandin {
       if (row?.some((c) => c !== undefined)) last = i;
     });
     const at = last + 1;
+    const rect = cellRect({ ...r, r0: at }, values);
+    const rows = insert === 'INSERT_ROWS' ? s.rowCount + values.length : Math.max(s.rowCount, rect.r1);
+    guard(rect, rows * Math.max(s.columnCount, rect.c1) - s.rowCount * s.columnCount);
     if (insert === 'INSERT_ROWS') {
       s.cells.splice(at, 0, ...values.map(() => [] as (Cell | undefined)[]));
       s.rowCount += values.length;
@@ -494,6 +511,12 @@ export class SheetsStandin {
     }
     throw new HttpError(400, 'INVALID_ARGUMENT', `Unsupported request in the stand-in: ${Object.keys(req).join(', ')}`);
   }
+}
+
+/** The cells a write of these values to this range touches. */
+function cellRect(r: Range, values: Scalar[][]): CellRect {
+  const width = Math.max(1, ...values.map((v) => v.length));
+  return { sheetId: r.sheet.sheetId, r0: r.r0, r1: r.r0 + Math.max(1, values.length), c0: r.c0, c1: r.c0 + width };
 }
 
 /** Cells with no sheet: A1, A1:B2, A:A, 1:2, A5:A, $A$1 (columns run to ZZZ). */

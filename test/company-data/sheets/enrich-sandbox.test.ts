@@ -142,8 +142,15 @@ describe('enrich against the sandbox', () => {
     const before = standin.calls.length;
     await enrichTable({ table, client, fields: ['name', 'registry_code'], stateDir: join(dir, 's3') });
     const calls = standin.calls.slice(before);
-    expect(calls.map((c) => c.method)).toEqual(['values.get', 'spreadsheets.get', 'spreadsheets.batchUpdate', 'values.batchUpdate']);
-    expect(calls[3]!.valueInputOption).toBe('RAW');
+    // The checks before paying: metadata, then a write that changes nothing (the probe of write access).
+    expect(calls.map((c) => c.method)).toEqual([
+      'values.get',
+      'spreadsheets.get',
+      'values.update',
+      'spreadsheets.batchUpdate',
+      'values.batchUpdate',
+    ]);
+    expect(calls[4]!.valueInputOption).toBe('RAW');
     const v = standin.values('leads', 'Leads');
     expect(v[0]).toEqual(['company', 'phone', 'name', 'registry_code', 'enrich_status', 'enriched_at', 'enrich_query']);
     expect(v.slice(1).map((r) => [r[4], r[2] ?? ''])).toEqual(expected());

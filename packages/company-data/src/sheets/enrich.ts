@@ -18,6 +18,7 @@ import { lockSheet } from './writer-lock';
 import { PaidAnswers } from './paid-answers';
 import { sectionText } from './profile-sections';
 import { CsvTable, type RowEdits } from './csv-table';
+import { addRow, PreflightError, type WriteCheck, type WritePlan } from './preflight';
 import type { CellWrite, Table, TableSnapshot } from './table';
 
 /** Columns a user can pick from the company summary, and how each is written as text. */
@@ -123,6 +124,18 @@ export interface EnrichReport {
   keptCells: number;
   dryRun: boolean;
   interrupted: boolean;
+  /** The checks made before paying (tables that can refuse a save: Google Sheets); a dry run reports them too. */
+  checks?: WriteCheck[];
+  /**
+   * Set when the run stopped on an error after it began paying (a refused save, revoked credentials):
+   * how many answers it paid for, all kept in the state folder, so running again bills nothing for them.
+   */
+  failed?: { keptAnswers: number; stateDir: string };
+}
+
+/** The report of a run that stopped on this error after it began paying, when there is one. */
+export function reportOfFailedRun(err: unknown): EnrichReport | undefined {
+  return (err as { enrichReport?: EnrichReport } | null)?.enrichReport;
 }
 
 const KEY_HEADER_PATTERNS: RegExp[] = [
@@ -322,8 +335,9 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const nowMs = now().getTime();
   const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
   const lang = opts.lang ?? client.lang;
+  const stateDir = opts.stateDir ?? defaultStateDir();
   const answers = new PaidAnswers({
-    stateDir: opts.stateDir ?? defaultStateDir(),
+    stateDir,
     tableId: table.id,
     service: opts.service ?? client.serviceUrl ?? 'unknown',
     limit: 1,
@@ -438,7 +452,11 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       changed.notify();
     }
   };
-  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun;
+  // A table checked before paying is read whole first (the checks need every row the run writes): nothing is sent while it is read.
+  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun && !table.checkWrites;
+  /** Data rows the run writes, as runs (kept only for the checks). */
+  const rowsToWrite: [number, number][] = [];
+  let paying = false;
   const sectionsDone =
     !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
   /** Ends the run on an error: nothing more is sent, requests in flight finish (their answers reach the journal), the journal is kept. */
@@ -450,6 +468,15 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     changed.notify();
     await sectionsDone;
     answers.finish(true);
+    if (paying && !(e instanceof PreflightError) && e && typeof e === 'object') {
+      report.requests = totals.requests;
+      report.billedQueries = totals.billed;
+      report.fromJournal = answers.fromJournal;
+      report.fromCache = answers.fromCache;
+      report.interrupted = true;
+      report.failed = { keptAnswers: totals.billed, stateDir };
+      Object.defineProperty(e, 'enrichReport', { value: report, enumerable: false, configurable: true });
+    }
     throw e;
   };
 
@@ -479,6 +506,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       if (row.some((v) => v !== '')) report.rows = index - 1;
       const before = dedupe.unique.size;
       const p = planRow(row, L, mode, maxAgeMs, nowMs, (q) => dedupe.read(q, readMemo(q)));
+      if (table.checkWrites && p.kind !== 'none' && p.kind !== 'keep') addRow(rowsToWrite, index - 1);
       if (p.kind === 'free') {
         report.rowsInScope++;
         report[p.status]++;
@@ -507,6 +535,17 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   report.keyColumn = Lay.header[Lay.keyCol]!;
   report.uniqueQueries = dedupe.unique.size;
 
+  // Check before paying: a save this run cannot make is found before anything is sent.
+  if (table.checkWrites) {
+    try {
+      report.checks = await table.checkWrites(writePlan(Lay, rowsToWrite), { dryRun: !!opts.dryRun });
+      if (!opts.dryRun && report.checks.some((c) => c.ok === false)) throw new PreflightError(report.checks);
+    } catch (e) {
+      return fail(e);
+    }
+  }
+  paying = true;
+
   if (opts.dryRun) {
     try {
       const r = await resolveLookups(client.lookupSender(), dedupe.queries(), {
@@ -529,7 +568,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   }
   if (streamSend) send(fresh);
   else {
-    // The cap is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
+    // The cap (when given) is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
     let sending!: () => void;
     const passed = new Promise<void>((r) => (sending = r));
     send(dedupe.queries(), { max: opts.maxBilledQueries!, sending });
@@ -627,6 +666,22 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   // Every paid answer is in the table now; the journal is only needed when this did not finish.
   answers.finish(report.interrupted);
   return report;
+}
+
+/** What the run writes, for Table.checkWrites. */
+function writePlan(L: Layout, rows: [number, number][]): WritePlan {
+  const created = new Set(L.headerWrites.map(([col]) => col));
+  const columns = [...L.fieldCols.map((c) => c.col), ...L.sectionCols.map((c) => c.col), L.statusCol, L.atCol, L.queryCol];
+  // Probe cells: the run's own header cells first (their text is the run's), then the ones it creates (empty until then).
+  const own = [L.statusCol, L.atCol, L.queryCol].filter((c) => !created.has(c)).map((col) => ({ col, value: L.header[col]! }));
+  return {
+    header: L.header,
+    newHeaders: L.headerWrites.map(([col, value]) => ({ col, value })),
+    columns,
+    rows,
+    width: L.header.length,
+    probe: [...own, ...L.headerWrites.map(([col]) => ({ col, value: '' }))],
+  };
 }
 
 /** Where everything is: the key column, the output columns (reused when there, else added after the last). */

@@ -6,6 +6,19 @@ import { parseRetryAfter } from '@company-data/core/errors';
 import { backoffDelay } from '@company-data/core/retry';
 import type { Clock } from '@company-data/core/transport';
 import { systemClock } from '../transport/clock';
+import {
+  cellLimitCheck,
+  cellProtected,
+  protectionCheck,
+  sheetFound,
+  writeAccessOk,
+  writeAccessRefused,
+  writeAccessUnchecked,
+  type GridRange,
+  type ProtectedRange,
+  type WriteCheck,
+  type WritePlan,
+} from './preflight';
 
 /** The client's clock (packages/core/transport.ts), so one fake clock drives the client and the sheet in tests. */
 export type SheetsClock = Clock;
@@ -89,6 +102,10 @@ export class GoogleSheetTable implements Table {
   private title: string | undefined;
   private sheetId: number | undefined;
   private grid: { rows: number; cols: number } | undefined;
+  /** From the last metadata read: every sheet's grid (the cell limit counts them all) and this sheet's protection. */
+  private meta:
+    | { sheets: { title: string; rows: number; cols: number }[]; protectedRanges: ProtectedRange[]; named: Map<string, GridRange> }
+    | undefined;
   private pending: CellWrite[] = [];
   /** The service account's client_email when a key is used: the address to share the spreadsheet with. */
   private readonly account: string | undefined;
@@ -145,7 +162,13 @@ export class GoogleSheetTable implements Table {
   private async loadMetadata(): Promise<void> {
     const res = await this.call('read', () =>
       this.api.spreadsheets.get(
-        { spreadsheetId: this.options.spreadsheetId, fields: 'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)))' },
+        {
+          spreadsheetId: this.options.spreadsheetId,
+          fields:
+            'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),' +
+            'protectedRanges(protectedRangeId,range,namedRangeId,description,warningOnly,requestingUserCanEdit,unprotectedRanges)),' +
+            'namedRanges(namedRangeId,range)',
+        },
         { retry: false },
       ),
     );
@@ -161,6 +184,77 @@ export class GoogleSheetTable implements Table {
     this.title = s.properties.title ?? undefined;
     this.sheetId = s.properties.sheetId ?? 0;
     this.grid = { rows: s.properties.gridProperties?.rowCount ?? 0, cols: s.properties.gridProperties?.columnCount ?? 0 };
+    this.meta = {
+      sheets: sheets.map((x) => ({
+        title: x.properties?.title ?? '',
+        rows: x.properties?.gridProperties?.rowCount ?? 0,
+        cols: x.properties?.gridProperties?.columnCount ?? 0,
+      })),
+      protectedRanges: s.protectedRanges ?? [],
+      named: new Map((res.data.namedRanges ?? []).flatMap((n) => (n.namedRangeId && n.range ? [[n.namedRangeId, n.range]] : []))),
+    };
+  }
+
+  /**
+   * The checks before paying (docs/assumptions.md, "Checks before paying"): fresh metadata (sheet,
+   * every sheet's grid, protected ranges as they stand for this account), then a write that changes
+   * nothing as the probe of write access, which Sheets offers no call to ask about: one cell the run
+   * writes anyway, given the text it holds now (a header cell the run creates is empty until then).
+   * A real run whose cells lie beyond the grid grows it first (it must anyway); a dry run never does.
+   */
+  async checkWrites(plan: WritePlan, opts: { dryRun: boolean }): Promise<WriteCheck[]> {
+    await this.loadMetadata();
+    const meta = this.meta!;
+    const grid = this.grid!;
+    const title = this.title!;
+    const sheetId = this.sheetId!;
+    const lastRow = plan.rows.reduce((n, [, end]) => Math.max(n, end), 1);
+    const checks: WriteCheck[] = [
+      sheetFound(
+        title,
+        meta.sheets.map((s) => s.title),
+      ),
+      cellLimitCheck(meta.sheets, title, { rows: lastRow, cols: plan.width }),
+      protectionCheck(plan, meta.protectedRanges, sheetId, meta.named, this.account, plan.width > grid.cols || lastRow > grid.rows),
+    ];
+    const free = (c: { col: number }) => c.col < this.grid!.cols && !cellProtected(0, c.col, meta.protectedRanges, sheetId, meta.named);
+    let cell = plan.probe.find(free);
+    try {
+      if (!cell && !opts.dryRun && checks.every((c) => c.ok) && plan.width > grid.cols) {
+        await this.ensureGrid(grid.rows, plan.width);
+        cell = plan.probe.find(free);
+      }
+      if (!cell) {
+        checks.push(
+          writeAccessUnchecked(
+            opts.dryRun
+              ? 'the cells this run writes are beyond the grid or protected, and a dry run changes nothing; the run checks it before paying'
+              : 'the cells this run writes are protected',
+          ),
+        );
+        return checks;
+      }
+      const probe = cell;
+      await this.call('write', () =>
+        this.api.spreadsheets.values.update(
+          {
+            spreadsheetId: this.options.spreadsheetId,
+            range: `${a1Sheet(title)}!${columnLetters(probe.col)}1`,
+            valueInputOption: 'RAW',
+            requestBody: { values: [[probe.value]] },
+          },
+          { retry: false },
+        ),
+      );
+      checks.push(writeAccessOk(this.account));
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      if (status === 403 && !/protected/i.test((err as Error).message)) checks.push(writeAccessRefused(this.account));
+      else if (status === 401 || status === 403)
+        checks.push({ check: 'write access', ok: false, text: (err as Error).message.replace(/^Google Sheets /, 'Google answered ') });
+      else throw err;
+    }
+    return checks;
   }
 
   async read(): Promise<TableSnapshot> {
@@ -276,11 +370,13 @@ function columnLettersToCount(letters: string): number {
 }
 
 /** What to do about a refusal, by Google's status. */
-function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string; on401?: string }): string {
+function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string; on401?: string; protectedCell?: boolean }): string {
   switch (status) {
     case 401:
       return ctx.on401 ?? 'the credentials were refused or have expired';
     case 403:
+      if (ctx.protectedCell)
+        return `a protected range covers cells this run writes: ask the spreadsheet's owner to add ${ctx.account ?? 'this account'} to its editors (Data → Protect sheets and ranges), or enrich a copy of the sheet`;
       return ctx.account
         ? `share the spreadsheet with ${ctx.account} as an Editor (Share in Google Sheets), or check the Sheets API is enabled for its project`
         : 'the account has no edit access to this spreadsheet: share it with the account as an Editor, or check the Sheets API is enabled';
@@ -299,7 +395,7 @@ function sheetsError(err: unknown, status: number | undefined, ctx: { spreadshee
   if (err instanceof GoogleAuthError) return err;
   const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
   const msg = data?.message ?? (err as Error)?.message ?? String(err);
-  const todo = advice(status, ctx);
+  const todo = advice(status, { ...ctx, protectedCell: /protected cell/i.test(msg) });
   const e = new Error(
     `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}${todo ? ` (${todo})` : ''}`,
   );

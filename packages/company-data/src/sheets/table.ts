@@ -3,6 +3,7 @@
  * Row 0 is the header; every value is a string, read unformatted (numbers as plain digits,
  * formulas as their result) and written as text, so codes keep leading zeros.
  */
+import type { WriteCheck, WritePlan } from './preflight';
 
 export interface TableSnapshot {
   header: string[];
@@ -35,6 +36,12 @@ export interface Table {
   append(rows: readonly string[][]): Promise<void>;
   /** Sends or saves everything queued. Files are replaced atomically (temp file, then rename). */
   flush(): Promise<void>;
+  /**
+   * Checks, before anything is paid for, that the run can save what it plans to write (a shared
+   * sheet: access, protection, size). A dry run changes nothing; a real run may make changes the run
+   * needs anyway (grow the grid).
+   */
+  checkWrites?(plan: WritePlan, opts: { dryRun: boolean }): Promise<WriteCheck[]>;
 }
 
 /** Google's limit on one cell: a longer value is refused (HTTP 400) and with it the whole write. */

@@ -1,6 +1,15 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { includeSections, type IncludeSection } from '@company-data/core/params';
-import { enrichTable, summaryFields, defaultFields, type EnrichMode, type EnrichReport, type SummaryField } from '../../sheets/enrich';
+import { includeSections, type IncludeSection } from '../../../../../src/core/params';
+import {
+  enrichTable,
+  reportOfFailedRun,
+  summaryFields,
+  defaultFields,
+  type EnrichMode,
+  type EnrichReport,
+  type SummaryField,
+} from '../../sheets/enrich';
+import { checkLine } from '../../sheets/preflight';
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
 import {
@@ -73,16 +82,20 @@ function freeText(r: EnrichReport): string {
 }
 
 export function formatReport(r: EnrichReport): string[] {
+  const answered = r.matched + r.noMatch + r.vatGroups;
   const lines = r.dryRun
     ? [
-        `Dry run (nothing sent, nothing written). Key column: ${r.keyColumn}`,
+        `Dry run (nothing sent, no cell changed). Key column: ${r.keyColumn}`,
+        ...(r.checks ?? []).map(checkLine),
         `Rows: ${r.rows} in the table, ${r.rowsInScope} to enrich`,
         `Unique queries: ${r.uniqueQueries}${freeText(r)}`,
         `Requests: ${r.requests} lookup request(s)`,
         `Billed queries: ${r.billedQueries}`,
       ]
     : [
-        `${r.errors ? 'Finished with errors' : 'Done'}. Key column: ${r.keyColumn}. Rows enriched this run: ${r.matched + r.noMatch + r.vatGroups}`,
+        r.failed
+          ? `Stopped by the error below. Key column: ${r.keyColumn}. Rows answered before it: ${answered}`
+          : `${r.errors ? 'Finished with errors' : 'Done'}. Key column: ${r.keyColumn}. Rows enriched this run: ${answered}`,
         `Matched ${r.matched}, VAT groups ${r.vatGroups}, no match ${r.noMatch}, skipped ${r.skipped}, invalid ${r.invalid}, errors ${r.errors}`,
         `Requests: ${r.requests}; billed queries: ${r.billedQueries}${freeText(r)}`,
       ];
@@ -97,7 +110,15 @@ export function formatReport(r: EnrichReport): string[] {
     lines.push(`Error: ${e.message} (${e.code}).${e.hint ? ` ${e.hint}` : ''} Rows with an error are tried again on the next run.`);
   }
   if (r.keptCells) lines.push(`${r.keptCells} cell(s) typed by a person were kept; use --force to overwrite them.`);
-  if (r.interrupted) lines.push('Interrupted: finished rows are saved; run the same command again to continue without paying twice.');
+  if (r.failed) {
+    const n = r.failed.keptAnswers;
+    lines.push(
+      n
+        ? `Kept: the ${n} answer(s) paid for in this run are in ${r.failed.stateDir}; running the same command again bills nothing for them.`
+        : 'Nothing was billed in this run.',
+    );
+  } else if (r.interrupted)
+    lines.push('Interrupted: finished rows are saved; run the same command again to continue without paying twice.');
   return lines;
 }
 
@@ -201,7 +222,13 @@ export function enrichCommand(): Command {
       });
       bar?.stop();
       for (const line of formatReport(report)) process.stdout.write(line + '\n');
-      if (report.errors) process.exitCode = 2;
+      if (report.errors || report.checks?.some((c) => c.ok === false)) process.exitCode = 2;
+    } catch (err) {
+      // A run that stopped after it began paying still ends with its report; the error (what to do) follows it.
+      bar?.stop();
+      const report = reportOfFailedRun(err);
+      if (report) for (const line of formatReport(report)) process.stdout.write(line + '\n');
+      throw err;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { includeSections, type IncludeSection } from '../../../../../src/core/params';
+import { includeSections, type IncludeSection } from '@company-data/core/params';
 import {
   enrichTable,
   reportOfFailedRun,

@@ -193,15 +193,16 @@ describe('a bare access token (--google-token)', () => {
     leads('bare', ['oauth-user']);
     const state = join(dir, 'state');
     const args = ['--spreadsheet', 'bare', '--sheet', 'Leads', '--state-dir', state, ...apiArgs()];
-    expireAfterFirstCall();
     const billed = api.billed;
+    // Mid-run: the token lapses once paying has begun (the checks before paying all passed with it).
+    api.onLookup = () => standin.auth.expireAccessTokens();
     const m = await refusal(run(enrichCommand(), [...args, '--google-token', standin.auth.issueAccessToken('oauth-user')]));
     expect(m).toMatch(/^Google Sheets 401 UNAUTHENTICATED: Request had invalid authentication credentials\./);
     expect(m).toContain('an access token (--google-token) lasts about an hour and cannot be renewed here');
     expect(m).toContain('answers already paid for are kept');
     expect(m).toContain('`company-data auth login` with --google-account');
     expect(api.billed - billed).toBe(2);
-    standin.auth.onAuthenticated = undefined;
+    api.onLookup = undefined;
     const again = await run(enrichCommand(), [...args, '--google-token', standin.auth.issueAccessToken('oauth-user')]);
     expect(again.out).toContain('Done.');
     expect(again.out).toContain('billed queries: 0');

@@ -18,6 +18,8 @@ export interface LookupServer {
   unknown: Set<string>;
   /** VAT number → holders now. */
   vatHolders: Map<string, number>;
+  /** Called with each billed request's queries before it is answered: where a test acts mid-run. */
+  onLookup?: (queries: string[]) => void;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startLookupServer(): Promise<LookupServer> {
     state.requests++;
     state.billed += body.queries.length;
     state.received.push(...body.queries);
+    state.onLookup?.(body.queries);
     const data = body.queries.map((q) => {
       const c = classifyLookupQuery(q);
       if (c.type === 'registry_code')

@@ -13,11 +13,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 type Scalar = string | number | boolean;
-interface Cell {
+export interface Cell {
   v: Scalar;
   f?: string;
 }
-interface Sheet {
+export interface Sheet {
   sheetId: number;
   title: string;
   rowCount: number;
@@ -123,6 +123,8 @@ export class SheetsStandin {
   readonly accessToken = 'standin-access-token';
   /** The next n writes are applied, then answered 503, like an answer lost after the work was done. */
   failAfterApply = 0;
+  /** Called before each request is served: a test acting between requests (sheets-standin-colleague.ts). */
+  readonly beforeRequest: ((req: { httpMethod: string; path: string; spreadsheetId: string }) => void)[] = [];
   private readonly keys = new Map<string, KeyObject>();
   private readonly windows = new Map<string, { read: number[]; write: number[] }>();
   url = '';
@@ -345,6 +347,7 @@ export class SheetsStandin {
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
       const m = /^\/v4\/spreadsheets\/([^/:]+)(?::(batchUpdate)|\/values(?::(batchGet|batchUpdate)|\/(.+?)(:append)?))?$/.exec(path);
       if (!m) throw new HttpError(404, 'NOT_FOUND', `Not found: ${path}`);
+      for (const hook of [...this.beforeRequest]) hook({ httpMethod: req.method ?? 'GET', path, spreadsheetId: m[1]! });
       const user = this.user(req);
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');

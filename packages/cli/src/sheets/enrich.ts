@@ -20,7 +20,7 @@ import { flatCompany, flatCompanyFields, type FlatCompanyField } from '../../../
 import { lockSheet } from './writer-lock';
 import { PaidAnswers } from './paid-answers';
 import { sectionText } from './profile-sections';
-import { CsvTable, type RowEdits } from './csv-table';
+import { CsvTable } from './csv-table';
 import type { CellWrite, ColumnsView, Table, TableSnapshot } from './table';
 
 /** A flat company field as cell text: the same value the n8n Lookup puts in company_data_match_<field>. */
@@ -198,8 +198,6 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
     lock?.release();
   }
 }
-
-type Edits = RowEdits | undefined;
 
 /** The rows of the first pass, header first: a CSV streamed from the file, any other table read whole once. */
 function firstPass(table: Table, keep: (snap: TableSnapshot) => void): AsyncIterable<string[]> {

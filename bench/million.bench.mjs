@@ -60,7 +60,7 @@ try {
   let n = -1;
   // Parsed as CSV (names and addresses hold commas), as a stream.
   for await (const cells of createReadStream(file).pipe(parse({ relax_column_count: true }))) {
-    if (n++ < 0) header = cells.indexOf('enrich_status');
+    if (n++ < 0) header = cells.indexOf('company_data_status');
     else if (/^(matched|no_match)/.test(cells[header] ?? '')) withStatus++;
   }
   const { maxRssMb } = JSON.parse(readFileSync(rssFile, 'utf8'));

@@ -145,7 +145,7 @@ try {
     const writes = calls.filter((c) => c.kind === 'write').length;
     const limited = calls.filter((c) => c.status === 429).length;
     const values = standin.values(id, 'Leads');
-    const status = values[0].indexOf('enrich_status');
+    const status = values[0].indexOf('company_data_status');
     const filled = values.slice(1).filter((r) => String(r[status] ?? '') !== '').length;
     console.log(
       `sheets ${n} rows: ${reads} reads, ${writes} writes (${limited} answered 429), ${out.seconds.toFixed(1)} s, peak RSS ${out.maxRssMb.toFixed(0)} MiB, ${filled}/${n} rows have a status`,
@@ -196,7 +196,7 @@ try {
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const sheet = back.getWorksheet('Leads');
-    const status = /** @type {import('exceljs').CellValue[]} */ (sheet.getRow(1).values).indexOf('enrich_status');
+    const status = /** @type {import('exceljs').CellValue[]} */ (sheet.getRow(1).values).indexOf('company_data_status');
     let filled = 0;
     sheet.eachRow((row, i) => void (i > 1 && row.getCell(status).value ? filled++ : 0));
     console.log(

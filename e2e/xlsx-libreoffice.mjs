@@ -117,9 +117,9 @@ async function main() {
       const lo = trimmed(after.Leads);
       assertEqual(lo, trimmed([ours.header, ...ours.rows]), 'Leads as LibreOffice reads it vs as our reader does');
       const header = lo[0];
-      for (const col of ['name', 'registry_code', 'enrich_status', 'enriched_at'])
+      for (const col of ['company_data_match_name', 'company_data_match_registry_code', 'company_data_status', 'company_data_enriched_at'])
         assert(header.includes(col), `no ${col} column: ${header}`);
-      const status = header.indexOf('enrich_status');
+      const status = header.indexOf('company_data_status');
       assert(
         lo.slice(1).every((r) => /^(matched|no_match|vat_group|invalid|skipped)/.test(r[status] ?? '')),
         'every row has a status',

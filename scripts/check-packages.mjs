@@ -134,7 +134,7 @@ try {
       /offline sandbox/.test(out) &&
       /Matched \d+/.test(out) &&
       enriched.length === input.length &&
-      /enrich_status/.test(enriched[0]),
+      /company_data_status/.test(enriched[0]),
     out.trim().split('\n').slice(-3).join(' | '),
   );
   const lib = createRequire(path.join(prefix, 'lib', 'node_modules', 'company-data', 'package.json'));

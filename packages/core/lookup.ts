@@ -106,6 +106,30 @@ export function statusWord(text: unknown): LookupStatus | undefined {
   return STATUS_WORDS.has(word) ? (word as LookupStatus) : undefined;
 }
 
+/**
+ * The columns (n8n fields) a lookup adds, named once for the n8n Lookup and the Sheets enrich, so a
+ * sheet enriched by either reads alike. The prefix keeps them apart from a person's own columns: a
+ * sheet's "Name" or "Status" is never taken for one of them.
+ */
+export const LOOKUP_COLUMN_PREFIX = 'company_data_';
+export const lookupColumns = {
+  status: `${LOOKUP_COLUMN_PREFIX}status`,
+  query: `${LOOKUP_COLUMN_PREFIX}query`,
+  queryType: `${LOOKUP_COLUMN_PREFIX}query_type`,
+  reason: `${LOOKUP_COLUMN_PREFIX}reason`,
+  vatHolders: `${LOOKUP_COLUMN_PREFIX}vat_holders`,
+  matchCount: `${LOOKUP_COLUMN_PREFIX}match_count`,
+  /** The best match: an object, or (flat) one column per field through matchColumn. */
+  match: `${LOOKUP_COLUMN_PREFIX}match`,
+  matches: `${LOOKUP_COLUMN_PREFIX}matches`,
+  enrichedAt: `${LOOKUP_COLUMN_PREFIX}enriched_at`,
+} as const;
+
+/** The column of one field of the best match: company_data_match_name, company_data_match_registry_code, ... */
+export function matchColumn(field: string): string {
+  return `${lookupColumns.match}_${field}`;
+}
+
 /** What an item or row carries from an earlier lookup: its status, the query it was looked up with, and when. */
 export interface PriorLookup {
   status?: unknown;

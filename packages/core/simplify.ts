@@ -15,6 +15,10 @@ export type FlatItem = Record<string, string | number | boolean | null>;
 
 /** A company summary as one level of plain values: each becomes a sheet column when mapped. */
 export function flatCompany(c: CompanySummary): FlatItem {
+  return companyValues(c);
+}
+
+function companyValues(c: CompanySummary) {
   const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
   const legal = obj(c.legal_form);
   const status = obj(c.status);
@@ -33,6 +37,10 @@ export function flatCompany(c: CompanySummary): FlatItem {
     url: c.url ?? null,
   };
 }
+
+export type FlatCompanyField = keyof ReturnType<typeof companyValues>;
+/** The fields of flatCompany, in its order: the best match's columns of the n8n Lookup and the Sheets enrich. */
+export const flatCompanyFields = Object.keys(companyValues({} as CompanySummary)) as readonly FlatCompanyField[];
 
 type Row = Record<string, unknown>;
 const rec = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});

@@ -3,7 +3,7 @@
  * connection resets, answers slower than the client's time-out) ends in the same sheet as a fault-free
  * run, byte for byte, and bills no query twice except those the retry policy documents.
  *
- * enriched_at is made deterministic with the engine's injected clock (`now`), so the whole file is
+ * company_data_enriched_at is made deterministic with the engine's injected clock (`now`), so the whole file is
  * compared, no column masked. Two API keys are two sandbox accounts: the fault-free run and the faulty
  * one are billed separately, and faults are queued for the faulty account only.
  */

@@ -3,7 +3,7 @@
  * command. No row is lost, every row ends enriched exactly as in an uninterrupted run, and answers the
  * killed run received are not paid for again (only the one request in flight at the kill may be).
  *
- * The CLI has no clock option, so the comparison with the uninterrupted run masks the enriched_at
+ * The CLI has no clock option, so the comparison with the uninterrupted run masks the company_data_enriched_at
  * column (run times differ); every other cell is compared.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ const IN_FLIGHT_QUERIES = 1000;
 const billed = (key: string) => sb.usage(key).billed_lookup_queries;
 const masked = (file: string) => {
   const rows = parse(readFileSync(file, 'utf8')) as string[][];
-  const at = rows[0]!.indexOf('enriched_at');
+  const at = rows[0]!.indexOf('company_data_enriched_at');
   return rows.map((r, i) => (i === 0 ? r : r.map((c, j) => (j === at ? (c ? 'SET' : '') : c))));
 };
 
@@ -105,7 +105,7 @@ describe('enrich killed mid-run and run again', () => {
     const final = masked(file);
     expect(final).toHaveLength(rows.length + 1);
     expect(final.slice(1).map((r) => r[0])).toEqual(rows);
-    const status = final[0]!.indexOf('enrich_status');
+    const status = final[0]!.indexOf('company_data_status');
     expect(final.slice(1).filter((r) => !/^(matched|no_match|vat_group|invalid|skipped)/.test(r[status]!))).toEqual([]);
     expect(final).toEqual(masked(reference));
     // A finished run leaves no journal behind.

@@ -170,7 +170,7 @@ describe('one writer per sheet', () => {
     expect(ra.code).toBe(0);
     expect(lookup.billed - billed0).toBe(2000);
     const header = (parse(readFileSync(file, 'utf8')) as string[][])[0]!;
-    expect(csvRows(file).every((r) => r[header.indexOf('enrich_status')] === 'matched')).toBe(true);
+    expect(csvRows(file).every((r) => r[header.indexOf('company_data_status')] === 'matched')).toBe(true);
   }, 120_000);
 });
 
@@ -240,7 +240,7 @@ describe('CSV formula cells', () => {
         .code,
     ).toBe(0);
     const safe = parse(readFileSync(join(dir, 'names-safe.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
-    expect(safe.map((r) => r.name)).toEqual(evil.map((e) => `'${e}`));
+    expect(safe.map((r) => r.company_data_match_name)).toEqual(evil.map((e) => `'${e}`));
     expect(safe.map((r) => r.company)).toEqual(evil); // the user's own cells stay as typed
     expect(
       (
@@ -262,7 +262,7 @@ describe('CSV formula cells', () => {
       ).code,
     ).toBe(0);
     const raw = parse(readFileSync(join(dir, 'names-raw.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
-    expect(raw.map((r) => r.name)).toEqual(evil);
+    expect(raw.map((r) => r.company_data_match_name)).toEqual(evil);
 
     const sheet = join(dir, 'formula-events.csv');
     const rx = await receiver(sheet, join(dir, 'state-f'));

@@ -14,11 +14,11 @@ import { StandinAuth, UNAUTHENTICATED_MESSAGE, type StandinAuthOptions } from '.
 import { applyFields, StandinPermissions, StandinRefusal, type CellRect } from './sheets-standin-permissions';
 
 type Scalar = string | number | boolean;
-interface Cell {
+export interface Cell {
   v: Scalar;
   f?: string;
 }
-interface Sheet {
+export interface Sheet {
   sheetId: number;
   title: string;
   rowCount: number;
@@ -121,6 +121,8 @@ export class SheetsStandin {
   readonly access = new StandinPermissions();
   /** The next n writes are applied, then answered 503, like an answer lost after the work was done. */
   failAfterApply = 0;
+  /** Called before each request is served: a test acting between requests (sheets-standin-colleague.ts). */
+  readonly beforeRequest: ((req: { httpMethod: string; path: string; spreadsheetId: string }) => void)[] = [];
   private readonly windows = new Map<string, { read: number[]; write: number[] }>();
   url = '';
   private server = createServer((req, res) => void this.handle(req, res));
@@ -318,6 +320,7 @@ export class SheetsStandin {
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
       const m = /^\/v4\/spreadsheets\/([^/:]+)(?::(batchUpdate)|\/values(?::(batchGet|batchUpdate)|\/(.+?)(:append)?))?$/.exec(path);
       if (!m) throw new HttpError(404, 'NOT_FOUND', `Not found: ${path}`);
+      for (const hook of [...this.beforeRequest]) hook({ httpMethod: req.method ?? 'GET', path, spreadsheetId: m[1]! });
       const user = this.user(req);
       this.access.authenticate(user);
       const ss = this.spreadsheets.get(m[1]!);

@@ -3,15 +3,12 @@ import type { CoreClient } from '@company-data/core/client';
 import type { AnyOperation } from '@company-data/core/operation';
 import type { BulkLookupCounters, BulkLookupItem } from '@company-data/core/bulk-lookup';
 import { ValidationError } from '@company-data/core/errors';
-import { alreadyLookedUp as coreAlreadyLookedUp } from '@company-data/core/lookup';
+import { alreadyLookedUp as coreAlreadyLookedUp, lookupColumns as col, matchColumn } from '@company-data/core/lookup';
 import type { CompanySummary } from '@company-data/core/schemas/company';
-import { flatCompany } from '@company-data/core/simplify';
+import { flatCompany, flatCompanyFields } from '@company-data/core/simplify';
 import type { Lang } from '@company-data/core/schemas/common';
 import { toNodeError } from '../errors';
 import { n8nClock } from '../transport';
-
-/** Prefix of the fields the lookup adds to each item, so they sit together in a sheet. */
-export const OUT = 'company_data_';
 
 /** Reads a field by name, or by a dotted path when no field has that exact name. */
 export function fieldValue(json: IDataObject, name: string): unknown {
@@ -24,13 +21,10 @@ export function fieldValue(json: IDataObject, name: string): unknown {
   return v;
 }
 
-/** The flat company's fields, each a column of its own with Simplify: company_data_match_name, … */
-const MATCH_FIELDS = Object.keys(flatCompany({} as CompanySummary));
-
 /** The best match as company_data_match_<field> columns; every one present (null) without a match, so sheet columns line up. */
 function matchColumns(match: CompanySummary | undefined): IDataObject {
   const flat = match ? flatCompany(match) : undefined;
-  return Object.fromEntries(MATCH_FIELDS.map((k) => [`${OUT}match_${k}`, flat?.[k] ?? null]));
+  return Object.fromEntries(flatCompanyFields.map((k) => [matchColumn(k), flat?.[k] ?? null]));
 }
 
 /** Every match in one cell: "Name (registry code); …". */
@@ -44,17 +38,17 @@ const matchList = (matches: CompanySummary[]) => (matches.length ? matches.map((
 function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string, flat: boolean): IDataObject {
   const matches = (r.result?.matches ?? []) as CompanySummary[];
   const out: IDataObject = {
-    [`${OUT}status`]: r.status,
-    [`${OUT}query`]: r.query,
-    [`${OUT}query_type`]: r.type ?? null,
-    [`${OUT}reason`]: r.reason ?? r.detail ?? (r.error ? r.error.message : null),
-    [`${OUT}vat_holders`]: r.result?.vat_holders ?? null,
-    [`${OUT}match_count`]: matches.length,
-    ...(flat ? matchColumns(matches[0]) : { [`${OUT}match`]: matches[0] ? flatCompany(matches[0]) : null }),
-    [`${OUT}enriched_at`]: lookedUpAt,
+    [col.status]: r.status,
+    [col.query]: r.query,
+    [col.queryType]: r.type ?? null,
+    [col.reason]: r.reason ?? r.detail ?? (r.error ? r.error.message : null),
+    [col.vatHolders]: r.result?.vat_holders ?? null,
+    [col.matchCount]: matches.length,
+    ...(flat ? matchColumns(matches[0]) : { [col.match]: matches[0] ? flatCompany(matches[0]) : null }),
+    [col.enrichedAt]: lookedUpAt,
   };
   // More than one match only when asked for (VAT groups, ambiguous names): the first stays in _match.
-  if (limit > 1) out[`${OUT}matches`] = flat ? matchList(matches) : matches.map(flatCompany);
+  if (limit > 1) out[col.matches] = flat ? matchList(matches) : matches.map(flatCompany);
   return out;
 }
 
@@ -66,12 +60,7 @@ function resultFields(r: BulkLookupItem, limit: number, lookedUpAt: string, flat
  */
 export function alreadyLookedUp(json: IDataObject, query: string, maxAgeMs: number | undefined, nowMs: number): boolean {
   // The rule itself is the core's, shared with enrich; the item only says where status, query and time are.
-  return coreAlreadyLookedUp(
-    { status: json[`${OUT}status`], query: json[`${OUT}query`], at: json[`${OUT}enriched_at`] },
-    query,
-    maxAgeMs,
-    nowMs,
-  );
+  return coreAlreadyLookedUp({ status: json[col.status], query: json[col.query], at: json[col.enrichedAt] }, query, maxAgeMs, nowMs);
 }
 
 interface RunOptions {
@@ -184,7 +173,7 @@ export async function executeLookup(
     if (missing.has(i)) r.reason = `the item has no field "${missing.get(i)}"`;
     const json: IDataObject = { ...items[i]!.json, ...resultFields(r, run.limit, lookedUpAt, run.flat) };
     // The error text of an earlier failed run would otherwise stick to an item that now has its answer.
-    if (items[i]!.json[`${OUT}status`] === 'error') delete json.error;
+    if (items[i]!.json[col.status] === 'error') delete json.error;
     if (r.status === 'error' && r.error) {
       const nodeError = toNodeError(ctx.getNode(), r.error, op, i);
       if (!ctx.continueOnFail()) throw nodeError;

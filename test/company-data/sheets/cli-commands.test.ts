@@ -41,13 +41,22 @@ describe('company-data enrich', () => {
     expect(run.out).toMatch(/billed queries: 2/);
     expect(readFileSync(src, 'utf8')).toBe(original);
     const rows = parse(readFileSync(out, 'utf8'), { delimiter: ';' }) as string[][];
-    expect(rows[0]).toEqual(['Registrikood', 'Märkus', 'name', 'status', 'enrich_status', 'enriched_at', 'enrich_query']);
-    expect(rows.slice(1).map((r) => r[4])).toEqual([
-      'matched',
-      'matched',
-      'matched',
-      'invalid: registry code has a wrong check digit (last digit)',
-      'skipped: needs a word of 3 or more characters',
+    expect(rows[0]).toEqual([
+      'Registrikood',
+      'Märkus',
+      'company_data_status',
+      'company_data_query',
+      'company_data_reason',
+      'company_data_match_name',
+      'company_data_match_status',
+      'company_data_enriched_at',
+    ]);
+    expect(rows.slice(1).map((r) => [r[2], r[4]])).toEqual([
+      ['matched', ''],
+      ['matched', ''],
+      ['matched', ''],
+      ['invalid', 'registry code has a wrong check digit (last digit)'],
+      ['skipped', 'needs a word of 3 or more characters'],
     ]);
     expect(run.out + run.err).not.toContain(server.apiKey);
   });
@@ -58,6 +67,9 @@ describe('company-data enrich', () => {
     );
     await expect(runEnrich([join(dir, 'x.csv'), '--base-url', server.url])).rejects.toThrow(/api-key: is required with --base-url/);
     await expect(runEnrich([join(dir, 'x.csv'), '--mode', 'sometimes'])).rejects.toThrow(/mode: must be missing, all, or older-than:DAYS/);
+    await expect(runEnrich([join(dir, 'x.csv'), '--fields', 'name,status_code'])).rejects.toThrow(
+      /fields: status_code: is now "status" \(the code\)/,
+    );
     await expect(runEnrich([join(dir, 'x.csv'), '--fields', 'name,colour'])).rejects.toThrow(/fields: "colour" is not one of/);
   });
 

@@ -67,20 +67,35 @@ describe('enrich engine', () => {
       stateDir,
       now: () => new Date('2025-01-02T03:04:05Z'),
     });
-    expect(col(t, 'enrich_status')).toEqual([
+    // The n8n Lookup's words and reasons, in the same columns.
+    expect(col(t, 'company_data_status')).toEqual([
       'matched',
       'matched',
       'matched',
       'no_match',
-      'invalid: registry code has a wrong check digit (last digit)',
-      'vat_group: 3 holders',
+      'invalid',
+      'vat_group',
       'matched',
       'matched',
       // "EE123" is not of a VAT form, so the service would read it as a name.
       'matched',
-      'skipped: needs a word of 3 or more characters',
+      'skipped',
       '',
       'matched',
+    ]);
+    expect(col(t, 'company_data_reason')).toEqual([
+      '',
+      '',
+      '',
+      '',
+      'registry code has a wrong check digit (last digit)',
+      '3 holders',
+      '',
+      '',
+      '',
+      'needs a word of 3 or more characters',
+      '',
+      '',
     ]);
     // Duplicates (the same code with spaces; VAT with and without EE) were sent once.
     expect(server.received.filter((q) => q === '10000001')).toHaveLength(1);
@@ -89,13 +104,16 @@ describe('enrich engine', () => {
     expect(server.received).not.toContain('Bo');
     expect(r.billedQueries).toBe(server.billed);
     expect(r.billedQueries).toBe(r.uniqueQueries);
-    // The person's "name" cell stays; the key column header "name"? no: the key is Registry code, so name is an output column.
-    expect(t.grid[1]![1]).toBe('typed by a person');
-    expect(r.keptCells).toBe(1);
-    expect(t.grid[2]![1]).toBe('Company 10000001 OÜ');
-    expect(col(t, 'enriched_at')[0]).toBe('2025-01-02T03:04:05Z');
-    expect(col(t, 'enriched_at')[4]).toBe('');
-    expect(t.grid[11]).toEqual(['', '', 'no key: left alone']);
+    // The person's "name" column is theirs: never written; the company's name has a column of its own.
+    expect(col(t, 'name')).toEqual(['typed by a person', ...Array<string>(11).fill('')]);
+    expect(r.personColumns).toEqual(['name']);
+    expect(r.keptCells).toBe(0);
+    expect(col(t, 'company_data_match_name')[0]).toBe('Company 10000001 OÜ');
+    expect(col(t, 'company_data_match_status')[0]).toBe('R');
+    expect(col(t, 'company_data_enriched_at')[0]).toBe('2025-01-02T03:04:05Z');
+    expect(col(t, 'company_data_enriched_at')[4]).toBe('');
+    expect(t.grid[11]!.slice(0, 3)).toEqual(['', '', 'no key: left alone']);
+    expect(t.grid[11]!.slice(3).join('')).toBe('');
 
     // A second run in the default mode bills nothing.
     server.billed = 0;
@@ -103,9 +121,10 @@ describe('enrich engine', () => {
     expect(server.billed).toBe(0);
     expect(again.billedQueries).toBe(0);
 
-    // --force overwrites the typed cell.
+    // Not even --force (or --mode all) writes a person's column.
     await enrichTable({ table: t, client, fields: ['name'], stateDir, mode: 'all', force: true });
-    expect(t.grid[1]![1]).toBe('Company 10000001 OÜ');
+    expect(col(t, 'name')[0]).toBe('typed by a person');
+    expect(col(t, 'company_data_match_name')[0]).toBe('Company 10000001 OÜ');
   });
 
   it('dry run counts without sending; max-billed-queries refuses before sending and says how many it would bill', async () => {
@@ -126,7 +145,7 @@ describe('enrich engine', () => {
     expect(t.calls.write).toBe(0);
     await enrichTable({ table: t, client, maxBilledQueries: 230, stateDir });
     expect(server.billed).toBe(230);
-    expect(col(t, 'enrich_status').every((s) => s === 'matched')).toBe(true);
+    expect(col(t, 'company_data_status').every((s) => s === 'matched')).toBe(true);
   });
 
   it('a whole table (XLSX, Google Sheets) is saved every flushEveryMs while the lookups run, showing progress, and once at the end', async () => {
@@ -147,7 +166,7 @@ describe('enrich engine', () => {
     const saves: number[] = [];
     const t = new (class extends MemoryTable {
       override async flush() {
-        saves.push(col(this, 'enrich_status').filter((v) => v === 'matched').length);
+        saves.push(col(this, 'company_data_status').filter((v) => v === 'matched').length);
       }
     })([['company'], ...Array.from({ length: 500 }, (_, i) => [`Firm number ${i}`])]);
     const r = await enrichTable({ table: t, client: slow, stateDir, flushEveryMs: 100 });
@@ -168,8 +187,13 @@ describe('enrich engine', () => {
       ['10000018', 'd'],
     ]);
     await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
-    expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Company 10000018 OÜ', 'Company 10000001 OÜ', 'Company 10000018 OÜ']);
-    expect(col(t, 'enrich_query')).toEqual(['10000001', '10000018', '10000001', '10000018']);
+    expect(col(t, 'company_data_match_name')).toEqual([
+      'Company 10000001 OÜ',
+      'Company 10000018 OÜ',
+      'Company 10000001 OÜ',
+      'Company 10000018 OÜ',
+    ]);
+    expect(col(t, 'company_data_query')).toEqual(['10000001', '10000018', '10000001', '10000018']);
     // A person edits keys: to another company, to one with no match, to an invalid code, and empties one.
     t.grid[1]![0] = '10000030';
     t.grid[2]![0] = '10000024';
@@ -179,11 +203,13 @@ describe('enrich engine', () => {
     const r = await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
     expect(server.received.sort()).toEqual(['10000024', '10000030']);
     expect(r).toMatchObject({ matched: 1, noMatch: 1, invalid: 1, billedQueries: 2 });
-    expect(col(t, 'name')).toEqual(['Company 10000030 OÜ', '', '', '']);
-    expect(col(t, 'registry_code')).toEqual(['10000030', '', '', '']);
-    expect(col(t, 'enrich_status')).toEqual(['matched', 'no_match', 'invalid: registry code has a wrong check digit (last digit)', '']);
-    expect(col(t, 'enrich_query')).toEqual(['10000030', '10000024', '', '']);
-    expect(col(t, 'enriched_at').map((v) => v !== '')).toEqual([true, true, false, false]);
+    expect(col(t, 'company_data_match_name')).toEqual(['Company 10000030 OÜ', '', '', '']);
+    expect(col(t, 'company_data_match_registry_code')).toEqual(['10000030', '', '', '']);
+    expect(col(t, 'company_data_status')).toEqual(['matched', 'no_match', 'invalid', '']);
+    expect(col(t, 'company_data_reason')).toEqual(['', '', 'registry code has a wrong check digit (last digit)', '']);
+    // An invalid key is recorded with its status (the n8n Lookup records every query), never with a time.
+    expect(col(t, 'company_data_query')).toEqual(['10000030', '10000024', '10000002', '']);
+    expect(col(t, 'company_data_enriched_at').map((v) => v !== '')).toEqual([true, true, false, false]);
     expect(col(t, 'note')).toEqual(['a', 'b', 'c', 'd']);
     // The same key written differently is the same query: nothing is looked up again.
     t.grid[1]![0] = ' 10000030 ';
@@ -192,24 +218,39 @@ describe('enrich engine', () => {
     expect(server.received).toEqual([]);
   });
 
-  it('a sheet enriched by the version without enrich_query: an edited code is looked up again, the rest is not', async () => {
-    const t = new MemoryTable([
-      ['registry_code', 'name', 'matched_registry_code', 'enrich_status', 'enriched_at'],
-      ['10000030', 'Company 10000001 OÜ', '10000001', 'matched', '2025-01-01T00:00:00Z'],
-      ['10000018', 'Company 10000018 OÜ', '10000018', 'matched', '2025-01-01T00:00:00Z'],
-      ['Lõunaranna Tarkvara', 'Some name', 'x', 'matched', '2025-01-01T00:00:00Z'],
-    ]);
-    await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
+  it('a sheet of the old version without enrich_query: an edited code is looked up again; the rest is not paid again and keeps its old columns', async () => {
+    const old = () =>
+      new MemoryTable([
+        ['registry_code', 'name', 'matched_registry_code', 'enrich_status', 'enriched_at'],
+        ['10000030', 'Company 10000001 OÜ', '10000001', 'matched', '2025-01-01T00:00:00Z'],
+        ['10000018', 'Company 10000018 OÜ', '10000018', 'matched', '2025-01-01T00:00:00Z'],
+        ['Lõunaranna Tarkvara', 'Some name', 'x', 'matched', '2025-01-01T00:00:00Z'],
+      ]);
+    const t = old();
+    const r = await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
     expect(server.received).toEqual(['10000030']);
-    expect(col(t, 'name')).toEqual(['Company 10000030 OÜ', 'Company 10000018 OÜ', 'Some name']);
-    expect(col(t, 'enrich_query')).toEqual(['10000030', '', '']);
+    expect(col(t, 'company_data_match_name')).toEqual(['Company 10000030 OÜ', '', '']);
+    expect(col(t, 'company_data_query')).toEqual(['10000030', '', '']);
+    // The old columns are never written (a bare "name" may be a person's), except the old state of a row that moved.
+    expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Company 10000018 OÜ', 'Some name']);
+    expect(col(t, 'enrich_status')).toEqual(['', 'matched', 'matched']);
+    expect(r.legacyRows).toBe(2);
+    // With their answers in the answer cache (another sheet paid for them), the old rows move over free.
+    await enrichTable({ table: new MemoryTable([['registry code'], ['10000018'], ['Lõunaranna Tarkvara']]), client, stateDir });
+    const billed = server.billed;
+    const moved = await enrichTable({ table: t, client, fields: ['name', 'registry_code'], stateDir });
+    expect(server.billed).toBe(billed);
+    expect(moved).toMatchObject({ legacyRows: 0, billedQueries: 0, fromCache: 2 });
+    expect(col(t, 'company_data_match_name')).toEqual(['Company 10000030 OÜ', 'Company 10000018 OÜ', 'Lõunaranna Tarkvara']);
+    expect(col(t, 'enrich_status')).toEqual(['', '', '']);
+    expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Company 10000018 OÜ', 'Some name']);
   });
 
   it('re-enriches rows older than N days and overwrites only its own cells', async () => {
     const t = new MemoryTable([
-      ['registry_code', 'name', 'enrich_status', 'enriched_at'],
-      ['10000001', 'Old Name', 'matched', '2024-01-01T00:00:00Z'],
-      ['10000018', 'Recent', 'matched', '2025-01-01T00:00:00Z'],
+      ['registry_code', 'name', 'company_data_status', 'company_data_query', 'company_data_match_name', 'company_data_enriched_at'],
+      ['10000001', 'Mari', 'matched', '10000001', 'Old Name', '2024-01-01T00:00:00Z'],
+      ['10000018', 'Jüri', 'matched', '10000018', 'Recent', '2025-01-01T00:00:00Z'],
     ]);
     const r = await enrichTable({
       table: t,
@@ -221,7 +262,8 @@ describe('enrich engine', () => {
     });
     expect(r.rowsInScope).toBe(1);
     expect(server.received).toEqual(['10000001']);
-    expect(col(t, 'name')).toEqual(['Company 10000001 OÜ', 'Recent']);
+    expect(col(t, 'company_data_match_name')).toEqual(['Company 10000001 OÜ', 'Recent']);
+    expect(col(t, 'name')).toEqual(['Mari', 'Jüri']);
   });
 
   it('resumes an interrupted run without paying again for answered queries', async () => {
@@ -244,13 +286,13 @@ describe('enrich engine', () => {
     const answered = new Set(
       t.grid
         .slice(1)
-        .filter((r) => ['matched', 'no_match'].includes(r[t.grid[0]!.indexOf('enrich_status')]!))
+        .filter((r) => ['matched', 'no_match'].includes(r[t.grid[0]!.indexOf('company_data_status')]!))
         .map((r) => r[0]),
     );
     expect(answered.size).toBe(paidFirst);
     await enrichTable({ table: t, client, stateDir });
     expect(server.billed).toBe(unique);
-    expect(col(t, 'enrich_status').filter((s) => s !== 'matched' && s !== 'no_match')).toEqual([]);
+    expect(col(t, 'company_data_status').filter((s) => s !== 'matched' && s !== 'no_match')).toEqual([]);
   });
 
   it('a failed profile request for sections counts as an error of its rows and is reported', async () => {
@@ -261,7 +303,8 @@ describe('enrich engine', () => {
     expect(report.profileRequests).toBe(2);
     expect(report.errors).toBe(3);
     expect(report.firstError).toMatchObject({ code: 'not_found' });
-    expect(col(t, 'enrich_status')).toEqual(['error: not_found', 'error: not_found', 'error: not_found']);
+    expect(col(t, 'company_data_status')).toEqual(['error', 'error', 'error']);
+    expect(col(t, 'company_data_reason')[0]).toMatch(/^profile sections: /);
   });
 });
 

@@ -59,6 +59,9 @@ function keyRows(): string[] {
   ];
 }
 
+/** A row's status as one text: the word, and its reason after a colon when there is one. */
+const said = (status: unknown, reason: unknown) => (reason ? `${String(status)}: ${String(reason)}` : String(status ?? ''));
+
 const expected = () => [
   ['matched', fx().active!.name],
   ['matched', fx().active!.name],
@@ -88,7 +91,14 @@ describe('enrich against the sandbox', () => {
     const b1 = await billed();
     const rows = parse(readFileSync(file, 'utf8')) as string[][];
     const h = rows[0]!;
-    expect(rows.slice(1).map((x) => [x[h.indexOf('enrich_status')], x[h.indexOf('name')]])).toEqual(expected());
+    expect(
+      rows
+        .slice(1)
+        .map((x) => [
+          said(x[h.indexOf('company_data_status')], x[h.indexOf('company_data_reason')]),
+          x[h.indexOf('company_data_match_name')],
+        ]),
+    ).toEqual(expected());
     expect(rows[1]![h.indexOf('phone')]).toBe('+3725550000');
     // active code, active VAT (same company, a different query), group VAT, ended VAT, name, unknown code, deleted code.
     expect(r.uniqueQueries).toBe(7);
@@ -115,21 +125,22 @@ describe('enrich against the sandbox', () => {
       'Registry code',
       'code copy',
       'sum',
-      'name',
-      'registered_on',
-      'enrich_status',
-      'enriched_at',
-      'enrich_query',
+      'company_data_status',
+      'company_data_query',
+      'company_data_reason',
+      'company_data_match_name',
+      'company_data_match_registered_on',
+      'company_data_enriched_at',
     ]);
-    expect(s.getCell('D2').value).toBe(fx().active!.name);
-    expect(s.getCell('D3').value).toBe(fx().large_as!.name);
+    expect(s.getCell('G2').value).toBe(fx().active!.name);
+    expect(s.getCell('G3').value).toBe(fx().large_as!.name);
     expect(s.getCell('B2').value).toBe('00123');
     expect(s.getCell('B3').value).toBe('=1+1');
     expect(s.getCell('C2').value).toEqual({ formula: '1+1', result: 2 });
-    expect(typeof s.getCell('E2').value).toBe('string');
+    expect(typeof s.getCell('H2').value).toBe('string');
   });
 
-  it('Google Sheets: RAW writes, one read, few batched writes, grid grown', async () => {
+  it('Google Sheets: RAW writes, one read and a re-read before and after the write, one batched write, grid grown', async () => {
     standin.create('leads', [
       { title: 'Leads', rows: [['company', 'phone'], ...keyRows().map((k) => [k, '+3725550000'])], rowCount: 11, columnCount: 3 },
     ]);
@@ -142,20 +153,32 @@ describe('enrich against the sandbox', () => {
     const before = standin.calls.length;
     await enrichTable({ table, client, fields: ['name', 'registry_code'], stateDir: join(dir, 's3') });
     const calls = standin.calls.slice(before);
-    // The checks before paying: metadata, then a write that changes nothing (the probe of write access).
+    // The checks before paying (metadata, then a write that changes nothing: the probe of write access);
+    // the save re-reads header and key (and our columns) first and checks them after: each one values.batchGet.
     expect(calls.map((c) => c.method)).toEqual([
       'values.get',
       'spreadsheets.get',
       'values.update',
+      'values.batchGet',
       'spreadsheets.batchUpdate',
       'values.batchUpdate',
+      'values.batchGet',
     ]);
     expect(calls[4]!.valueInputOption).toBe('RAW');
     const v = standin.values('leads', 'Leads');
-    expect(v[0]).toEqual(['company', 'phone', 'name', 'registry_code', 'enrich_status', 'enriched_at', 'enrich_query']);
-    expect(v.slice(1).map((r) => [r[4], r[2] ?? ''])).toEqual(expected());
-    expect(v[1]![3]).toBe(fx().active!.registry_code);
-    expect(typeof v[1]![3]).toBe('string');
+    expect(v[0]).toEqual([
+      'company',
+      'phone',
+      'company_data_status',
+      'company_data_query',
+      'company_data_reason',
+      'company_data_match_name',
+      'company_data_match_registry_code',
+      'company_data_enriched_at',
+    ]);
+    expect(v.slice(1).map((r) => [said(r[2], r[4]), r[5] ?? ''])).toEqual(expected());
+    expect(v[1]![6]).toBe(fx().active!.registry_code);
+    expect(typeof v[1]![6]).toBe('string');
     expect(v[1]![1]).toBe('+3725550000');
   });
 
@@ -240,7 +263,7 @@ describe('resume after a killed run', () => {
     expect(total).toBeGreaterThanOrEqual(n);
     expect(total - n).toBeLessThanOrEqual(1000);
     const rows = parse(readFileSync(file, 'utf8')) as string[][];
-    const st = rows[0]!.indexOf('enrich_status');
+    const st = rows[0]!.indexOf('company_data_status');
     expect(rows.slice(1).filter((x) => !/^(matched|no_match)/.test(x[st] ?? ''))).toEqual([]);
   });
 });

@@ -89,7 +89,17 @@ describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
 
     const rows = parse(readFileSync(file, 'utf8')) as string[][];
     const h = rows[0]!;
-    expect(h).toEqual(['company', 'owner', 'name', 'credit_score', 'tax_debt', 'enrich_status', 'enriched_at', 'enrich_query']);
+    expect(h).toEqual([
+      'company',
+      'owner',
+      'company_data_status',
+      'company_data_query',
+      'company_data_reason',
+      'company_data_match_name',
+      'company_data_match_credit_score',
+      'company_data_match_tax_debt',
+      'company_data_enriched_at',
+    ]);
     const col = (r: string[], name: string) => r[h.indexOf(name)];
 
     // Expected cells from the profiles read here, independently of enrich.
@@ -110,7 +120,15 @@ describe('enrich --sections credit_score,tax_debt against the sandbox', () => {
     expect(a.td.total).toBe(0);
     expect(b.cs.rated).toBe(false);
 
-    const cells = rows.slice(1).map((r) => [col(r, 'enrich_status'), col(r, 'name'), col(r, 'credit_score'), col(r, 'tax_debt')]);
+    const status = (r: string[]) => [col(r, 'company_data_status'), col(r, 'company_data_reason')].filter(Boolean).join(': ');
+    const cells = rows
+      .slice(1)
+      .map((r) => [
+        status(r),
+        col(r, 'company_data_match_name'),
+        col(r, 'company_data_match_credit_score'),
+        col(r, 'company_data_match_tax_debt'),
+      ]);
     expect(cells).toEqual([
       ['matched', taxDebt.name, t.credit, t.tax],
       ['matched', taxDebt.name, t.credit, t.tax],

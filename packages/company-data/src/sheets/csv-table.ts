@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { parse as parseStream } from 'csv-parse';
@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { writeFileAtomic, writeStreamAtomic } from '../files/atomic-file';
 import { contentKind, notAFile } from './file-kind';
+import { assertUnchanged, fileStamp } from './file-stamp';
 import {
   decodeAll,
   decodingStream,
@@ -195,21 +196,8 @@ export class CsvTable implements Table {
     );
   }
 
-  private fileStamp(): string {
-    try {
-      const st = statSync(this.path);
-      return `${st.ino}:${st.size}:${st.mtimeMs}`;
-    } catch {
-      return 'none';
-    }
-  }
-
   private checkUnchanged(): void {
-    if (this.stamp !== undefined && this.fileStamp() !== this.stamp) {
-      throw new Error(
-        `file: ${this.path} was changed on disk while enrich ran; it was not overwritten (the answers paid for are kept: run again)`,
-      );
-    }
+    assertUnchanged(this.path, this.stamp);
   }
 
   /**
@@ -220,7 +208,7 @@ export class CsvTable implements Table {
     this.calls.read++;
     if (this.stamp === undefined) {
       this.sniff();
-      this.stamp = this.fileStamp();
+      this.stamp = fileStamp(this.path);
     } else this.checkUnchanged();
     if (!existsSync(this.path)) return;
     const input = createReadStream(this.path);
@@ -254,7 +242,7 @@ export class CsvTable implements Table {
     // The format is the source's: sniffed here when rows() has not read it yet.
     if (this.stamp === undefined) {
       this.sniff();
-      this.stamp = this.fileStamp();
+      this.stamp = fileStamp(this.path);
     }
     const opts = { delimiter: this.delimiter, record_delimiter: this.eol === '\r\n' ? ('windows' as const) : ('unix' as const) };
     const encoding = this.encoding;

@@ -4,45 +4,53 @@ import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, typ
 import type { CompanyDataError } from '@company-data/core/errors';
 import {
   alreadyLookedUp,
+  lookupColumns,
+  matchColumn,
   readQuery,
   sameQuery,
-  statusText,
   statusWord,
   type LookupStatus,
+  type PriorLookup,
   type QueryReading,
 } from '@company-data/core/lookup';
 import type { IncludeSection } from '@company-data/core/params';
 import type { Lang } from '@company-data/core/schemas/common';
 import type { CompanySummary } from '@company-data/core/schemas/company';
+import { flatCompany, flatCompanyFields, type FlatCompanyField } from '@company-data/core/simplify';
 import { lockSheet } from './writer-lock';
 import { PaidAnswers } from './paid-answers';
 import { sectionText } from './profile-sections';
-import { CsvTable, type RowEdits } from './csv-table';
+import { CsvTable } from './csv-table';
 import { addRow, PreflightError, type WriteCheck, type WritePlan } from './preflight';
-import type { CellWrite, Table, TableSnapshot } from './table';
+import type { CellWrite, ColumnsView, Table, TableSnapshot } from './table';
 
-/** Columns a user can pick from the company summary, and how each is written as text. */
+/** A flat company field as cell text: the same value the n8n Lookup puts in company_data_match_<field>. */
+const flatField =
+  (f: FlatCompanyField) =>
+  (c: CompanySummary): string => {
+    const v = flatCompany(c)[f];
+    return v === null || v === undefined ? '' : String(v);
+  };
+
+/**
+ * Fields a user can pick from the company summary, and how each is written as text: flatCompany's (the
+ * n8n Lookup's), so `status` is the code and `status_label` the register's label in --lang, plus the
+ * earlier name a name query matched.
+ */
 export const summaryFields = {
-  name: (c) => c.name,
-  registry_code: (c) => c.registry_code,
-  status: (c) => c.status?.label ?? c.status?.code ?? '',
-  status_code: (c) => c.status?.code ?? '',
-  legal_form: (c) => c.legal_form?.label ?? c.legal_form?.name ?? '',
-  address: (c) => c.address?.full ?? '',
-  postal_code: (c) => c.address?.postal_code ?? '',
-  vat_number: (c) => c.vat_number ?? '',
-  registered_on: (c) => c.registered_on ?? '',
-  deleted_on: (c) => c.deleted_on ?? '',
-  url: (c) => c.url ?? '',
-  matched_previous_name: (c) => c.matched_previous_name ?? '',
-} as const satisfies Record<string, (c: CompanySummary) => string>;
+  ...(Object.fromEntries(flatCompanyFields.map((f) => [f, flatField(f)])) as Record<FlatCompanyField, (c: CompanySummary) => string>),
+  matched_previous_name: (c: CompanySummary) => c.matched_previous_name ?? '',
+};
 export type SummaryField = keyof typeof summaryFields;
-export const defaultFields: readonly SummaryField[] = ['name', 'registry_code', 'status', 'legal_form', 'address', 'vat_number'];
+export const defaultFields: readonly SummaryField[] = ['name', 'registry_code', 'status_label', 'legal_form', 'address', 'vat_number'];
 
-export const STATUS_HEADER = 'enrich_status';
-export const ENRICHED_AT_HEADER = 'enriched_at';
-/** The key as it was when the row was enriched: a key edited since is looked up again (alreadyLookedUp). */
-export const QUERY_HEADER = 'enrich_query';
+/**
+ * The columns of the version before issue 22: bare field names (name, status, ...) that took over a
+ * person's column of the same name, and these three. Read, never written again, except that a row
+ * moved to the company_data_ columns has its old status, time and query cleared (they are the tool's
+ * beyond doubt): see "Own columns" in docs/assumptions.md.
+ */
+const LEGACY = { status: 'enrich_status', at: 'enriched_at', query: 'enrich_query' } as const;
 
 export type EnrichMode = 'missing' | 'all' | { olderThanDays: number };
 
@@ -120,8 +128,17 @@ export interface EnrichReport {
   errors: number;
   /** The first error, so a run whose rows all failed says why (the client keeps secrets out of it). */
   firstError?: { code: string; message: string; hint?: string };
-  /** Cells left as a person typed them (use force to overwrite). */
+  /** Cells of the tool's columns left as a person typed them (use force to overwrite). */
   keptCells: number;
+  /**
+   * Rows someone else changed while the run went (an inserted row, an edited key) whose key this run did
+   * not look up: left alone, for the next run. A Google sheet only; a file changed on disk is not saved at all.
+   */
+  leftAlone: number;
+  /** Headers of the sheet named like an output field ("Name", "Status"): a person's columns, left as they are. */
+  personColumns: string[];
+  /** Rows enriched by the version before the company_data_ columns, whose answers are not free: they keep their data where it is. */
+  legacyRows: number;
   dryRun: boolean;
   interrupted: boolean;
   /** The checks made before paying (tables that can refuse a save: Google Sheets); a dry run reports them too. */
@@ -151,9 +168,10 @@ export function findKeyColumn(header: readonly string[], wanted?: string): numbe
     if (i < 0) throw new Error(`column: no header "${wanted}" in the first row (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
     return i;
   }
-  // After a run, columns named like summary fields are the output (unless the key itself had that
-  // name, in which case the output went to matched_<field>); they must not be taken for the key.
-  const enrichedBefore = norm.includes(STATUS_HEADER);
+  // In a sheet the version before issue 22 enriched, columns named like summary fields are its output
+  // (unless the key itself had that name, in which case the output went to matched_<field>); they must
+  // not be taken for the key. The company_data_ columns never look like a key.
+  const enrichedBefore = norm.includes(LEGACY.status);
   const ours = (h: string) => enrichedBefore && h in summaryFields && !norm.includes(`matched_${h}`);
   for (const skipOurs of [true, false]) {
     for (const re of KEY_HEADER_PATTERNS) {
@@ -180,8 +198,9 @@ export function defaultStateDir(): string {
  * a final answer for the key it holds NOW; each distinct query is billed once (the resume journal and
  * the answer cache are the pipeline's cache); a spending cap refuses before anything is sent. A CSV is
  * streamed (read twice row by row: plan while sending, then rewrite to a temp file renamed over it
- * while the answers arrive); a whole table is saved every saveEveryMs while running. The journal makes
- * a killed run resumable.
+ * while the answers arrive); a whole table is saved every saveEveryMs while running, each save written
+ * to the rows that hold the keys looked up, wherever they are by then (a Google sheet others edit is
+ * read again before and after each save). The journal makes a killed run resumable.
  */
 export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
@@ -193,79 +212,15 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   }
 }
 
-/**
- * Where the rows come from and go to: a CSV file streamed twice (plan, then rewrite), or a whole table
- * (XLSX, Google Sheets, memory) read once, whose changes are written as cell writes. Both passes see
- * the header first, then the data rows in order. A row's edits may be a promise (its answer is still on
- * its way): the rewrite waits for it, the whole table saving what it has meanwhile every saveEveryMs.
- */
-type Edits = RowEdits | undefined;
-interface RowSource {
-  pass(): AsyncIterable<string[]>;
-  save(edits: (row: string[], index: number) => Edits | Promise<Edits>, width: number): Promise<void>;
-}
-
-function rowSource(table: Table, flushEveryMs: number | undefined): RowSource {
-  // A CSV is rewritten once, to a temp file renamed over it at the end: see "When results are saved" in docs/assumptions.md.
-  if (table instanceof CsvTable) return { pass: () => table.rows(), save: (edits, width) => table.rewrite(edits, width) };
-  let snap: TableSnapshot | undefined;
-  return {
-    async *pass() {
-      snap ??= await table.read();
-      yield snap.header;
-      yield* snap.rows;
-    },
-    async save(edits) {
-      const every = flushEveryMs ?? table.saveEveryMs ?? 1_000;
-      let writes: CellWrite[] = [];
-      let unsaved = false;
-      let lastSave = Date.now();
-      let lastCost = 0;
-      // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
-      const gap = () => Math.max(every, 50 * lastCost);
-      const save = async () => {
-        if (writes.length) await table.write(writes.splice(0));
-        const t0 = Date.now();
-        await table.flush();
-        lastCost = Date.now() - t0;
-        lastSave = Date.now();
-        unsaved = false;
-      };
-      let index = 0;
-      for await (const row of this.pass()) {
-        let e = edits(row, index);
-        if (e instanceof Promise) {
-          // Waiting for an answer: what is written so far is saved whenever a save is due.
-          const pending = e;
-          let done = false;
-          pending.then(
-            () => void (done = true),
-            () => void (done = true),
-          );
-          while (!done && (writes.length > 0 || unsaved)) {
-            let timer: NodeJS.Timeout | undefined;
-            const due = new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, lastSave + gap() - Date.now()))));
-            try {
-              await Promise.race([pending, due]);
-            } finally {
-              clearTimeout(timer);
-            }
-            if (!done && Date.now() - lastSave >= gap()) await save();
-          }
-          e = await pending;
-        }
-        for (const [col, value] of e ?? []) writes.push({ row: index, col, value });
-        index++;
-        if (writes.length >= 50_000) {
-          await table.write(writes.splice(0));
-          unsaved = true;
-        }
-        if ((writes.length > 0 || unsaved) && index % 1000 === 0 && Date.now() - lastSave >= gap()) await save();
-      }
-      await save();
-      writes = [];
-    },
-  };
+/** The rows of the first pass, header first: a CSV streamed from the file, any other table read whole once. */
+function firstPass(table: Table, keep: (snap: TableSnapshot) => void): AsyncIterable<string[]> {
+  if (table instanceof CsvTable) return table.rows();
+  return (async function* () {
+    const snap = await table.read();
+    keep(snap);
+    yield snap.header;
+    yield* snap.rows;
+  })();
 }
 
 /** What a row needs, by the one rule of the lookup pipeline (alreadyLookedUp). */
@@ -275,15 +230,27 @@ type RowPlan =
   | { kind: 'clear' }
   | { kind: 'keep' }
   | { kind: 'free'; status: 'invalid' | 'skipped'; reason: string }
-  | { kind: 'send'; key: string };
+  | { kind: 'send'; key: string }
+  /** Enriched by the old version for the key it holds: moved to the company_data_ columns when its answer is free. */
+  | { kind: 'migrate'; key: string; send: string };
 
 /** One distinct query's cells, worked out once however many rows share it. */
 interface Outcome {
   status: LookupStatus;
-  text: string;
+  reason: string;
   fields?: string[];
   code?: string;
   error?: CompanyDataError;
+}
+
+/** What one row gets: its edits (Lay's columns), cells of a person kept, and whether it waits for an answer. */
+interface RowResult {
+  edits?: [number, string][];
+  kept: number;
+  /** The key whose answer the row waits for. */
+  waiting?: string;
+  /** A row whose key this run did not look up (someone inserted it or edited its key meanwhile). */
+  leftAlone?: boolean;
 }
 
 class Changed {
@@ -298,6 +265,8 @@ class Changed {
 
 /** New distinct queries sent together while the table is still being read: the first chunk, doubling after (the answer cache is indexed once per chunk). */
 const FIRST_CHUNK = 1000;
+/** Saves in a row that found rows moved under them (a colleague sorting while we write) before the run waits a whole save gap again. */
+const MAX_REPAIRS = 3;
 
 async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const { table, client } = opts;
@@ -311,7 +280,6 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   if (opts.maxBilledQueries !== undefined && !(Number.isInteger(opts.maxBilledQueries) && opts.maxBilledQueries >= 0)) {
     throw new Error('max-billed-queries: must be a whole number of 0 or more');
   }
-  const source = rowSource(table, opts.flushEveryMs);
   const report: EnrichReport = {
     keyColumn: '',
     rows: 0,
@@ -329,6 +297,9 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     invalid: 0,
     errors: 0,
     keptCells: 0,
+    leftAlone: 0,
+    personColumns: [],
+    legacyRows: 0,
     dryRun: !!opts.dryRun,
     interrupted: false,
   };
@@ -370,18 +341,22 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const dedupe = new QueryDedupe();
   const readMemo = memoisedReadQuery();
   let L: Layout | undefined;
+  /** Rows per distinct query sent (the report counts rows), and per key of an old-version row that could move for free. */
+  const sendRows = new Map<string, number>();
+  const legacyRows = new Map<string, { send: string; rows: number }>();
+  let snapshot: TableSnapshot | undefined;
 
   const onSettled = (key: string, st: LookupSettled) => {
     totals.done++;
     let o: Outcome;
     if (st.status === 'error') {
       noteError(st.error);
-      o = { status: 'error', text: statusText('error', st.error.code), error: st.error };
+      o = { status: 'error', reason: st.error.message, error: st.error };
     } else {
       const company = st.answer.matches?.[0];
       o = {
         status: st.status,
-        text: statusText(st.status, st.detail),
+        reason: st.detail ?? '',
         fields: L!.fieldCols.map(({ f }) => (company ? summaryFields[f](company) : '')),
         code: company?.registry_code,
       };
@@ -488,7 +463,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   let fresh: SendQuery[] = [];
   let chunk = FIRST_CHUNK;
   try {
-    for await (const row of source.pass()) {
+    for await (const row of firstPass(table, (s) => (snapshot = s))) {
       if (index++ === 0) {
         header = [...row];
         // Trailing empty header cells are not columns (spreadsheet exports often carry them).
@@ -505,13 +480,18 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       width = Math.max(width, row.length);
       if (row.some((v) => v !== '')) report.rows = index - 1;
       const before = dedupe.unique.size;
-      const p = planRow(row, L, mode, maxAgeMs, nowMs, (q) => dedupe.read(q, readMemo(q)));
+      const p = planRow(row, L, mode, maxAgeMs, nowMs, (q) => dedupe.read(q, readMemo(q)), readMemo);
       if (table.checkWrites && p.kind !== 'none' && p.kind !== 'keep') addRow(rowsToWrite, index - 1);
-      if (p.kind === 'free') {
+      if (p.kind === 'migrate') {
+        const m = legacyRows.get(p.key);
+        if (m) m.rows++;
+        else legacyRows.set(p.key, { send: p.send, rows: 1 });
+      } else if (p.kind === 'free') {
         report.rowsInScope++;
         report[p.status]++;
       } else if (p.kind === 'send') {
         report.rowsInScope++;
+        sendRows.set(p.key, (sendRows.get(p.key) ?? 0) + 1);
         if (streamSend && dedupe.unique.size > before) {
           fresh.push({ key: p.key, send: dedupe.unique.get(p.key)! });
           if (fresh.length >= chunk) {
@@ -533,6 +513,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const Lay = L;
   width = Math.max(width, Lay.header.length);
   report.keyColumn = Lay.header[Lay.keyCol]!;
+  report.personColumns = Lay.personColumns;
   report.uniqueQueries = dedupe.unique.size;
 
   // Check before paying: a save this run cannot make is found before anything is sent.
@@ -575,6 +556,40 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     await Promise.race([passed, ...chunks]);
   }
   if (failure) return fail(failure.error);
+  // Rows the old version enriched for the key they hold move to the company_data_ columns when their
+  // answer is free (the journal, or the answer cache within --max-age); the others keep their old
+  // columns until a run that pays for them (--mode all). Never billed: the cap is 0 for them.
+  const migrating = new Set<string>();
+  if (legacyRows.size) {
+    const free = new Set(answers.free([...legacyRows.keys()].filter((k) => !dedupe.unique.has(k))));
+    const moving: SendQuery[] = [];
+    for (const [key, m] of legacyRows) {
+      if (!dedupe.unique.has(key) && !free.has(key)) {
+        report.legacyRows += m.rows;
+        continue;
+      }
+      migrating.add(key);
+      sendRows.set(key, (sendRows.get(key) ?? 0) + m.rows);
+      if (!dedupe.unique.has(key)) moving.push({ key, send: m.send });
+    }
+    if (moving.length)
+      chunks.push(
+        resolveLookups(client.lookupSender(), moving, {
+          limit: 1,
+          lang,
+          cache: answers,
+          maxBilledQueries: 0,
+          shouldStop: () => stopAll || aborted(),
+          onSettled,
+        })
+          .then(
+            () => undefined,
+            // A cached line found damaged after all: refused before paying; those rows keep their old columns.
+            () => undefined,
+          )
+          .finally(() => changed.notify()),
+      );
+  }
   const everything = (async () => {
     await Promise.all(chunks);
     lookupsOver = true;
@@ -593,17 +608,21 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     }
   };
 
-  // Pass 2: each row's cells from its query's outcome, written row by row (streamed for CSV) while the lookups run.
+  // Pass 2: each row's cells from its query's outcome, written while the lookups run: a CSV row by row
+  // to a temp file, a whole table in saves to the rows that hold each key when the save is made.
   const enrichedAt = isoSeconds(now());
-  const counter = { matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const;
-  const rowEdits = (row: string[], p: RowPlan, o: Outcome | undefined): Edits => {
-    if (p.kind === 'none' || p.kind === 'keep') return undefined;
+  /** Our columns of rows whose key this run does not know, as some row holding that key had them: see stray below. */
+  let knownCells: ((key: string) => string[] | undefined) | undefined;
+  const ourCols = Lay.ourCols;
+  const rowEdits = (row: readonly string[], p: RowPlan, o: Outcome | undefined): RowResult => {
+    const res: RowResult = { kept: 0 };
+    if (p.kind === 'none' || p.kind === 'keep') return res;
     const edits: [number, string][] = [];
     const ours = ownsOutput(row, Lay);
     const put = (col: number, value: string, mine: boolean) => {
       const current = row[col] ?? '';
       if (current === value) return;
-      if (current !== '' && !mine && !opts.force) return void report.keptCells++;
+      if (current !== '' && !mine && !opts.force) return void res.kept++;
       edits.push([col, value]);
     };
     // Cells of another key (edited or emptied) are never left standing: cleared, or replaced below.
@@ -611,49 +630,91 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       for (const { col } of Lay.fieldCols) put(col, '', ours);
       for (const { col } of Lay.sectionCols) put(col, '', ours);
       put(Lay.atCol, '', true);
-      put(Lay.queryCol, '', true);
     };
+    // A row moved to the company_data_ columns loses the old version's state, so one state stands.
+    const clearLegacy = () => {
+      if (Lay.legacy) for (const col of [Lay.legacy.statusCol, Lay.legacy.atCol, Lay.legacy.queryCol]) if (col >= 0) put(col, '', true);
+    };
+    const key = row[Lay.keyCol] ?? '';
+    res.edits = edits;
     if (p.kind === 'clear') {
       clearOutput();
-      put(Lay.statusCol, '', true);
-      return edits;
+      for (const col of [Lay.statusCol, Lay.reasonCol, Lay.queryCol]) put(col, '', true);
+      return res;
     }
     if (p.kind === 'free') {
       if (ours) clearOutput();
-      put(Lay.statusCol, statusText(p.status, p.reason), true);
-      return edits;
+      put(Lay.statusCol, p.status, true);
+      put(Lay.reasonCol, p.reason, true);
+      put(Lay.queryCol, key, true);
+      clearLegacy();
+      return res;
     }
-    // Not sent (the run was stopped): the row stays as it is, for the next run.
-    if (!o) return undefined;
+    if (!o) return res;
+    const recorded = row[Lay.queryCol] ?? '';
     if (o.error) {
-      report.errors++;
-      if (ours && !sameQuery(recordedQuery(row, Lay), row[Lay.keyCol] ?? '')) clearOutput();
-      put(Lay.statusCol, o.text, true);
-      return edits;
+      if (ours && recorded !== '' && !sameQuery(recorded, key)) clearOutput();
+      put(Lay.statusCol, 'error', true);
+      put(Lay.reasonCol, o.reason, true);
+      put(Lay.queryCol, key, true);
+      return res;
     }
-    report[counter[o.status as keyof typeof counter]]++;
     Lay.fieldCols.forEach(({ col }, j) => put(col, o.fields![j]!, ours));
-    let text = o.text;
+    let status: string = o.status;
+    let reason = o.reason;
     const sec = o.code !== undefined ? sectionCells.get(o.code) : undefined;
     if (sec && 'error' in sec) {
-      report.errors++;
-      text = `error: ${sec.error.code ?? 'profile_failed'}`;
+      status = 'error';
+      reason = `profile sections: ${sec.error.message}`;
     } else if (sec) Lay.sectionCols.forEach(({ col }, j) => put(col, sec[j]!, ours));
-    put(Lay.statusCol, text, true);
+    put(Lay.statusCol, status, true);
+    put(Lay.reasonCol, reason, true);
+    put(Lay.queryCol, key, true);
     put(Lay.atCol, enrichedAt, true);
-    put(Lay.queryCol, row[Lay.keyCol] ?? '', true);
-    return edits;
+    clearLegacy();
+    return res;
   };
+  /**
+   * A row holding a key this run never looked up (a colleague inserted it, or edited its key, while the
+   * run went) is left alone for the next run; only when its cells are another key's (our save landed
+   * on it as rows moved) are they put back as a row with its key had them, or else emptied.
+   */
+  const stray = (row: readonly string[], key: string): RowResult => {
+    const recorded = row[Lay.queryCol] ?? '';
+    if (recorded === '' || sameQuery(recorded, key)) return { kept: 0, leftAlone: true };
+    const known = knownCells?.(key);
+    const edits: [number, string][] = [];
+    ourCols.forEach((col, j) => {
+      const value = known?.[j] ?? '';
+      if ((row[col] ?? '') !== value) edits.push([col, value]);
+    });
+    return { edits, kept: 0, leftAlone: !known };
+  };
+  const editsFor = (row: readonly string[], final: boolean): RowResult => {
+    const p = planRow(row, Lay, mode, maxAgeMs, nowMs, readMemo, readMemo);
+    if (p.kind !== 'send' && p.kind !== 'migrate') return rowEdits(row, p, undefined);
+    if (p.kind === 'migrate' && !migrating.has(p.key)) return { kept: 0 };
+    if (failure) throw failure.error;
+    const o = outcomes.get(p.key);
+    if (o) return rowEdits(row, p, o);
+    if (!sendRows.has(p.key)) return stray(row, p.key);
+    // Not answered yet; or never, the run having stopped: the row stays as it is, for the next run.
+    return final ? { kept: 0 } : { kept: 0, waiting: p.key };
+  };
+
   try {
-    await source.save((row, r) => {
-      if (r === 0) return Lay.headerWrites;
-      const p = planRow(row, Lay, mode, maxAgeMs, nowMs, readMemo);
-      if (p.kind !== 'send') return rowEdits(row, p, undefined);
-      if (failure) throw failure.error;
-      const o = outcomes.get(p.key);
-      if (o || allOver) return rowEdits(row, p, o);
-      return outcomeOf(p.key).then((o) => rowEdits(row, p, o));
-    }, width);
+    if (table instanceof CsvTable) {
+      const done = (res: RowResult) => {
+        report.keptCells += res.kept;
+        return res.edits;
+      };
+      await table.rewrite((row, r) => {
+        if (r === 0) return Lay.headerWrites;
+        const res = editsFor(row, allOver);
+        // Waiting for its answer: reading waits with it (the rows before are on their way to the temp file).
+        return res.waiting === undefined ? done(res) : outcomeOf(res.waiting).then(() => done(editsFor(row, true)));
+      }, width);
+    } else await saveWholeTable();
     await everything;
   } catch (e) {
     return fail(e);
@@ -663,9 +724,202 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   report.requests = totals.requests;
   report.billedQueries = totals.billed;
   report.interrupted = totals.stopped || aborted();
+  const counter = { matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const;
+  for (const [key, rows] of sendRows) {
+    const o = outcomes.get(key);
+    if (!o) continue;
+    if (o.error) report.errors += rows;
+    else {
+      report[counter[o.status as keyof typeof counter]] += rows;
+      const sec = o.code !== undefined ? sectionCells.get(o.code) : undefined;
+      if (sec && 'error' in sec) report.errors += rows;
+    }
+  }
   // Every paid answer is in the table now; the journal is only needed when this did not finish.
   answers.finish(report.interrupted);
   return report;
+
+  /**
+   * A whole table (XLSX, Google Sheets, memory) is saved every saveEveryMs while answers arrive, and
+   * once at the end. Each save works out every row's cells from the row as it is at that moment: a
+   * table others edit (Google Sheets: readColumns) is read again first (header, key column, our
+   * columns; one request), so cells go to the row that holds the key now and to our columns wherever
+   * they are, and read again after the write, to catch rows that moved between the two (Google has no
+   * conditional write): those are saved again at once. A table only this run writes is worked from
+   * what was read, each row once.
+   */
+  async function saveWholeTable(): Promise<void> {
+    const follow = table.readColumns?.bind(table);
+    const every = opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
+    let lastSave = Date.now();
+    let lastCost = 0;
+    // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
+    const gap = () => Math.max(every, 50 * lastCost);
+    const local = snapshot?.rows ?? [];
+    let pending = local.map((_, i) => i);
+    let headerDone = false;
+    let seen = -1;
+    let next: SheetView | undefined;
+    let before: SheetView | undefined;
+    let repairs = 0;
+    let finalRounds = 0;
+    let kept = 0;
+    for (;;) {
+      if (!next) {
+        // Wait for news, then for the save gap; or for the end.
+        while (!allOver) {
+          if (failure) throw failure.error;
+          const wait = outcomes.size !== seen ? lastSave + gap() - Date.now() : Infinity;
+          if (wait <= 0) break;
+          let timer: NodeJS.Timeout | undefined;
+          const due = Number.isFinite(wait) ? new Promise<void>((r) => (timer = setTimeout(r, wait))) : new Promise<void>(() => {});
+          try {
+            await Promise.race([changed.wait(), due]);
+          } finally {
+            clearTimeout(timer);
+          }
+        }
+      }
+      if (failure) throw failure.error;
+      const final = allOver;
+      seen = outcomes.size;
+      const view = follow ? (next ?? (await readView(follow, before))) : undefined;
+      next = undefined;
+      if (view) knownCells = cellsByKey(before ?? view);
+      const rows = view ? view.rows : local;
+      const at = (col: number) => (view ? view.at(col) : col);
+      let writes: CellWrite[] = [];
+      const intended = new Map<number, string>();
+      let waiting = false;
+      let leftAlone = 0;
+      let roundKept = 0;
+      const still: number[] = [];
+      const indices = view ? rows.keys() : pending;
+      for (const i of indices) {
+        const row = rows[i]!;
+        const r = editsFor(row, final);
+        if (r.waiting) {
+          waiting = true;
+          still.push(i);
+          continue;
+        }
+        roundKept += r.kept;
+        if (r.leftAlone) leftAlone++;
+        if (!r.edits?.length) continue;
+        for (const [col, value] of r.edits) if (at(col) >= 0) writes.push({ row: i + 1, col: at(col), value });
+        if (view) intended.set(i, row[Lay.keyCol] ?? '');
+        if (writes.length >= 50_000) {
+          await table.write(writes);
+          writes = [];
+        }
+      }
+      pending = still;
+      if (view) writes.push(...view.headerWrites);
+      else if (!headerDone) {
+        headerDone = true;
+        for (const [col, value] of Lay.headerWrites) writes.push({ row: 0, col, value });
+      }
+      if (view) kept = roundKept;
+      else kept += roundKept;
+      const wrote = writes.length > 0 || intended.size > 0;
+      if (wrote) {
+        await table.write(writes);
+        const t0 = Date.now();
+        await table.flush();
+        lastCost = Date.now() - t0;
+        lastSave = Date.now();
+      }
+      if (view && wrote) {
+        const after = await readView(follow!, view);
+        const moved = [...intended].some(([i, key]) => (after.rows[i]?.[Lay.keyCol] ?? '') !== key);
+        before = view;
+        if (final || (moved && repairs < MAX_REPAIRS)) {
+          if (moved) repairs++;
+          next = after;
+          if (!final || ++finalRounds <= MAX_REPAIRS + 2) continue;
+        }
+        if (!moved) repairs = 0;
+      } else if (view) before = view;
+      if (final && !waiting) {
+        report.keptCells = kept;
+        report.leftAlone = leftAlone;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Where the key column and our columns are now (by their headers: a colleague may have inserted a
+   * column), and their values in every row: one readColumns request, a second when columns moved.
+   */
+  async function readView(read: NonNullable<Table['readColumns']>, last: SheetView | undefined): Promise<SheetView> {
+    const wanted = [Lay.keyCol, ...ourCols, ...(Lay.legacy ? Lay.legacy.cols : [])];
+    let place: ReadonlyMap<number, number> = last?.place ?? new Map(wanted.map((c) => [c, c < Lay.width ? c : -1]));
+    for (let attempt = 0; ; attempt++) {
+      const asked = [...new Set([...place.values()].filter((c) => c >= 0))];
+      const got = await read(asked);
+      const found = placeColumnsFor(Lay)(got.header, wanted, place);
+      if (found.get(Lay.keyCol)! < 0)
+        throw new Error(
+          `column: the key column "${Lay.header[Lay.keyCol]}" is no longer in the sheet (renamed or deleted while enrich ran); ` +
+            'nothing more was written (the answers paid for are kept: run again, they are free then)',
+        );
+      const stale = wanted.some((c) => found.get(c)! >= 0 && found.get(c) !== place.get(c));
+      if (stale && attempt < 2) {
+        place = found;
+        continue;
+      }
+      if (stale)
+        throw new Error(
+          'column: the columns kept moving while enrich saved; run again when the sheet is left alone (answers paid for are free then)',
+        );
+      return sheetView(got, found, wanted);
+    }
+  }
+
+  /** The view of one read, in Lay's column numbers; our columns missing from the sheet get places after its last column. */
+  function sheetView(got: ColumnsView, place: ReadonlyMap<number, number>, wanted: number[]): SheetView {
+    let n = 0;
+    for (const c of wanted) n = Math.max(n, got.columns.get(place.get(c)!)?.length ?? 0);
+    const rows: string[][] = Array.from({ length: n }, () => []);
+    for (const c of wanted) {
+      const values = got.columns.get(place.get(c)!);
+      if (place.get(c)! < 0 || !values) continue;
+      values.forEach((v, i) => (rows[i]![c] = v));
+    }
+    const headerWrites: CellWrite[] = [];
+    const target = new Map(place);
+    let end = got.header.length;
+    for (const c of ourCols)
+      if (place.get(c)! < 0) {
+        target.set(c, end);
+        headerWrites.push({ row: 0, col: end++, value: Lay.header[c]! });
+      }
+    return { rows, place: target, headerWrites, at: (c) => target.get(c) ?? -1 };
+  }
+
+  /** Our columns' cells by key, from rows whose cells are their own key's (query = key, a final answer). */
+  function cellsByKey(view: SheetView | undefined): ((key: string) => string[] | undefined) | undefined {
+    if (!view) return undefined;
+    let index: Map<string, string[]> | undefined;
+    return (key) => {
+      if (!index) {
+        index = new Map();
+        for (const row of view.rows) {
+          const q = row[Lay.queryCol] ?? '';
+          const k = row[Lay.keyCol] ?? '';
+          const r = readMemo(k);
+          if (q === '' || r.status !== 'send' || !sameQuery(q, k) || (row[Lay.atCol] ?? '') === '') continue;
+          if (!index.has(r.key))
+            index.set(
+              r.key,
+              ourCols.map((c) => row[c] ?? ''),
+            );
+        }
+      }
+      return index.get(key);
+    };
+  }
 }
 
 /** What the run writes, for Table.checkWrites. */
@@ -684,52 +938,138 @@ function writePlan(L: Layout, rows: [number, number][]): WritePlan {
   };
 }
 
-/** Where everything is: the key column, the output columns (reused when there, else added after the last). */
+/** Rows as a save found them, in Lay's column numbers, and where each column is in the sheet now. */
+interface SheetView {
+  rows: string[][];
+  /** Lay column → the sheet's column once this view's header writes are made; -1 when the sheet has none of that name. */
+  place: Map<number, number>;
+  /** Headers of our columns the sheet lacks, placed after its last column. */
+  headerWrites: CellWrite[];
+  /** The sheet column a Lay column is written to. */
+  at(col: number): number;
+}
+
+/**
+ * Each wanted column's place in a header, by its name (Lay's header): where it was, when it is still
+ * there; else the first column of that name (our columns never the key's); -1 when there is none.
+ */
+function placeColumnsFor(L: Layout) {
+  return (header: readonly string[], wanted: readonly number[], was: ReadonlyMap<number, number>): Map<number, number> => {
+    const norm = header.map((h) => h.trim().toLowerCase());
+    const out = new Map<number, number>();
+    const name = (c: number) => L.header[c]!.trim().toLowerCase();
+    const keyAt = (() => {
+      const w = was.get(L.keyCol) ?? -1;
+      return w >= 0 && norm[w] === name(L.keyCol) ? w : norm.indexOf(name(L.keyCol));
+    })();
+    out.set(L.keyCol, keyAt);
+    for (const c of wanted) {
+      if (c === L.keyCol) continue;
+      const w = was.get(c) ?? -1;
+      if (w >= 0 && w !== keyAt && norm[w] === name(c)) out.set(c, w);
+      else
+        out.set(
+          c,
+          norm.findIndex((h, j) => j !== keyAt && h === name(c)),
+        );
+    }
+    return out;
+  };
+}
+
+/**
+ * Where everything is: the key column, and the tool's own columns (company_data_…, the n8n Lookup's
+ * names), reused when the sheet has them (an earlier run of either), else added after the last. A
+ * person's column is never one of them, whatever its name.
+ */
 function layOut(header: string[], column: string | undefined, fields: readonly SummaryField[], sections: readonly IncludeSection[]) {
   const keyCol = findKeyColumn(header, column);
-  const keyHeader = header[keyCol]!.trim().toLowerCase();
+  const width = header.length;
+  const norm = header.map((h) => h.trim().toLowerCase());
   const headerWrites: [number, string][] = [];
   const colOf = (name: string): number => {
-    const i = header.findIndex((h, j) => j !== keyCol && h.trim().toLowerCase() === name.toLowerCase());
+    const i = norm.findIndex((h, j) => j !== keyCol && h === name);
     if (i >= 0) return i;
     header.push(name);
     headerWrites.push([header.length - 1, name]);
     return header.length - 1;
   };
-  const fieldCols = fields.map((f) => ({ f, col: colOf(f === keyHeader ? `matched_${f}` : f) }));
-  const sectionCols = sections.map((s) => ({ s, col: colOf(s) }));
-  const statusCol = colOf(STATUS_HEADER);
-  const atCol = colOf(ENRICHED_AT_HEADER);
-  const queryCol = colOf(QUERY_HEADER);
-  // Output columns that tell which company a row of the old version (without enrich_query) holds.
-  const codeCol = fieldCols.find((c) => c.f === 'registry_code')?.col;
-  const vatCol = fieldCols.find((c) => c.f === 'vat_number')?.col;
-  return { header, keyCol, headerWrites, fieldCols, sectionCols, statusCol, atCol, queryCol, codeCol, vatCol };
+  const statusCol = colOf(lookupColumns.status);
+  const queryCol = colOf(lookupColumns.query);
+  const reasonCol = colOf(lookupColumns.reason);
+  const fieldCols = fields.map((f) => ({ f, col: colOf(matchColumn(f)) }));
+  const sectionCols = sections.map((s) => ({ s, col: colOf(matchColumn(s)) }));
+  const atCol = colOf(lookupColumns.enrichedAt);
+  const ourCols = [statusCol, queryCol, reasonCol, ...fieldCols.map((c) => c.col), ...sectionCols.map((c) => c.col), atCol];
+  // The old version's columns (read; see LEGACY): its status, time and query, and the matched company's code or VAT number.
+  const find = (...names: string[]) => norm.findIndex((h, j) => j !== keyCol && j < width && names.includes(h));
+  const legacy =
+    find(LEGACY.status) >= 0 && find(LEGACY.at) >= 0
+      ? {
+          statusCol: find(LEGACY.status),
+          atCol: find(LEGACY.at),
+          queryCol: find(LEGACY.query),
+          codeCol: find('registry_code', 'matched_registry_code'),
+          vatCol: find('vat_number', 'matched_vat_number'),
+        }
+      : undefined;
+  const legacyCols = legacy ? [legacy.statusCol, legacy.atCol, legacy.queryCol, legacy.codeCol, legacy.vatCol].filter((c) => c >= 0) : [];
+  // Headers the version before issue 22 would have written into: a person's columns now, left alone.
+  const outputNames = new Set([...Object.keys(summaryFields), ...sections].flatMap((f) => [f, `matched_${f}`]));
+  const personColumns = header.slice(0, width).filter((h, j) => j !== keyCol && outputNames.has(norm[j]!));
+  return {
+    header,
+    width,
+    keyCol,
+    headerWrites,
+    fieldCols,
+    sectionCols,
+    statusCol,
+    reasonCol,
+    atCol,
+    queryCol,
+    ourCols,
+    legacy: legacy && { ...legacy, cols: legacyCols },
+    personColumns,
+  };
 }
 type Layout = ReturnType<typeof layOut>;
 
-/** Whether the row's output cells are enrich's own (it wrote them, and not as an error): refreshed without --force. */
+/** Whether the row's output cells are the tool's own (it wrote them: they carry its time): refreshed without --force. */
 function ownsOutput(row: readonly string[], L: Layout): boolean {
-  return (row[L.atCol] ?? '') !== '' && statusWord(row[L.statusCol] ?? '') !== 'error';
+  return (row[L.atCol] ?? '') !== '';
 }
 
 /**
- * The query a row was enriched for: its enrich_query cell. A row of the version before it has none;
- * there the matched company's own registry code or VAT number stands in when the key is of that kind
- * (an edited code then reads as changed), else the key itself (a name cannot be checked that way).
+ * What an earlier lookup left in the row: from the company_data_ columns, else from the old version's
+ * (see LEGACY). An old row without enrich_query stands for the query the matched company's own registry
+ * code or VAT number shows when the key is of that kind (an edited code then reads as changed), else
+ * the key itself (a name cannot be checked that way).
  */
-function recordedQuery(row: readonly string[], L: Layout): string {
-  const recorded = row[L.queryCol] ?? '';
-  if (recorded !== '') return recorded;
-  const key = row[L.keyCol] ?? '';
-  const k = readQuery(key);
-  const status = statusWord(row[L.statusCol] ?? '');
-  if (k.status === 'send' && (status === 'matched' || status === 'vat_group')) {
-    const evidence = k.type === 'registry_code' ? L.codeCol : k.type === 'vat_number' ? L.vatCol : undefined;
-    const cell = evidence === undefined ? '' : (row[evidence] ?? '');
-    if (cell !== '') return cell;
+function priorOf(row: readonly string[], L: Layout): (PriorLookup & { legacy?: true }) | undefined {
+  const at = row[L.atCol] ?? '';
+  if (at !== '') return { status: row[L.statusCol], query: row[L.queryCol], at };
+  const old = L.legacy;
+  const oldAt = old ? (row[old.atCol] ?? '') : '';
+  if (!old || oldAt === '') return undefined;
+  const status = row[old.statusCol] ?? '';
+  let query = old.queryCol >= 0 ? (row[old.queryCol] ?? '') : '';
+  if (query === '') {
+    const key = row[L.keyCol] ?? '';
+    const k = readQuery(key);
+    const word = statusWord(status);
+    const evidence =
+      k.status !== 'send' || (word !== 'matched' && word !== 'vat_group')
+        ? -1
+        : k.type === 'registry_code'
+          ? old.codeCol
+          : k.type === 'vat_number'
+            ? old.vatCol
+            : -1;
+    const cell = evidence >= 0 ? (row[evidence] ?? '') : '';
+    query = cell !== '' ? cell : key;
   }
-  return key;
+  return { status, query, at: oldAt, legacy: true };
 }
 
 /**
@@ -748,6 +1088,7 @@ function memoisedReadQuery(): (q: string) => QueryReading {
   };
 }
 
+/** `read` reads a key that is to be sent (pass 1 counts it there); `peek` one that is not. */
 function planRow(
   row: readonly string[],
   L: Layout,
@@ -755,13 +1096,21 @@ function planRow(
   maxAgeMs: number | undefined,
   nowMs: number,
   read: (q: string) => QueryReading,
+  peek: (q: string) => QueryReading,
 ): RowPlan {
   const q = row[L.keyCol] ?? '';
-  const at = row[L.atCol] ?? '';
-  if (q.trim() === '') return at !== '' ? { kind: 'clear' } : { kind: 'none' };
-  // Rows without enriched_at were never looked up (invalid and too-short rows cost nothing to check again).
-  const prior = at !== '' ? { status: row[L.statusCol], query: recordedQuery(row, L), at } : undefined;
-  if (mode !== 'all' && alreadyLookedUp(prior, q, maxAgeMs, nowMs)) return { kind: 'keep' };
+  const prior = priorOf(row, L);
+  if (q.trim() === '') {
+    // Old-version rows are left to the old columns; the tool's own cells of no key are emptied.
+    const mine = ['atCol', 'statusCol', 'queryCol'] as const;
+    return mine.some((c) => (row[L[c]] ?? '') !== '') ? { kind: 'clear' } : { kind: 'none' };
+  }
+  // Rows without a time were never looked up (invalid and too-short rows cost nothing to check again).
+  if (mode !== 'all' && alreadyLookedUp(prior, q, maxAgeMs, nowMs)) {
+    if (!prior?.legacy) return { kind: 'keep' };
+    const k = peek(q);
+    return k.status === 'send' ? { kind: 'migrate', key: k.key, send: k.send } : { kind: 'keep' };
+  }
   const k = read(q);
   if (k.status === 'invalid' || k.status === 'skipped') return { kind: 'free', status: k.status, reason: k.reason };
   return { kind: 'send', key: k.key };

@@ -1,7 +1,16 @@
 import { JWT } from 'googleapis-common';
 import { sheets_v4 } from 'googleapis/build/src/apis/sheets';
 import { GoogleAuthError, googleAuthClient, unauthenticatedAdvice, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
-import { capCell, columnLetters, MAX_CELL_CHARS, toBlocks, type CellWrite, type Table, type TableSnapshot } from './table';
+import {
+  capCell,
+  columnLetters,
+  MAX_CELL_CHARS,
+  toBlocks,
+  type CellWrite,
+  type ColumnsView,
+  type Table,
+  type TableSnapshot,
+} from './table';
 import { parseRetryAfter } from '@company-data/core/errors';
 import { backoffDelay } from '@company-data/core/retry';
 import type { Clock } from '@company-data/core/transport';
@@ -289,6 +298,37 @@ export class GoogleSheetTable implements Table {
     return { header, rows };
   }
 
+  /**
+   * The header row and whole columns, as they are now: one values.batchGet (one read request against
+   * Google's 60 a minute, however many columns), unformatted like read().
+   */
+  async readColumns(cols: readonly number[]): Promise<ColumnsView> {
+    if (this.title === undefined) await this.loadMetadata();
+    const sheet = a1Sheet(this.title!);
+    const res = await this.call('read', () =>
+      this.api.spreadsheets.values.batchGet(
+        {
+          spreadsheetId: this.options.spreadsheetId,
+          ranges: [`${sheet}!1:1`, ...cols.map((c) => `${sheet}!${columnLetters(c)}2:${columnLetters(c)}`)],
+          valueRenderOption: 'UNFORMATTED_VALUE',
+          majorDimension: 'ROWS',
+        },
+        { retry: false },
+      ),
+    );
+    const ranges = res.data.valueRanges ?? [];
+    const header = ((ranges[0]?.values?.[0] ?? []) as unknown[]).map(cellText);
+    while (header.length && header[header.length - 1] === '') header.pop();
+    const columns = new Map<number, string[]>();
+    cols.forEach((c, i) =>
+      columns.set(
+        c,
+        ((ranges[i + 1]?.values ?? []) as unknown[][]).map((r) => cellText(r?.[0])),
+      ),
+    );
+    return { header, columns };
+  }
+
   async write(cells: readonly CellWrite[]): Promise<void> {
     // Google refuses a cell over 50,000 characters, and the whole batch with it: capped, with a marker.
     for (const c of cells) this.pending.push(c.value.length > MAX_CELL_CHARS ? { ...c, value: capCell(c.value) } : c);
@@ -370,7 +410,10 @@ function columnLettersToCount(letters: string): number {
 }
 
 /** What to do about a refusal, by Google's status. */
-function advice(status: number | undefined, ctx: { spreadsheetId: string; account?: string; on401?: string; protectedCell?: boolean }): string {
+function advice(
+  status: number | undefined,
+  ctx: { spreadsheetId: string; account?: string; on401?: string; protectedCell?: boolean },
+): string {
   switch (status) {
     case 401:
       return ctx.on401 ?? 'the credentials were refused or have expired';

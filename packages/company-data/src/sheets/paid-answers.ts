@@ -57,6 +57,12 @@ export class PaidAnswers implements LookupCache {
     this.cache.load(new Set(keys.filter((k) => !this.journal.get(k))));
   }
 
+  /** Which of these keys have a free answer (journal, or cache within max age), without counting them as used. */
+  free(keys: readonly string[]): string[] {
+    this.prepare(keys);
+    return keys.filter((k) => this.journal.get(k) !== undefined || this.cache.has(k));
+  }
+
   has(key: string): boolean {
     const hit = this.journal.get(key) !== undefined ? 'journal' : this.cache.has(key) ? 'cache' : undefined;
     if (hit === 'journal') this.fromJournal++;

@@ -18,6 +18,13 @@ export interface CellWrite {
   value: string;
 }
 
+/** The header row and some whole columns of a table as they are now, read in one request. */
+export interface ColumnsView {
+  header: string[];
+  /** Each column asked for (0-based, by the index asked): its data rows' values, without the header. */
+  columns: Map<number, string[]>;
+}
+
 export interface Table {
   /** For messages: file path or spreadsheet/sheet. Never holds credentials. */
   readonly label: string;
@@ -42,6 +49,12 @@ export interface Table {
    * needs anyway (grow the grid).
    */
   checkWrites?(plan: WritePlan, opts: { dryRun: boolean }): Promise<WriteCheck[]>;
+  /**
+   * Tables other people edit while a run writes (Google Sheets) re-read the header and a few columns
+   * in one request, so a writer can find where rows and columns went since it read them. Files have
+   * none: one changed on disk while a run writes it is refused instead.
+   */
+  readColumns?(cols: readonly number[]): Promise<ColumnsView>;
 }
 
 /** Google's limit on one cell: a longer value is refused (HTTP 400) and with it the whole write. */

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { writeStreamAtomic } from '../files/atomic-file';
 import { contentKind, notAFile } from './file-kind';
+import { assertUnchanged, fileStamp } from './file-stamp';
 import { applyWrites, capCell, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
 import { MAX_COLUMNS, MAX_XLSX_CELL_CHARS, openWorkbook, patchedWorkbook, readGrid, sheetPart } from './xlsx/package';
 
@@ -32,6 +33,8 @@ export class XlsxTable implements Table {
   private readonly changed = new Map<number, number[]>();
   /** Where the current content lives: the source until the first save, then the output. */
   private current: string;
+  /** The current file's stamp when it was read or last saved: a save refuses a file changed since. */
+  private stamp: string | undefined;
   readonly calls = { read: 0, save: 0 };
 
   constructor(
@@ -47,6 +50,7 @@ export class XlsxTable implements Table {
   private async load(): Promise<string[][]> {
     if (this.grid) return this.grid;
     if (existsSync(this.path)) {
+      this.stamp = fileStamp(this.path);
       this.grid = await readWorkbookGrid(readFileSync(this.path), this.path, this.options.sheet);
     } else this.grid = [];
     for (const r of this.grid) this.width = Math.max(this.width, r.length);
@@ -84,14 +88,20 @@ export class XlsxTable implements Table {
   async flush(): Promise<void> {
     if (!this.changed.size) return;
     const grid = await this.load();
+    // Each save patches the file on disk with the cells changed: a file someone changed since is not written over.
+    assertUnchanged(this.current, this.stamp);
     const source = existsSync(this.current) ? readFileSync(this.current) : await emptyWorkbook(this.options.sheet ?? 'Sheet1');
     const pkg = await openWorkbook(source);
     const part = sheetPart(pkg, this.options.sheet, this.current);
     const target = this.options.out ?? this.path;
     const changedRows = Uint32Array.from(this.changed.keys()).sort();
     const cellsOf = (row: number) => new Map((this.changed.get(row) ?? []).map((col) => [col, grid[row]?.[col] ?? '']));
-    await writeStreamAtomic(target, await patchedWorkbook(pkg, part, { changedRows, cellsOf, rows: grid.length, cols: this.width }));
+    const current = this.current;
+    await writeStreamAtomic(target, await patchedWorkbook(pkg, part, { changedRows, cellsOf, rows: grid.length, cols: this.width }), () =>
+      assertUnchanged(current, this.stamp),
+    );
     this.current = target;
+    this.stamp = fileStamp(target);
     this.changed.clear();
     this.calls.save++;
   }

@@ -41,14 +41,22 @@ interface EnrichFlags extends ApiFlags, GoogleFlags {
   maxAge: number;
 }
 
+/** Field names of the version before issue 22 that mean something else now. */
+const renamedFields: Record<string, string> = {
+  status_code: 'status_code: is now "status" (the code); "status_label" is the label the old "status" gave',
+};
+
 function list<T extends string>(allowed: readonly T[], flag: string) {
   return (value: string): T[] => {
     const items = value
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    for (const i of items)
-      if (!allowed.includes(i as T)) throw new InvalidArgumentError(`${flag}: "${i}" is not one of ${allowed.join(', ')}`);
+    for (const i of items) {
+      if (allowed.includes(i as T)) continue;
+      if (flag === 'fields' && renamedFields[i]) throw new InvalidArgumentError(`fields: ${renamedFields[i]}`);
+      throw new InvalidArgumentError(`${flag}: "${i}" is not one of ${allowed.join(', ')}`);
+    }
     return items as T[];
   };
 }
@@ -103,8 +111,19 @@ export function formatReport(r: EnrichReport): string[] {
     lines.push(
       `Profile requests for sections: ${r.profileRequests}${r.dryRun ? ' at most (one per matched company; not in the billed queries)' : ''}`,
     );
+  if (r.personColumns.length)
+    lines.push(
+      `Your column(s) ${r.personColumns.map((h) => `"${h}"`).join(', ')} were left as they are; company data goes to the company_data_ columns.`,
+    );
   if (!r.dryRun && r.invalid + r.skipped)
-    lines.push(`Invalid and too-short entries were not sent and cost nothing (see the enrich_status column).`);
+    lines.push(
+      `Invalid and too-short entries were not sent and cost nothing (see the company_data_status and company_data_reason columns).`,
+    );
+  if (r.leftAlone) lines.push(`${r.leftAlone} row(s) changed by someone else during the run were left alone; run again to enrich them.`);
+  if (r.legacyRows)
+    lines.push(
+      `${r.legacyRows} row(s) enriched by an earlier version keep their data in its columns (enrich_status, ...); --mode all moves them to the company_data_ columns (billed again).`,
+    );
   if (r.firstError) {
     const e = r.firstError;
     lines.push(`Error: ${e.message} (${e.code}).${e.hint ? ` ${e.hint}` : ''} Rows with an error are tried again on the next run.`);

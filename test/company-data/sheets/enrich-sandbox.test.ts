@@ -164,7 +164,8 @@ describe('enrich against the sandbox', () => {
       'values.batchUpdate',
       'values.batchGet',
     ]);
-    expect(calls[4]!.valueInputOption).toBe('RAW');
+    expect(calls[2]!.valueInputOption).toBe('RAW');
+    expect(calls[5]!.valueInputOption).toBe('RAW');
     const v = standin.values('leads', 'Leads');
     expect(v[0]).toEqual([
       'company',

@@ -1,23 +1,24 @@
 // What the enrichment example must write for each row of examples/companies.csv (sandbox seed 1; the
 // Lookup at version 3 with its Language option unset, so English, and the best match in flat
 // company_data_match_* columns). Names, codes and VAT numbers are the fixtures of docs/sandbox.md.
+// The sheet's columns carry the Lookup's own names, as the CLI's enrich writes them, so a sheet reads alike.
 const company = (registry_code, name, legal_form, status, vat_number = '') => ({
-  enrich_status: 'matched',
-  registry_code,
-  name,
-  legal_form,
-  status,
-  vat_number,
-  reason: '',
+  company_data_status: 'matched',
+  company_data_match_registry_code: registry_code,
+  company_data_match_name: name,
+  company_data_match_legal_form: legal_form,
+  company_data_match_status_label: status,
+  company_data_match_vat_number: vat_number,
+  company_data_reason: '',
 });
-const none = (enrich_status, reason = '') => ({
-  enrich_status,
-  registry_code: '',
-  name: '',
-  legal_form: '',
-  status: '',
-  vat_number: '',
-  reason,
+const none = (status, reason = '') => ({
+  company_data_status: status,
+  company_data_match_registry_code: '',
+  company_data_match_name: '',
+  company_data_match_legal_form: '',
+  company_data_match_status_label: '',
+  company_data_match_vat_number: '',
+  company_data_reason: reason,
 });
 
 const active = company('13545698', 'Lõunaranna Tarkvara OÜ', 'Private limited company', 'Registered', 'EE102224658');
@@ -36,10 +37,10 @@ export const expectedEnrichment = [
   // VAT group: the first registered member, with the lookup's own status word and the number of holders
   {
     ...company('11750537', 'Mereranna Invest AS', 'Public limited company', 'Registered', 'EE100786208'),
-    enrich_status: 'vat_group',
-    reason: '3 holders',
+    company_data_status: 'vat_group',
+    company_data_reason: '3 holders',
   },
-  { ...company('14370568', 'Allikaoru Disain OÜ', 'Private limited company', 'Registered'), reason: 'last VAT holder' }, // VAT ended: found, no current VAT number
+  { ...company('14370568', 'Allikaoru Disain OÜ', 'Private limited company', 'Registered'), company_data_reason: 'last VAT holder' }, // VAT ended: found, no current VAT number
   active, // name without the legal form
   renamed, // an earlier name
   largeAs, // exact name

@@ -163,11 +163,11 @@ async function main() {
     assertEqual(r.code, 0, `enrich exit code (${r.out}${r.err})`);
     assert(r.out.includes('Done. Key column: company.'), r.out);
     const rows = standin.values('leads', 'Leads');
-    const status = rows[0].indexOf('enrich_status');
+    const status = rows[0].indexOf('company_data_status');
     assertEqual(
       rows.slice(1).map((row) => String(row[status]).split(':')[0]),
       ['matched', 'matched', 'no_match'],
-      'enrich_status of the three rows',
+      'company_data_status of the three rows',
     );
     log(`        ${r.out.split('\n')[1]}`);
   });

@@ -286,7 +286,21 @@ async function main() {
     assertEqual(out.length, input.length, 'rows written back');
     assertEqual(
       Object.keys(out[0]),
-      ['company', 'owner', 'note', 'enrich_status', 'registry_code', 'name', 'legal_form', 'status', 'vat_number', 'address', 'reason'],
+      [
+        'company',
+        'owner',
+        'note',
+        ...[
+          'company_data_status',
+          'company_data_match_registry_code',
+          'company_data_match_name',
+          'company_data_match_legal_form',
+          'company_data_match_status_label',
+          'company_data_match_vat_number',
+          'company_data_match_address',
+          'company_data_reason',
+        ],
+      ],
       'columns',
     );
     const bad = [];

@@ -3,45 +3,32 @@
  * Sheets stand-in for tables.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { buildSync } from 'esbuild';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { CsvTable } from '../../../packages/company-data/src/sheets/csv-table';
 import { enrichTable } from '../../../packages/company-data/src/sheets/enrich';
 import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
 import { XlsxTable } from '../../../packages/company-data/src/sheets/xlsx-table';
-import { startSandbox } from '../../../packages/company-data/src/sandbox';
-import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
+import type { SheetsStandin } from '../../support/sheets-standin';
+import { useSandboxAndSheets, type Sandbox } from './support/sandbox-and-sheets';
 
-type Sb = Awaited<ReturnType<typeof startSandbox>>;
-let sb: Sb;
+const world = useSandboxAndSheets('enrich-sb-');
+let sb: Sandbox;
 let standin: SheetsStandin;
 let client: CompanyDataClient;
 let dir: string;
 const fx = () => sb.fixtures.companies;
 
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  standin = await startSheetsStandin();
-  client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
-  dir = mkdtempSync(join(tmpdir(), 'enrich-sb-'));
-});
-afterAll(async () => {
-  await client.close();
-  await standin.close();
-  await sb.close();
-  rmSync(dir, { recursive: true, force: true });
+beforeAll(() => {
+  ({ sb, standin, client, dir } = world);
 });
 
-async function billed(): Promise<number> {
-  const u = await client.reference.usage();
-  return (u.data as { billed_lookup_queries?: number }).billed_lookup_queries ?? 0;
-}
+const billed = () => world.billed();
 
 function keyRows(): string[] {
   const c = fx();

@@ -4,12 +4,11 @@
  * And a file changed on disk while enrich runs is never written over: the run says so, and the answers
  * it paid for make the next run free. Real HTTP: the sandbox as the service, the Google stand-in.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { formatReport } from '../../../packages/company-data/src/cli/commands/enrich';
 import { CsvTable } from '../../../packages/company-data/src/sheets/csv-table';
@@ -17,37 +16,23 @@ import { enrichTable } from '../../../packages/company-data/src/sheets/enrich';
 import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
 import { XlsxTable } from '../../../packages/company-data/src/sheets/xlsx-table';
 import type { Table } from '../../../packages/company-data/src/sheets/table';
-import { startSandbox } from '../../../packages/company-data/src/sandbox';
-import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
+import type { SheetsStandin } from '../../support/sheets-standin';
+import { useSandboxAndSheets } from './support/sandbox-and-sheets';
 
-type Sb = Awaited<ReturnType<typeof startSandbox>>;
-let sb: Sb;
+const world = useSandboxAndSheets('own-columns-');
 let standin: SheetsStandin;
 let client: CompanyDataClient;
 let dir: string;
-const names = new Map<string, string>();
+let names = new Map<string, string>();
 let codes: string[];
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  standin = await startSheetsStandin();
-  client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
-  dir = mkdtempSync(join(tmpdir(), 'own-columns-'));
-  const res = await fetch(`${sb.url}/companies?limit=20&page=2`, { headers: { 'X-API-Key': sb.apiKey } });
-  for (const c of ((await res.json()) as { data: { registry_code: string; name: string }[] }).data) names.set(c.registry_code, c.name);
+  ({ standin, client, dir } = world);
+  names = await world.companyNames(2, 20);
   codes = [...names.keys()];
 });
-afterAll(async () => {
-  await client.close();
-  await standin.close();
-  await sb.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
-async function billed(): Promise<number> {
-  const u = await client.reference.usage();
-  return (u.data as { billed_lookup_queries?: number }).billed_lookup_queries ?? 0;
-}
+const billed = () => world.billed();
 
 const people = ['Mari Maasikas', 'Jüri Juurikas', '', 'Kati Karu'];
 const stages = ['lead', 'won', 'lost', ''];

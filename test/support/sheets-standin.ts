@@ -47,6 +47,8 @@ export interface CallLog {
   kind: 'read' | 'write';
   status: number;
   valueInputOption?: string;
+  /** Size of the request body in bytes (Google recommends at most 2 MB per request). */
+  bytes: number;
 }
 
 class HttpError extends Error {
@@ -339,9 +341,13 @@ export class SheetsStandin {
     let kind: 'read' | 'write' = req.method === 'GET' ? 'read' : 'write';
     let method = 'unknown';
     let input: string | undefined;
+    let bytes = 0;
     try {
       const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
+      for await (const c of req) {
+        chunks.push(c as Buffer);
+        bytes += (c as Buffer).length;
+      }
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
       const m = /^\/v4\/spreadsheets\/([^/:]+)(?::(batchUpdate)|\/values(?::(batchGet|batchUpdate)|\/(.+?)(:append)?))?$/.exec(path);
       if (!m) throw new HttpError(404, 'NOT_FOUND', `Not found: ${path}`);
@@ -416,11 +422,11 @@ export class SheetsStandin {
         this.failAfterApply--;
         throw new HttpError(503, 'UNAVAILABLE', 'The service is currently unavailable.');
       }
-      this.calls.push({ method, kind, status: 200, ...(input ? { valueInputOption: input } : {}) });
+      this.calls.push({ method, kind, status: 200, bytes, ...(input ? { valueInputOption: input } : {}) });
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(out));
     } catch (err) {
       const e = err instanceof HttpError ? err : new HttpError(400, 'INVALID_ARGUMENT', (err as Error).message);
-      this.calls.push({ method, kind, status: e.status });
+      this.calls.push({ method, kind, status: e.status, bytes });
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
       if (e.status === 429 && this.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(this.options.retryAfterSeconds);
       const details =

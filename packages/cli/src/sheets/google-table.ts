@@ -13,6 +13,7 @@ import {
   type TableSnapshot,
 } from './table';
 import { parseRetryAfter } from '../../../../src/core/errors';
+import { RateLimiter } from '../../../../src/core/limiter';
 import { backoffDelay } from '../../../../src/core/retry';
 import type { Clock } from '../../../../src/core/transport';
 import { systemClock } from '../transport/clock';
@@ -110,8 +111,11 @@ export class GoogleSheetTable implements Table {
   private pending = new PendingCells();
   /** The service account's client_email when a key is used: the address to share the spreadsheet with. */
   private readonly account: string | undefined;
-  /** Start times of the calls of the last minute, per quota. */
-  private readonly recent = { read: [] as number[], write: [] as number[] };
+  /**
+   * Google's per-minute quotas, kept by the client's limiter: it counts each call from its start plus
+   * how late it may have reached Google, so calls whose trips differ cannot bunch up in Google's minute.
+   */
+  private readonly quota: Record<'read' | 'write', RateLimiter>;
 
   constructor(private readonly options: GoogleSheetTableOptions) {
     const auth = 'request' in options.auth ? options.auth : googleAuthClient(options.auth);
@@ -119,21 +123,28 @@ export class GoogleSheetTable implements Table {
     this.api = new sheets_v4.Sheets({ auth, ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}) });
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
+    this.quota = {
+      read: new RateLimiter(this.clock, { requests: options.readsPerMinute ?? 60, perMs: 60_000 }),
+      write: new RateLimiter(this.clock, { requests: options.writesPerMinute ?? 60, perMs: 60_000 }),
+    };
     this.title = options.sheet;
     this.label = `spreadsheet ${options.spreadsheetId}${options.sheet ? ` sheet "${options.sheet}"` : ''}`;
     this.id = `gsheet:${options.spreadsheetId}#${options.sheet ?? ''}`;
   }
 
-  /** Runs one API call, backing off on 429 and 5xx as Google advises; writes also wait for quota room. */
+  /** Runs one API call within Google's quota, backing off on 429 and 5xx as Google advises. */
   private async call<T>(kind: 'read' | 'write', fn: () => Promise<T>, retryServerErrors = true): Promise<T> {
     const max = this.options.maxRetries ?? 6;
     const base = this.options.backoffBaseMs ?? 1000;
     for (let attempt = 0; ; attempt++) {
-      await this.awaitRoom(kind);
+      const release = await this.quota[kind].acquire();
       this.calls[kind]++;
       try {
-        return await fn();
+        const result = await fn();
+        release();
+        return result;
       } catch (err) {
+        release();
         const status = errorStatus(err);
         const retriable = status === 429 || (retryServerErrors && status !== undefined && status >= 500);
         if (!retriable || attempt >= max)
@@ -142,21 +153,6 @@ export class GoogleSheetTable implements Table {
         const backoff = backoffDelay(attempt + 1, { baseDelayMs: base, maxDelayMs: MAX_BACKOFF_MS, random: this.random });
         await this.clock.sleep(Math.max(retryAfterMs(err, this.clock.now()) ?? 0, backoff));
       }
-    }
-  }
-
-  /** Waits until a call fits in the last minute's quota (a sliding minute: safe whichever way Google counts its minutes). */
-  private async awaitRoom(kind: 'read' | 'write'): Promise<void> {
-    const perMinute = (kind === 'write' ? this.options.writesPerMinute : this.options.readsPerMinute) ?? 60;
-    const times = this.recent[kind];
-    for (;;) {
-      const now = this.clock.now();
-      while (times.length && times[0]! <= now - 60_000) times.shift();
-      if (times.length < perMinute) {
-        times.push(now);
-        return;
-      }
-      await this.clock.sleep(times[0]! + 60_000 - now);
     }
   }
 

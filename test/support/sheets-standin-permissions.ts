@@ -215,7 +215,6 @@ export class StandinPermissions {
 
   /** A spreadsheets.batchUpdate, checked whole before any of it is applied (Google's batches are atomic). */
   checkBatch(book: Book, user: string, requests: readonly Record<string, Record<string, unknown>>[]): void {
-    let added = 0;
     for (const r of requests) {
       const a = (r.appendDimension ?? r.insertDimension) as
         | {
@@ -228,20 +227,9 @@ export class StandinPermissions {
       if (!a) continue;
       const sheetId = a.range?.sheetId ?? a.sheetId ?? 0;
       const dimension = (a.range?.dimension ?? a.dimension) as 'ROWS' | 'COLUMNS';
-      const n = a.range ? a.range.endIndex - a.range.startIndex : (a.length ?? 0);
-      const s = book.sheets.find((x) => x.sheetId === sheetId);
-      if (!s) continue;
+      if (!book.sheets.some((x) => x.sheetId === sheetId)) continue;
       this.checkStructure(book.id, user, sheetId, dimension, a.range?.startIndex);
-      added += n * (dimension === 'ROWS' ? s.columnCount : s.rowCount);
     }
-    this.checkGrowth(book, added);
-  }
-
-  /** Google's limit counts the grids of all sheets; growing past it is refused (400). */
-  checkGrowth(book: Book, addedCells: number): void {
-    if (addedCells <= 0) return;
-    const total = book.sheets.reduce((n, s) => n + s.rowCount * s.columnCount, 0);
-    if (total + addedCells > CELL_LIMIT) throw new StandinRefusal(400, 'INVALID_ARGUMENT', MESSAGES.cellLimit);
   }
 }
 

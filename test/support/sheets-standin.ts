@@ -1,9 +1,13 @@
 /**
  * A local stand-in for the subset of the Google Sheets v4 API the sheets module uses:
  * spreadsheets.get / batchUpdate (appendDimension, insertDimension), values.get / batchGet / update /
- * append / batchUpdate. It keeps Google's quota behaviour (writes per minute per user → 429
- * RESOURCE_EXHAUSTED with Google's error body), RAW vs USER_ENTERED input and the value render options,
- * and counts calls. googleapis talks to it through rootUrl.
+ * append / batchUpdate. It keeps Google's quota behaviour (reads and writes per minute per user → 429
+ * RESOURCE_EXHAUSTED with Google's error body, sheets-standin-quota.ts), RAW vs USER_ENTERED input, the
+ * value render options (FORMATTED_VALUE in the spreadsheet's locale), ragged rows, atomic batches and
+ * Google's size limits, and counts calls. Every request is checked against Google's discovery document
+ * (sheets-standin-discovery.ts): a problem is answered 400 like Google and recorded, and close() throws
+ * with the problems no test took (takeViolations), so every test using the stand-in checks its requests.
+ * googleapis talks to it through rootUrl.
  *
  * Auth works offline like Google's (sheets-standin-auth.ts): access tokens from its token endpoint
  * (service-account keys made here, or a person signed in on its consent page), plus one fixed token.
@@ -11,7 +15,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StandinAuth, UNAUTHENTICATED_MESSAGE, type StandinAuthOptions } from './sheets-standin-auth';
-import { applyFields, StandinPermissions, StandinRefusal, type CellRect } from './sheets-standin-permissions';
+import { applyFields, CELL_LIMIT, MESSAGES, StandinPermissions, StandinRefusal, type CellRect } from './sheets-standin-permissions';
+import { sheetsDiscovery, type RequestCheck } from './sheets-standin-discovery';
+import { PerUserQuota, type QuotaOptions } from './sheets-standin-quota';
+
+/** Google's limit on all sheets' cells together (the permissions module holds it, with Google's message). */
+export const MAX_SPREADSHEET_CELLS = CELL_LIMIT;
 
 type Scalar = string | number | boolean;
 export interface Cell {
@@ -28,26 +37,27 @@ export interface Sheet {
 interface Spreadsheet {
   id: string;
   title: string;
+  /** Google's locale code (et_EE): how FORMATTED_VALUE shows numbers. */
+  locale: string;
   sheets: Sheet[];
 }
 
-export interface StandinOptions {
-  /** Google's default: 60 write requests per minute per user. */
-  writesPerMinute?: number;
-  readsPerMinute?: number;
-  /** Length of the quota window; 60 s like Google, shorter in tests. */
-  windowMs?: number;
+export interface StandinOptions extends QuotaOptions {
   /** Google does not send Retry-After on quota errors; set to test that the client honours it. */
   retryAfterSeconds?: number;
   /** Token life, the account on the consent page. */
   auth?: StandinAuthOptions;
 }
 
+/** Google's cap on the cells of one spreadsheet, all sheets together. */
+
 export interface CallLog {
   method: string;
   kind: 'read' | 'write';
   status: number;
   valueInputOption?: string;
+  /** Size of the request body in bytes (Google recommends at most 2 MB per request). */
+  bytes: number;
 }
 
 class HttpError extends StandinRefusal {}
@@ -62,6 +72,26 @@ const colLetters = (i: number): string => {
   }
   return s;
 };
+
+/** The longest row's length, without spreading the rows into Math.max (a write can hold 100,000s). */
+const widest = (rows: readonly unknown[][]) => rows.reduce((w, r) => Math.max(w, r.length), 0);
+
+/** Inserts n new items at `at`, shifting the rest, without spreading them into splice's arguments. */
+function insertAt<T>(arr: T[], at: number, n: number, make: () => T): void {
+  if (at >= arr.length) return;
+  const tail = arr.splice(at);
+  for (let i = 0; i < n; i++) arr.push(make());
+  for (const x of tail) arr.push(x);
+}
+
+/** A number as Google shows it in the spreadsheet's locale with the automatic format (et_EE: 13 545 698, 1,5). */
+function formatNumber(n: number, locale: string): string {
+  let f = formats.get(locale);
+  if (!f) formats.set(locale, (f = new Intl.NumberFormat(locale.replace('_', '-'), { maximumFractionDigits: 10, useGrouping: true })));
+  // Intl writes a minus sign (U+2212) where Sheets shows a hyphen.
+  return f.format(n).replace(/\u2212/g, '-');
+}
+const formats = new Map<string, Intl.NumberFormat>();
 
 /** Tiny evaluator for USER_ENTERED formulas of numbers and + - * / ( ); enough to show the difference from RAW. */
 function evalFormula(expr: string): Scalar {
@@ -113,6 +143,8 @@ interface Range {
 export class SheetsStandin {
   readonly spreadsheets = new Map<string, Spreadsheet>();
   readonly calls: CallLog[] = [];
+  /** Requests that broke Google's discovery document, and answers of the stand-in that did: close() throws while any is left. */
+  readonly violations: string[] = [];
   /** A token that never expires, for tests that are not about sign-in; it acts as 'oauth-user'. */
   readonly accessToken = 'standin-access-token';
   /** Google's sign-in: token endpoint, consent page, revocation, the tokens it issued. */
@@ -123,13 +155,16 @@ export class SheetsStandin {
   failAfterApply = 0;
   /** Called before each request is served: a test acting between requests (sheets-standin-colleague.ts). */
   readonly beforeRequest: ((req: { httpMethod: string; path: string; spreadsheetId: string }) => void)[] = [];
-  private readonly windows = new Map<string, { read: number[]; write: number[] }>();
+  /** Writes still allowed; after them every write is refused with 403 before anything is applied (access taken away mid-run). */
+  writesBeforeRefusal = Infinity;
+  private readonly quotas: PerUserQuota;
   url = '';
   private server = createServer((req, res) => void this.handle(req, res));
 
   constructor(private readonly options: StandinOptions = {}) {
     this.auth = new StandinAuth(options.auth);
     this.auth.fixedTokens.set(this.accessToken, 'oauth-user');
+    this.quotas = new PerUserQuota(options);
   }
 
   async listen(): Promise<this> {
@@ -139,9 +174,17 @@ export class SheetsStandin {
     return this;
   }
 
+  /** Closes the server; throws when requests or answers broke the discovery document and no test took them. */
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
+    const left = this.takeViolations();
+    if (left.length) throw new Error(`Sheets stand-in: ${left.length} request(s) broke Google's discovery document:\n${left.join('\n')}`);
+  }
+
+  /** The discovery problems so far, forgotten: for a test that sends a wrong request on purpose. */
+  takeViolations(): string[] {
+    return this.violations.splice(0);
   }
 
   /** A service-account key (JSON as Google's) whose assertions this stand-in's token endpoint accepts. */
@@ -149,16 +192,24 @@ export class SheetsStandin {
     return this.auth.serviceAccountKey(email);
   }
 
-  /** Creates a spreadsheet; rows are stored as RAW strings. */
-  create(id: string, sheets: { title: string; rows?: string[][]; rowCount?: number; columnCount?: number }[]): void {
+  /**
+   * Creates a spreadsheet; rows are stored as given (strings as RAW text, numbers as numbers). The locale
+   * is Google's code for how FORMATTED_VALUE shows numbers, Estonian unless given.
+   */
+  create(
+    id: string,
+    sheets: { title: string; rows?: Scalar[][]; rowCount?: number; columnCount?: number }[],
+    options: { locale?: string } = {},
+  ): void {
     this.spreadsheets.set(id, {
       id,
       title: id,
+      locale: options.locale ?? 'et_EE',
       sheets: sheets.map((s, i) => ({
         sheetId: i === 0 ? 0 : 1000 + i,
         title: s.title,
         rowCount: Math.max(s.rowCount ?? 1000, s.rows?.length ?? 0),
-        columnCount: Math.max(s.columnCount ?? 26, ...(s.rows ?? []).map((r) => r.length)),
+        columnCount: Math.max(s.columnCount ?? 26, widest(s.rows ?? [])),
         cells: (s.rows ?? []).map((r) => r.map((v) => (v === '' ? undefined : { v }))),
       })),
     });
@@ -231,21 +282,29 @@ export class SheetsStandin {
     };
   }
 
-  private render(cell: Cell | undefined, option: string): Scalar {
+  private render(cell: Cell | undefined, option: string, locale: string): Scalar {
     if (!cell) return '';
     if (option === 'FORMULA' && cell.f) return cell.f;
     if (option === 'UNFORMATTED_VALUE' || option === 'FORMULA') return cell.v;
-    return typeof cell.v === 'boolean' ? (cell.v ? 'TRUE' : 'FALSE') : String(cell.v);
+    if (typeof cell.v === 'number') return formatNumber(cell.v, locale);
+    return typeof cell.v === 'boolean' ? (cell.v ? 'TRUE' : 'FALSE') : cell.v;
   }
 
-  private readRange(r: Range, option: string) {
+  /** Values of a range as Google answers them: trailing empty cells of each row and trailing empty rows left out. */
+  private readRange(r: Range, option: string, locale: string, majorDimension = 'ROWS') {
+    // The stand-in answers by rows only; a test asking for columns should fail loudly, not get rows.
+    if (majorDimension === 'COLUMNS')
+      throw new HttpError(501, 'UNIMPLEMENTED', 'The Sheets stand-in does not answer majorDimension=COLUMNS.');
     const s = r.sheet;
     const r1 = Math.min(r.r1 ?? s.rowCount - 1, s.rowCount - 1);
     const c1 = Math.min(r.c1 ?? s.columnCount - 1, s.columnCount - 1);
     const values: Scalar[][] = [];
     for (let row = r.r0; row <= r1; row++) {
       const line: Scalar[] = [];
-      for (let col = r.c0; col <= c1; col++) line.push(this.render(s.cells[row]?.[col], option));
+      const stored = s.cells[row];
+      // Past the stored cells every row is empty, and so left out.
+      if (stored === undefined && row >= s.cells.length) break;
+      for (let col = r.c0; col <= c1 && stored && col < stored.length; col++) line.push(this.render(stored[col], option, locale));
       while (line.length && line[line.length - 1] === '') line.pop();
       values.push(line);
     }
@@ -254,10 +313,11 @@ export class SheetsStandin {
     return { range, majorDimension: 'ROWS', ...(values.length ? { values } : {}) };
   }
 
-  private writeRange(r: Range, values: Scalar[][], input: string) {
+  /** Google's grid check: data may not reach past the sheet's rows and columns. */
+  private checkGrid(r: Range, values: Scalar[][]): void {
     const s = r.sheet;
     const height = values.length;
-    const width = Math.max(0, ...values.map((v) => v.length));
+    const width = widest(values);
     if (r.r0 + height > s.rowCount || r.c0 + width > s.columnCount) {
       throw new HttpError(
         400,
@@ -265,6 +325,13 @@ export class SheetsStandin {
         `Range (${quote(s.title)}!${colLetters(r.c0 + width - 1)}${r.r0 + height}) exceeds grid limits. Max rows: ${s.rowCount}, max columns: ${s.columnCount}`,
       );
     }
+  }
+
+  private writeRange(r: Range, values: Scalar[][], input: string) {
+    const s = r.sheet;
+    const height = values.length;
+    const width = widest(values);
+    this.checkGrid(r, values);
     values.forEach((line, i) => {
       const row = (s.cells[r.r0 + i] ??= []);
       line.forEach((v, j) => {
@@ -283,22 +350,8 @@ export class SheetsStandin {
   }
 
   private quota(user: string, kind: 'read' | 'write'): void {
-    const limit = kind === 'write' ? (this.options.writesPerMinute ?? 60) : (this.options.readsPerMinute ?? 300);
-    const windowMs = this.options.windowMs ?? 60_000;
-    const w = this.windows.get(user) ?? { read: [], write: [] };
-    this.windows.set(user, w);
-    const now = Date.now();
-    const times = w[kind];
-    while (times.length && times[0]! <= now - windowMs) times.shift();
-    if (times.length >= limit) {
-      const metric = kind === 'write' ? 'Write requests' : 'Read requests';
-      throw new HttpError(
-        429,
-        'RESOURCE_EXHAUSTED',
-        `Quota exceeded for quota metric '${metric}' and limit '${metric} per minute per user' of service 'sheets.googleapis.com' for consumer 'project_number:000000000000'.`,
-      );
-    }
-    times.push(now);
+    const refused = this.quotas.take(user, kind);
+    if (refused) throw new HttpError(429, 'RESOURCE_EXHAUSTED', refused);
   }
 
   private user(req: IncomingMessage): string {
@@ -313,11 +366,37 @@ export class SheetsStandin {
     let kind: 'read' | 'write' = req.method === 'GET' ? 'read' : 'write';
     let method = 'unknown';
     let input: string | undefined;
+    let bytes = 0;
+    let checked: RequestCheck | undefined;
     try {
       if (await this.auth.handle(req, res)) return;
       const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
+      for await (const c of req) {
+        chunks.push(c as Buffer);
+        bytes += (c as Buffer).length;
+      }
+      let body: Record<string, unknown> = {};
+      if (chunks.length) {
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
+        } catch (e) {
+          this.violations.push(`${req.method} ${path}: the body is not JSON (${(e as Error).message})`);
+          throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid JSON payload received. ${(e as Error).message}`);
+        }
+      }
+      if (path.startsWith('/v4/')) {
+        checked = sheetsDiscovery().check({
+          verb: req.method ?? 'GET',
+          path,
+          query: url.searchParams,
+          contentType: req.headers['content-type'],
+          body: chunks.length ? body : undefined,
+        });
+        if (checked.status) {
+          this.violations.push(`${req.method} ${path}${url.search}: ${checked.problems.join('; ')}`);
+          throw new HttpError(checked.status, checked.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT', checked.problems.join('\n'));
+        }
+      }
       const m = /^\/v4\/spreadsheets\/([^/:]+)(?::(batchUpdate)|\/values(?::(batchGet|batchUpdate)|\/(.+?)(:append)?))?$/.exec(path);
       if (!m) throw new HttpError(404, 'NOT_FOUND', `Not found: ${path}`);
       for (const hook of [...this.beforeRequest]) hook({ httpMethod: req.method ?? 'GET', path, spreadsheetId: m[1]! });
@@ -326,6 +405,8 @@ export class SheetsStandin {
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
       this.access.checkAccess(ss.id, user, kind);
+      if (req.method !== 'GET' && this.writesBeforeRefusal-- <= 0)
+        throw new HttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
       const q = url.searchParams;
       input = q.get('valueInputOption') ?? (body.valueInputOption as string | undefined) ?? undefined;
       let out: unknown;
@@ -333,22 +414,33 @@ export class SheetsStandin {
         method = 'spreadsheets.batchUpdate';
         this.quota(user, kind);
         this.access.checkBatch(ss, user, body.requests as Record<string, Record<string, unknown>>[]);
-        out = {
-          spreadsheetId: ss.id,
-          replies: (body.requests as Record<string, Record<string, unknown>>[]).map((r) => this.structural(ss, r)),
-        };
+        // Atomic like Google's: every request is checked (against the grid the ones before it leave) before any applies.
+        const grid = new Map<Sheet, { rows: number; cols: number }>();
+        const steps = ((body.requests ?? []) as Record<string, Record<string, unknown>>[]).map((r, i) =>
+          this.planStructural(ss, r, i, grid),
+        );
+        this.checkCellLimit(ss, grid);
+        out = { spreadsheetId: ss.id, replies: steps.map((apply) => apply()) };
       } else if (m[3] === 'batchGet') {
         method = 'values.batchGet';
         this.quota(user, kind);
         const opt = q.get('valueRenderOption') ?? 'FORMATTED_VALUE';
-        out = { spreadsheetId: ss.id, valueRanges: q.getAll('ranges').map((r) => this.readRange(this.parseRange(ss, r), opt)) };
+        const ranges = q.getAll('ranges').map((r) => this.parseRange(ss, r));
+        out = {
+          spreadsheetId: ss.id,
+          valueRanges: ranges.map((r) => this.readRange(r, opt, ss.locale, q.get('majorDimension') ?? undefined)),
+        };
       } else if (m[3] === 'batchUpdate') {
         method = 'values.batchUpdate';
         this.requireInput(input);
         this.quota(user, kind);
         const data = body.data as { range: string; values: Scalar[][] }[];
+        // Atomic like Google's: every range is parsed and checked before any is written.
         const ranges = data.map((d) => this.parseRange(ss, d.range));
-        ranges.forEach((r, i) => this.checkFits(r, data[i]!.values));
+        ranges.forEach((r, i) => {
+          this.checkFits(r, data[i]!.values);
+          this.checkGrid(r, data[i]!.values);
+        });
         this.access.checkCells(
           ss.id,
           user,
@@ -363,14 +455,12 @@ export class SheetsStandin {
         out = {
           spreadsheetId: ss.id,
           ...this.appendRows(
+            ss,
             this.parseRange(ss, m[4]),
             body.values as Scalar[][],
             input!,
             q.get('insertDataOption') ?? 'OVERWRITE',
-            (rect, grow) => {
-              this.access.checkCells(ss.id, user, [rect]);
-              this.access.checkGrowth(ss, grow);
-            },
+            (rect) => this.access.checkCells(ss.id, user, [rect]),
           ),
         };
       } else if (m[4] !== undefined) {
@@ -378,7 +468,7 @@ export class SheetsStandin {
         if (req.method === 'GET') {
           method = 'values.get';
           this.quota(user, kind);
-          out = this.readRange(r, q.get('valueRenderOption') ?? 'FORMATTED_VALUE');
+          out = this.readRange(r, q.get('valueRenderOption') ?? 'FORMATTED_VALUE', ss.locale, q.get('majorDimension') ?? undefined);
         } else {
           method = 'values.update';
           this.requireInput(input);
@@ -393,7 +483,7 @@ export class SheetsStandin {
         this.quota(user, kind);
         out = {
           spreadsheetId: ss.id,
-          properties: { title: ss.title },
+          properties: { title: ss.title, locale: ss.locale },
           sheets: ss.sheets.map((s, index) => ({
             properties: {
               sheetId: s.sheetId,
@@ -412,12 +502,15 @@ export class SheetsStandin {
         this.failAfterApply--;
         throw new HttpError(503, 'UNAVAILABLE', 'The service is currently unavailable.');
       }
-      this.calls.push({ method, kind, status: 200, ...(input ? { valueInputOption: input } : {}) });
+      if (checked?.method)
+        for (const p of sheetsDiscovery().responseProblems(checked.method, out))
+          this.violations.push(`the stand-in's answer to ${method}: ${p}`);
+      this.calls.push({ method, kind, status: 200, bytes, ...(input ? { valueInputOption: input } : {}) });
       if (kind === 'write') this.access.onWrite?.(ss.id, method);
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(out));
     } catch (err) {
       const e = err instanceof StandinRefusal ? err : new HttpError(400, 'INVALID_ARGUMENT', (err as Error).message);
-      this.calls.push({ method, kind, status: e.status });
+      this.calls.push({ method, kind, status: e.status, bytes });
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
       if (e.status === 429 && this.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(this.options.retryAfterSeconds);
       const details =
@@ -465,7 +558,7 @@ export class SheetsStandin {
     }
   }
 
-  private appendRows(r: Range, values: Scalar[][], input: string, insert: string, guard: (rect: CellRect, growCells: number) => void) {
+  private appendRows(ss: Spreadsheet, r: Range, values: Scalar[][], input: string, insert: string, guard: (rect: CellRect) => void) {
     this.checkCells(values);
     const s = r.sheet;
     let last = -1;
@@ -473,44 +566,88 @@ export class SheetsStandin {
       if (row?.some((c) => c !== undefined)) last = i;
     });
     const at = last + 1;
-    const rect = cellRect({ ...r, r0: at }, values);
-    const rows = insert === 'INSERT_ROWS' ? s.rowCount + values.length : Math.max(s.rowCount, rect.r1);
-    guard(rect, rows * Math.max(s.columnCount, rect.c1) - s.rowCount * s.columnCount);
-    if (insert === 'INSERT_ROWS') {
-      s.cells.splice(at, 0, ...values.map(() => [] as (Cell | undefined)[]));
-      s.rowCount += values.length;
-    } else if (at + values.length > s.rowCount) s.rowCount = at + values.length;
-    const width = Math.max(0, ...values.map((v) => v.length));
+    const width = widest(values);
+    const rows = insert === 'INSERT_ROWS' ? s.rowCount + values.length : Math.max(s.rowCount, at + values.length);
+    guard(cellRect({ ...r, r0: at }, values));
+    this.checkCellLimit(ss, new Map([[s, { rows, cols: Math.max(s.columnCount, r.c0 + width) }]]));
+    if (insert === 'INSERT_ROWS') insertAt(s.cells, at, values.length, () => []);
+    s.rowCount = rows;
     if (r.c0 + width > s.columnCount) s.columnCount = r.c0 + width;
     const upd = this.writeRange({ sheet: s, r0: at, c0: r.c0, whole: false }, values, input);
     return { tableRange: last >= 0 ? `${quote(s.title)}!A1:${colLetters(s.columnCount - 1)}${last + 1}` : undefined, updates: upd };
   }
 
-  private structural(ss: Spreadsheet, req: Record<string, Record<string, unknown>>): unknown {
+  /** Google's 10,000,000 cells per spreadsheet, with some sheets at the sizes a request would give them. */
+  private checkCellLimit(ss: Spreadsheet, sizes: Map<Sheet, { rows: number; cols: number }>): void {
+    let cells = 0;
+    for (const s of ss.sheets) {
+      const g = sizes.get(s) ?? { rows: s.rowCount, cols: s.columnCount };
+      cells += g.rows * g.cols;
+    }
+    if (cells > CELL_LIMIT) throw new HttpError(400, 'INVALID_ARGUMENT', MESSAGES.cellLimit);
+  }
+
+  /**
+   * Checks one request of a spreadsheets.batchUpdate against the grid as the requests before it leave it
+   * (`grid`, updated), and returns how to apply it: nothing is applied until every request is checked.
+   */
+  private planStructural(
+    ss: Spreadsheet,
+    req: Record<string, Record<string, unknown>>,
+    i: number,
+    grid: Map<Sheet, { rows: number; cols: number }>,
+  ): () => unknown {
     const sheetById = (id: unknown) => {
       const s = ss.sheets.find((x) => x.sheetId === (id ?? 0));
-      if (!s) throw new HttpError(400, 'INVALID_ARGUMENT', `No grid with id: ${String(id)}`);
-      return s;
+      if (!s) throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}]: No grid with id: ${String(id)}`);
+      let g = grid.get(s);
+      if (!g) grid.set(s, (g = { rows: s.rowCount, cols: s.columnCount }));
+      return { s, g };
+    };
+    const dimension = (d: unknown, what: string) => {
+      if (d !== 'ROWS' && d !== 'COLUMNS')
+        throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].${what}: dimension must be ROWS or COLUMNS`);
+      return d;
     };
     if (req.appendDimension) {
-      const a = req.appendDimension as { sheetId?: number; dimension: string; length: number };
-      const s = sheetById(a.sheetId);
-      if (a.dimension === 'ROWS') s.rowCount += a.length;
-      else s.columnCount += a.length;
-      return {};
+      const a = req.appendDimension as { sheetId?: number; dimension?: string; length?: number };
+      const { s, g } = sheetById(a.sheetId);
+      const dim = dimension(a.dimension, 'appendDimension');
+      const n = a.length ?? 0;
+      if (n < 1) throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].appendDimension: length must be at least 1`);
+      if (dim === 'ROWS') g.rows += n;
+      else g.cols += n;
+      return () => {
+        if (dim === 'ROWS') s.rowCount += n;
+        else s.columnCount += n;
+        return {};
+      };
     }
     if (req.insertDimension) {
-      const d = req.insertDimension as { range: { sheetId?: number; dimension: string; startIndex: number; endIndex: number } };
-      const s = sheetById(d.range.sheetId);
-      const n = d.range.endIndex - d.range.startIndex;
-      if (d.range.dimension === 'ROWS') {
-        s.cells.splice(d.range.startIndex, 0, ...Array.from({ length: n }, () => [] as (Cell | undefined)[]));
-        s.rowCount += n;
-      } else {
-        for (const row of s.cells) row?.splice(d.range.startIndex, 0, ...Array<undefined>(n).fill(undefined));
-        s.columnCount += n;
-      }
-      return {};
+      const d =
+        (req.insertDimension as { range?: { sheetId?: number; dimension?: string; startIndex?: number; endIndex?: number } }).range ?? {};
+      const { s, g } = sheetById(d.sheetId);
+      const dim = dimension(d.dimension, 'insertDimension');
+      const start = d.startIndex ?? 0;
+      const n = (d.endIndex ?? 0) - start;
+      if (n < 1 || start < 0 || start > (dim === 'ROWS' ? g.rows : g.cols))
+        throw new HttpError(
+          400,
+          'INVALID_ARGUMENT',
+          `Invalid requests[${i}].insertDimension: range (${start}, ${d.endIndex}) is out of bounds`,
+        );
+      if (dim === 'ROWS') g.rows += n;
+      else g.cols += n;
+      return () => {
+        if (dim === 'ROWS') {
+          insertAt(s.cells, start, n, () => []);
+          s.rowCount += n;
+        } else {
+          for (const row of s.cells) if (row) insertAt(row, start, n, () => undefined);
+          s.columnCount += n;
+        }
+        return {};
+      };
     }
     throw new HttpError(400, 'INVALID_ARGUMENT', `Unsupported request in the stand-in: ${Object.keys(req).join(', ')}`);
   }

@@ -303,7 +303,7 @@ export class CsvTable implements Table {
     rows.forEach((r, i) => r.forEach((v, col) => this.checkEncodable(v, this.grid[0], col, end + i)));
     this.grid.length = Math.min(this.grid.length, end);
     while (this.grid.length < end) this.grid.push([]);
-    this.grid.push(...rows.map((r) => (this.inert ? r.map(inertCsvValue) : [...r])));
+    for (const r of rows) this.grid.push(this.inert ? r.map(inertCsvValue) : [...r]);
     this.dirty = true;
     await this.flush();
   }

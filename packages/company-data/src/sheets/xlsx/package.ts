@@ -291,11 +291,13 @@ async function* patchedPart(original: JSZip.JSZipObject, patch: SheetPatch): Asy
         prefix = p.prefix;
         out.push(withDimension(p.xml, patch));
       } else if (p.kind === 'row') {
-        out.push(...newRowsBefore(p.r));
+        for (const x of newRowsBefore(p.r)) out.push(x);
         if (next < patch.changedRows.length && rowOf(next) === p.r) out.push(patchedRow(p.r, p.xml, takeRow()[1], prefix));
         else out.push(numbered(p.xml, p.r, prefix));
       } else {
-        out.push(...newRowsBefore(Infinity), p.xml);
+        // Not spread into push: rows added past the end can be several hundred thousand.
+        for (const x of newRowsBefore(Infinity)) out.push(x);
+        out.push(p.xml);
       }
     }
     if (out.length) yield out.join('');

@@ -155,8 +155,6 @@ export class SheetsStandin {
   failAfterApply = 0;
   /** Called before each request is served: a test acting between requests (sheets-standin-colleague.ts). */
   readonly beforeRequest: ((req: { httpMethod: string; path: string; spreadsheetId: string }) => void)[] = [];
-  /** Writes still allowed; after them every write is refused with 403 before anything is applied (access taken away mid-run). */
-  writesBeforeRefusal = Infinity;
   private readonly quotas: PerUserQuota;
   url = '';
   private server = createServer((req, res) => void this.handle(req, res));
@@ -405,8 +403,6 @@ export class SheetsStandin {
       const ss = this.spreadsheets.get(m[1]!);
       if (!ss) throw new HttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
       this.access.checkAccess(ss.id, user, kind);
-      if (req.method !== 'GET' && this.writesBeforeRefusal-- <= 0)
-        throw new HttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
       const q = url.searchParams;
       input = q.get('valueInputOption') ?? (body.valueInputOption as string | undefined) ?? undefined;
       let out: unknown;

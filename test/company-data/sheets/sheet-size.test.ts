@@ -29,6 +29,23 @@ afterAll(async () => {
 const table = (id: string, s: SheetsStandin = standin, more: Partial<GoogleSheetTableOptions> = {}) =>
   new GoogleSheetTable({ spreadsheetId: id, sheet: 'S', auth: { accessToken: s.accessToken }, rootUrl: s.url, ...more });
 
+/**
+ * Takes the account's edit access away (view only) once this many saves of the spreadsheet went
+ * through, as a colleague would mid-run; undo() gives it back.
+ */
+function refuseSavesAfter(s: SheetsStandin, id: string, saves: number): { undo(): void } {
+  let done = 0;
+  s.access.onWrite = (sheet, method) => {
+    if (sheet === id && method === 'values.batchUpdate' && ++done === saves) s.access.setRole(id, 'oauth-user', 'reader');
+  };
+  return {
+    undo: () => {
+      s.access.onWrite = undefined;
+      s.access.setRole(id, 'oauth-user', 'writer');
+    },
+  };
+}
+
 const writesOf = (s: SheetsStandin, from: number, method = 'values.batchUpdate') =>
   s.calls.slice(from).filter((c) => c.method === method && c.status === 200);
 
@@ -106,11 +123,11 @@ describe('saves split under 2 MB', () => {
     await t.read();
     await t.write(cells);
     before = standin.calls.length;
-    standin.writesBeforeRefusal = 2;
+    const refusal = refuseSavesAfter(standin, 'part', 2);
     try {
       await expect(t.flush()).rejects.toThrow(/403 PERMISSION_DENIED/);
     } finally {
-      standin.writesBeforeRefusal = Infinity;
+      refusal.undo();
     }
     // Parts go in row order: the first two are written, nothing after them.
     const written = standin.values('part', 'S').map((r) => r[1] ?? '');
@@ -169,7 +186,7 @@ describe('large enrich runs against the sandbox', () => {
       expect(fast.calls.filter((c) => c.status === 429)).toEqual([]);
       expect(fast.calls.every((c) => c.bytes < MAX_REQUEST_BYTES)).toBe(true);
       const v = fast.values('leads', 'S');
-      const status = v[0]!.indexOf('enrich_status');
+      const status = v[0]!.indexOf('company_data_status');
       expect(v.slice(1).filter((r) => r[status] === 'matched').length).toBe(30_000);
 
       // Small requests (50 kB) need more than a window's 60 writes: the client spaces them, still no 429.
@@ -196,16 +213,16 @@ describe('large enrich runs against the sandbox', () => {
     const state = join(dir, 's-refused');
     const b0 = await billed();
     const before = standin.calls.length;
-    standin.writesBeforeRefusal = 1;
+    const refusal = refuseSavesAfter(standin, 'refused', 1);
     try {
       await expect(enrichTable({ table: table('refused'), client, stateDir: state })).rejects.toThrow(/403 PERMISSION_DENIED/);
     } finally {
-      standin.writesBeforeRefusal = Infinity;
+      refusal.undo();
     }
     expect((await billed()) - b0).toBe(45);
     expect(writesOf(standin, before).length).toBe(1);
     const v = standin.values('refused', 'S');
-    const status = v[0]!.indexOf('enrich_status');
+    const status = v[0]!.indexOf('company_data_status');
     const written = v.slice(1).filter((r) => r[status] === 'matched').length;
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(20_000);

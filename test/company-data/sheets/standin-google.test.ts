@@ -274,9 +274,9 @@ describe('an Estonian-locale sheet with registry codes stored as numbers', () =>
       expect(report).toMatchObject({ rowsInScope: 40, matched: 40, invalid: 0, errors: 0, billedQueries: 40 });
       const v = standin.values('numbers', 'S');
       const col = (name: string) => v.slice(1).map((r) => r[v[0]!.indexOf(name)]);
-      expect(col('registry_code')).toEqual(codes);
-      expect(col('enrich_query')).toEqual(codes);
-      expect(col('enrich_status').every((s) => s === 'matched')).toBe(true);
+      expect(col('company_data_match_registry_code')).toEqual(codes);
+      expect(col('company_data_query')).toEqual(codes);
+      expect(col('company_data_status').every((s) => s === 'matched')).toBe(true);
       // The key column is untouched: still numbers.
       expect(col('registrikood')).toEqual(codes.map(Number));
     } finally {

@@ -11,6 +11,7 @@ export { googleAuthClient, type GoogleAuthClient, type GoogleCredentials } from 
 export { MemoryTable, type CellWrite, type Table, type TableSnapshot } from './table';
 export {
   enrichTable,
+  reportOfFailedRun,
   defaultFields,
   summaryFields,
   type EnrichClient,
@@ -20,5 +21,6 @@ export {
   type EnrichReport,
   type SummaryField,
 } from './enrich';
+export { PreflightError, type WriteCheck } from './preflight';
 export { EventSheetWriter, EVENT_COLUMNS, type EventSheetOptions } from './events-to-rows';
 export { pollEventsToSheet, startWebhookReceiver, type EventsClient, type PollOptions, type WebhookReceiverOptions } from './event-sources';

@@ -552,8 +552,10 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     // The cap (when given) is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
     let sending!: () => void;
     const passed = new Promise<void>((r) => (sending = r));
+    const sent = chunks.length;
     send(dedupe.queries(), { max: opts.maxBilledQueries!, sending });
-    await Promise.race([passed, ...chunks]);
+    // Nothing to send (every row answered already) starts no chunk, and nothing would ever say the cap passed.
+    if (chunks.length > sent) await Promise.race([passed, ...chunks]);
   }
   if (failure) return fail(failure.error);
   // Rows the old version enriched for the key they hold move to the company_data_ columns when their

@@ -156,22 +156,35 @@ describe('service account: JWT bearer grant at the key file token_uri', () => {
     leads('sa-mid', [key.client_email]);
     const before = standin.auth.issuedCount('urn:ietf:params:oauth:grant-type:jwt-bearer');
     const calls = standin.calls.length;
-    expireAfterFirstCall();
-    const r = await run(enrichCommand(), [
-      '--spreadsheet',
-      'sa-mid',
-      '--sheet',
-      'Leads',
-      '--google-key-file',
-      file,
-      '--state-dir',
-      join(dir, 'state'),
-      ...apiArgs(),
-    ]);
-    expect(r.out).toContain('Done. Key column: company. Rows enriched this run: 2');
+    // Mid-run: the token lapses once paying has begun (the read and the checks before paying used it), so the save meets the 401.
+    let paid = -1;
+    api.onLookup = () => {
+      paid = standin.calls.length;
+      standin.auth.expireAccessTokens();
+    };
+    try {
+      const r = await run(enrichCommand(), [
+        '--spreadsheet',
+        'sa-mid',
+        '--sheet',
+        'Leads',
+        '--google-key-file',
+        file,
+        '--state-dir',
+        join(dir, 'state'),
+        ...apiArgs(),
+      ]);
+      expect(r.out).toContain('Done. Key column: company. Rows enriched this run: 2');
+    } finally {
+      api.onLookup = undefined;
+    }
+    expect(paid).toBeGreaterThan(calls);
     expect(standin.auth.issuedCount('urn:ietf:params:oauth:grant-type:jwt-bearer') - before).toBe(2);
-    expect(standin.calls.slice(calls).filter((c) => c.status === 401)).toHaveLength(1);
-    expect(standin.values('sa-mid', 'Leads').map((row) => row[row.length - 3])).toEqual(['enrich_status', 'matched', 'matched']);
+    expect(standin.calls.slice(calls, paid).filter((c) => c.status === 401)).toHaveLength(0);
+    expect(standin.calls.slice(paid).filter((c) => c.status === 401)).toHaveLength(1);
+    const values = standin.values('sa-mid', 'Leads');
+    const status = values[0]!.indexOf('company_data_status');
+    expect(values.map((row) => row[status])).toEqual(['company_data_status', 'matched', 'matched']);
   });
 
   it('tokens expire after their lifetime at the stand-in: an old one gets 401 UNAUTHENTICATED', async () => {

@@ -220,7 +220,7 @@ describe('check before paying', () => {
 
   it('a protected output column: nothing billed, the message names the cell, the range and what to ask for', async () => {
     const id = leads(3);
-    // Column C is where the run puts "name".
+    // Column C is where the run puts company_data_status, the first of its own columns.
     standin.access.protect(id, {
       range: { sheetId: 0, startColumnIndex: 2, endColumnIndex: 3 },
       description: 'Finance only',
@@ -229,7 +229,7 @@ describe('check before paying', () => {
     const err = await refusedBeforePaying(id);
     expect(err.message).toMatch(
       new RegExp(
-        `^protected ranges: cell C1 \\(column "name"\\) is in a protected range \\("Finance only"\\) that ${BOT} cannot edit: ask the spreadsheet's owner to add ${BOT} to that range's editors`,
+        `^protected ranges: cell C1 \\(column "company_data_status"\\) is in a protected range \\("Finance only"\\) that ${BOT} cannot edit: ask the spreadsheet's owner to add ${BOT} to that range's editors`,
       ),
     );
     expect(err.checks.find((c) => c.check === 'write access')?.ok).toBe(true);
@@ -255,15 +255,59 @@ describe('check before paying', () => {
       ['write access', true],
     ]);
     expect(await billed()).toBe(b0 + 3);
-    expect(standin.values(id, 'Leads')[0]).toEqual(['Registry code', 'note', 'name', 'enrich_status', 'enriched_at', 'enrich_query']);
+    expect(standin.values(id, 'Leads')[0]).toEqual([
+      'Registry code',
+      'note',
+      'company_data_status',
+      'company_data_query',
+      'company_data_reason',
+      'company_data_match_name',
+      'company_data_enriched_at',
+    ]);
+  });
+
+  it("every column the run writes is checked (company_data_reason too); an old version's bare columns, never written, are not", async () => {
+    const id = leads(3);
+    // Column E is company_data_reason (after company_data_status and company_data_query); its header cell is free.
+    standin.access.protect(id, {
+      range: { sheetId: 0, startRowIndex: 1, startColumnIndex: 4, endColumnIndex: 5 },
+      editors: ['owner@example.com'],
+    });
+    const err = await refusedBeforePaying(id);
+    expect(err.message).toMatch(/^protected ranges: cell E2 \(column "company_data_reason"\) is in a protected range/);
+
+    // A sheet the version before issue 22 enriched: its bare "name" column is a person's now, protected; two
+    // rows done by it (their answers not free here: they keep their old columns) and one new row.
+    const old = `pf${++sheetNo}`;
+    const [a, b, c] = codes(3, 500);
+    standin.create(old, [
+      {
+        title: 'Leads',
+        rows: [
+          ['Registry code', 'name', 'enrich_status', 'enriched_at'],
+          [a!, 'Kept by a person', 'no_match', '2026-01-01T00:00:00Z'],
+          [b!, '', 'no_match', '2026-01-01T00:00:00Z'],
+          [c!],
+        ],
+      },
+    ]);
+    standin.access.setRole(old, BOT, 'writer');
+    standin.access.protect(old, { range: { sheetId: 0, startColumnIndex: 1, endColumnIndex: 2 }, editors: ['owner@example.com'] });
+    const b0 = await billed();
+    const r = await enrichTable({ table: sheet(old), client, fields: ['name'], stateDir: join(dir, 's-old') });
+    expect(r.checks?.every((ch) => ch.ok)).toBe(true);
+    expect(await billed()).toBe(b0 + 1);
+    expect(r.legacyRows).toBe(2);
+    expect(standin.values(old, 'Leads').map((row) => String(row[1] ?? ''))).toEqual(['name', 'Kept by a person', '', '']);
   });
 
   it('a spreadsheet near the 10,000,000-cell limit (all sheets count): nothing billed, says what to delete', async () => {
-    // 999,998 × 10 + 4 rows × 3 columns = 9,999,992 cells; the run adds 3 columns of 4 rows: 12 cells, 4 too many.
+    // 999,998 × 10 + 4 rows × 3 columns = 9,999,992 cells; the run's 5 columns need 4 more of 4 rows (the grid's
+    // third column is empty): 16 cells, 8 too many.
     const id = leads(3, { cols: 3, others: [{ title: 'Archive', rowCount: 999_998, columnCount: 10 }] });
     const err = await refusedBeforePaying(id);
     expect(err.message).toMatch(
-      /^cell limit: adding 3 columns to sheet "Leads" needs 12 more cells, but the spreadsheet already holds 9,999,992 of Google's 10,000,000 \(every sheet's rows × columns count, empty ones too\): delete empty rows or columns in any of its sheets, or copy this sheet into a new spreadsheet/,
+      /^cell limit: adding 4 columns to sheet "Leads" needs 16 more cells, but the spreadsheet already holds 9,999,992 of Google's 10,000,000 \(every sheet's rows × columns count, empty ones too\): delete empty rows or columns in any of its sheets, or copy this sheet into a new spreadsheet/,
     );
   });
 
@@ -303,8 +347,11 @@ describe('check before paying', () => {
         new RegExp(`^Check write access: FAILED: ${BOT} can only view the spreadsheet: share it with ${BOT} as an Editor`),
       ),
     ]);
-    expect(lines[1]![2]).toMatch(/^Check protected ranges: FAILED: cell C1 \(column "name"\) is in a protected range that enrich-bot@/);
-    expect(lines[2]![1]).toMatch(/^Check cell limit: FAILED: adding 4 columns to sheet "Leads" needs 12 more cells/);
+    expect(lines[1]![2]).toMatch(
+      /^Check protected ranges: FAILED: cell C1 \(column "company_data_status"\) is in a protected range that enrich-bot@/,
+    );
+    // 999,999 × 10 + 3 rows × 2 columns = 9,999,996 cells; the run's 5 columns of 3 rows are 15 more.
+    expect(lines[2]![1]).toMatch(/^Check cell limit: FAILED: adding 5 columns to sheet "Leads" needs 15 more cells/);
     // Every cell that sheet's run writes is beyond its grid; a dry run does not grow it, so it has no cell to test write access on.
     expect(lines[2]![3]).toMatch(/^Check write access: not checked: /);
     expect(lines[3]!.every((l) => / ok: /.test(l))).toBe(true);
@@ -342,9 +389,11 @@ describe('stop paying after a refused save', () => {
     const r = await enrichTable({ table, client, fields: ['name'], stateDir: join(dir, state) });
     expect(await billed()).toBe(b0 + N - kept);
     expect(r.billedQueries).toBe(N - kept);
-    const rows = standin.values(id, 'Leads').slice(1);
+    const [header, ...rows] = standin.values(id, 'Leads');
+    const status = header!.indexOf('company_data_status');
+    expect(status).toBeGreaterThan(1);
     expect(rows).toHaveLength(N);
-    expect(rows.every((row) => /^(matched|no_match)/.test(String(row[3])))).toBe(true);
+    expect(rows.every((row) => /^(matched|no_match)$/.test(String(row[status])))).toBe(true);
   }
 
   it('a colleague removes the account’s edit access after the first save: billing stops, the report says what is kept, a rerun bills nothing for it', async () => {
@@ -367,9 +416,9 @@ describe('stop paying after a refused save', () => {
 
   it('a colleague protects the output column after the first save: same, and the error says to ask for the protected range', async () => {
     const id = leads(N);
-    // Column D holds enrich_status (the codes are unknown: the name column stays empty and is not written).
+    // Column C holds company_data_status, written in every row (the codes are unknown: the name column stays empty).
     const { err, report, billedInRun } = await refusedMidRun(id, sheet(id), 'mid-protect', () =>
-      standin.access.protect(id, { range: { sheetId: 0, startColumnIndex: 3, endColumnIndex: 4 }, editors: ['owner@example.com'] }),
+      standin.access.protect(id, { range: { sheetId: 0, startColumnIndex: 2, endColumnIndex: 3 }, editors: ['owner@example.com'] }),
     );
     expect(err.message).toMatch(/Google Sheets 403 PERMISSION_DENIED: You are trying to edit a protected cell or object\./);
     expect(err.message).toMatch(new RegExp(`ask the spreadsheet's owner to add ${BOT} to its editors`));

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '@company-data/core/bulk-lookup';
 import type { CompanyDataError } from '@company-data/core/errors';
 import {
@@ -431,6 +432,8 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun && !table.checkWrites;
   /** Data rows the run writes, as runs (kept only for the checks). */
   const rowsToWrite: [number, number][] = [];
+  /** Whether one of those rows holds the old version's state, which its save empties (see LEGACY). */
+  let clearsLegacy = false;
   let paying = false;
   const sectionsDone =
     !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
@@ -481,7 +484,10 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       if (row.some((v) => v !== '')) report.rows = index - 1;
       const before = dedupe.unique.size;
       const p = planRow(row, L, mode, maxAgeMs, nowMs, (q) => dedupe.read(q, readMemo(q)), readMemo);
-      if (table.checkWrites && p.kind !== 'none' && p.kind !== 'keep') addRow(rowsToWrite, index - 1);
+      if (table.checkWrites && p.kind !== 'none' && p.kind !== 'keep') {
+        addRow(rowsToWrite, index - 1);
+        if (p.kind !== 'clear' && L.legacy && !clearsLegacy) clearsLegacy = legacyState(L.legacy).some((c) => (row[c] ?? '') !== '');
+      }
       if (p.kind === 'migrate') {
         const m = legacyRows.get(p.key);
         if (m) m.rows++;
@@ -519,7 +525,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   // Check before paying: a save this run cannot make is found before anything is sent.
   if (table.checkWrites) {
     try {
-      report.checks = await table.checkWrites(writePlan(Lay, rowsToWrite), { dryRun: !!opts.dryRun });
+      report.checks = await table.checkWrites(writePlan(Lay, rowsToWrite, clearsLegacy), { dryRun: !!opts.dryRun });
       if (!opts.dryRun && report.checks.some((c) => c.ok === false)) throw new PreflightError(report.checks);
     } catch (e) {
       return fail(e);
@@ -552,8 +558,10 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     // The cap (when given) is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
     let sending!: () => void;
     const passed = new Promise<void>((r) => (sending = r));
+    const sent = chunks.length;
     send(dedupe.queries(), { max: opts.maxBilledQueries!, sending });
-    await Promise.race([passed, ...chunks]);
+    // Nothing to send (every row answered already) starts no chunk, and nothing would ever say the cap passed.
+    if (chunks.length > sent) await Promise.race([passed, ...chunks]);
   }
   if (failure) return fail(failure.error);
   // Rows the old version enriched for the key they hold move to the company_data_ columns when their
@@ -633,7 +641,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     };
     // A row moved to the company_data_ columns loses the old version's state, so one state stands.
     const clearLegacy = () => {
-      if (Lay.legacy) for (const col of [Lay.legacy.statusCol, Lay.legacy.atCol, Lay.legacy.queryCol]) if (col >= 0) put(col, '', true);
+      if (Lay.legacy) for (const col of legacyState(Lay.legacy)) put(col, '', true);
     };
     const key = row[Lay.keyCol] ?? '';
     res.edits = edits;
@@ -753,7 +761,9 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     const every = opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
     let lastSave = Date.now();
     let lastCost = 0;
-    // A save blocks the event loop (and the limiter's timers with it); spacing saves by 50x their cost keeps that under 2%.
+    // A save that blocks the event loop (an XLSX file written) holds up the limiter's timers with it; spacing saves by
+    // 50x the time they block keeps that under 2%. Only the blocked time counts: a Google sheet's save mostly waits on
+    // the network, and spacing by its round trip would let a refused save go unnoticed (and paid for) far longer.
     const gap = () => Math.max(every, 50 * lastCost);
     const local = snapshot?.rows ?? [];
     let pending = local.map((_, i) => i);
@@ -824,9 +834,9 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       const wrote = writes.length > 0 || intended.size > 0;
       if (wrote) {
         await table.write(writes);
-        const t0 = Date.now();
+        const loop0 = performance.eventLoopUtilization();
         await table.flush();
-        lastCost = Date.now() - t0;
+        lastCost = performance.eventLoopUtilization(loop0).active;
         lastSave = Date.now();
       }
       if (view && wrote) {
@@ -922,12 +932,12 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   }
 }
 
-/** What the run writes, for Table.checkWrites. */
-function writePlan(L: Layout, rows: [number, number][]): WritePlan {
+/** What the run writes, for Table.checkWrites: its own columns, and the old version's state columns when it empties some. */
+function writePlan(L: Layout, rows: [number, number][], clearsLegacy: boolean): WritePlan {
   const created = new Set(L.headerWrites.map(([col]) => col));
-  const columns = [...L.fieldCols.map((c) => c.col), ...L.sectionCols.map((c) => c.col), L.statusCol, L.atCol, L.queryCol];
+  const columns = [...L.ourCols, ...(clearsLegacy && L.legacy ? legacyState(L.legacy) : [])];
   // Probe cells: the run's own header cells first (their text is the run's), then the ones it creates (empty until then).
-  const own = [L.statusCol, L.atCol, L.queryCol].filter((c) => !created.has(c)).map((col) => ({ col, value: L.header[col]! }));
+  const own = L.ourCols.filter((c) => !created.has(c)).map((col) => ({ col, value: L.header[col]! }));
   return {
     header: L.header,
     newHeaders: L.headerWrites.map(([col, value]) => ({ col, value })),
@@ -936,6 +946,11 @@ function writePlan(L: Layout, rows: [number, number][]): WritePlan {
     width: L.header.length,
     probe: [...own, ...L.headerWrites.map(([col]) => ({ col, value: '' }))],
   };
+}
+
+/** The old version's state columns a row moved to the company_data_ columns has emptied (clearLegacy). */
+function legacyState(legacy: NonNullable<Layout['legacy']>): number[] {
+  return [legacy.statusCol, legacy.atCol, legacy.queryCol].filter((c) => c >= 0);
 }
 
 /** Rows as a save found them, in Lay's column numbers, and where each column is in the sheet now. */

@@ -49,8 +49,6 @@ export interface StandinOptions extends QuotaOptions {
   auth?: StandinAuthOptions;
 }
 
-/** Google's cap on the cells of one spreadsheet, all sheets together. */
-
 export interface CallLog {
   method: string;
   kind: 'read' | 'write';

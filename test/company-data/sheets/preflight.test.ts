@@ -3,8 +3,7 @@
  * the sandbox answers and counts billed queries, the Google Sheets stand-in keeps roles, protected
  * ranges, the 10,000,000-cell limit and credentials, and lets a test change them while a run is going on.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRegistryCheckDigit } from '@company-data/core/validation';
@@ -13,12 +12,12 @@ import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { enrichTable, reportOfFailedRun } from '../../../packages/company-data/src/sheets/enrich';
 import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
 import { PreflightError } from '../../../packages/company-data/src/sheets/preflight';
-import { startSandbox } from '../../../packages/company-data/src/sandbox';
-import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
+import type { SheetsStandin } from '../../support/sheets-standin';
+import { useSandboxAndSheets, type Sandbox } from './support/sandbox-and-sheets';
 import { CELL_LIMIT, MESSAGES } from '../../support/sheets-standin-permissions';
 
-type Sb = Awaited<ReturnType<typeof startSandbox>>;
-let sb: Sb;
+const world = useSandboxAndSheets('preflight-', { readsPerMinute: 600, writesPerMinute: 600 });
+let sb: Sandbox;
 let standin: SheetsStandin;
 let client: CompanyDataClient;
 /** Two lookup requests a second: a run of N queries lasts N / 200 s, far longer than the first saves take. */
@@ -28,26 +27,16 @@ let keyFile: string;
 const BOT = 'enrich-bot@proj.iam.gserviceaccount.com';
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  standin = await startSheetsStandin();
-  client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
+  ({ sb, standin, client, dir } = world);
   slowClient = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey, rateLimit: { requests: 2, perMs: 1000 } });
-  dir = mkdtempSync(join(tmpdir(), 'preflight-'));
   keyFile = join(dir, 'key.json');
   writeFileSync(keyFile, JSON.stringify(standin.serviceAccountKey(BOT)));
 });
 afterAll(async () => {
-  await client.close();
   await slowClient.close();
-  await standin.close();
-  await sb.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-async function billed(): Promise<number> {
-  const u = await client.reference.usage();
-  return (u.data as { billed_lookup_queries?: number }).billed_lookup_queries ?? 0;
-}
+const billed = () => world.billed();
 
 /** Distinct registry codes with valid check digits (most unknown to the sandbox: billed as no_match). */
 const codes = (n: number, from = 0) => Array.from({ length: n }, (_, i) => withRegistryCheckDigit(String(1_900_000 + from + i)));

@@ -5,48 +5,33 @@
  * re-read and the write (the write lands on moved rows; the check after it must put that right). At the
  * end every row's tool columns belong to its own key, or are empty and counted as left alone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { formatReport } from '../../../packages/company-data/src/cli/commands/enrich';
 import { enrichTable, type EnrichReport } from '../../../packages/company-data/src/sheets/enrich';
 import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
-import { startSandbox } from '../../../packages/company-data/src/sandbox';
 import { sameQuery } from '@company-data/core/lookup';
-import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
+import type { SheetsStandin } from '../../support/sheets-standin';
+import { useSandboxAndSheets } from './support/sandbox-and-sheets';
 import { Colleague, type RequestName } from '../../support/sheets-standin-colleague';
 
-type Sb = Awaited<ReturnType<typeof startSandbox>>;
-let sb: Sb;
+// Not a quota test: a file of many short runs would pass Google's 60 reads a minute of one account.
+const world = useSandboxAndSheets('row-follow-', { readsPerMinute: 600, writesPerMinute: 600 });
 let standin: SheetsStandin;
 let client: CompanyDataClient;
 let dir: string;
 /** Registry code → company name, read the plain way (GET /companies), not through the code under test. */
-const names = new Map<string, string>();
+let names = new Map<string, string>();
 let codes: string[];
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-  standin = await startSheetsStandin();
-  client = new CompanyDataClient({ baseUrl: sb.url, apiKey: sb.apiKey });
-  dir = mkdtempSync(join(tmpdir(), 'row-follow-'));
-  const res = await fetch(`${sb.url}/companies?limit=40&page=1`, { headers: { 'X-API-Key': sb.apiKey } });
-  for (const c of ((await res.json()) as { data: { registry_code: string; name: string }[] }).data) names.set(c.registry_code, c.name);
+  ({ standin, client, dir } = world);
+  names = await world.companyNames(1, 40);
   codes = [...names.keys()];
 });
-afterAll(async () => {
-  await client.close();
-  await standin.close();
-  await sb.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
-async function billed(): Promise<number> {
-  const u = await client.reference.usage();
-  return (u.data as { billed_lookup_queries?: number }).billed_lookup_queries ?? 0;
-}
+const billed = () => world.billed();
 
 let sheets = 0;
 function sheet(keys: string[]): { id: string; table: () => GoogleSheetTable; colleague: Colleague } {

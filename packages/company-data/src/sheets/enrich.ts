@@ -764,7 +764,9 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     // A save that blocks the event loop (an XLSX file written) holds up the limiter's timers with it; spacing saves by
     // 50x the time they block keeps that under 2%. Only the blocked time counts: a Google sheet's save mostly waits on
     // the network, and spacing by its round trip would let a refused save go unnoticed (and paid for) far longer.
-    const gap = () => Math.max(every, 50 * lastCost);
+    // On a sheet others edit, a refused save must be seen soon (each answer after it is paid for in vain): there the
+    // stretch is capped at 2 s, whatever the save cost (a stand-in in the same process makes its work look like ours).
+    const gap = () => Math.max(every, follow ? Math.min(50 * lastCost, 2_000) : 50 * lastCost);
     const local = snapshot?.rows ?? [];
     let pending = local.map((_, i) => i);
     let headerDone = false;

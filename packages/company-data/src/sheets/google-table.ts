@@ -487,7 +487,7 @@ function advice(
     case 404:
       return `no spreadsheet has the id ${ctx.spreadsheetId}: check the id (the part of the URL after /d/)`;
     case 429:
-      return "Google's quota (60 writes a minute per user) is still exhausted after backing off: wait a minute and run again; finished work is kept";
+      return "Google's quota (60 reads and 60 writes a minute per user) is still exhausted after backing off: wait a minute and run again; finished work is kept";
     default:
       return status !== undefined && status >= 500 ? 'Google Sheets is failing on its side: run again later; finished work is kept' : '';
   }

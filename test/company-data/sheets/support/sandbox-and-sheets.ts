@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { CompanyDataClient } from '../../../../packages/company-data/src/index';
 import { startSandbox } from '../../../../packages/company-data/src/sandbox';
-import { startSheetsStandin, type SheetsStandin } from '../../../support/sheets-standin';
+import { startSheetsStandin, type SheetsStandin, type StandinOptions } from '../../../support/sheets-standin';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
@@ -25,11 +25,11 @@ export interface SandboxAndSheets {
 }
 
 /** Registers beforeAll/afterAll; the fields are there once beforeAll has run. */
-export function useSandboxAndSheets(tempPrefix: string): SandboxAndSheets {
+export function useSandboxAndSheets(tempPrefix: string, standinOptions: StandinOptions = {}): SandboxAndSheets {
   const world = {} as SandboxAndSheets;
   beforeAll(async () => {
     world.sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
-    world.standin = await startSheetsStandin();
+    world.standin = await startSheetsStandin(standinOptions);
     world.client = new CompanyDataClient({ baseUrl: world.sb.url, apiKey: world.sb.apiKey });
     world.dir = mkdtempSync(join(tmpdir(), tempPrefix));
   });

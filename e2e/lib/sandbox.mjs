@@ -26,6 +26,11 @@ export async function startSandboxCli({
     stop,
   } = await startCli({ repoDir, args, secrets: [apiKey], ready: /Sandbox on (http:\/\/\S+)/, name: 'sandbox', readyTimeoutMs });
 
+  /**
+   * @param {string} method
+   * @param {string} p path with query, from the root
+   * @param {unknown} [body] sent as JSON
+   */
   const call = async (method, p, body) => {
     const res = await fetch(`${url}${p}`, {
       method,

@@ -15,7 +15,7 @@ const SEARCH_PLACEHOLDER = 'srch_REPLACE_WITH_YOURS';
 /**
  * An n8n workflow's JSON as exported, the fields the checks touch. parameters: any, as each node type has
  * its own (the checks read and set a few by name).
- * @typedef {{ id?: string, name: string, type: string, webhookId?: string, parameters?: Record<string, any>, credentials?: Record<string, { id: string, name: string }>, [field: string]: unknown }} WorkflowNode
+ * @typedef {{ id: string, name: string, type: string, webhookId?: string, parameters?: Record<string, any>, credentials?: Record<string, { id: string, name: string }>, [field: string]: unknown }} WorkflowNode
  * @typedef {{ name?: string, nodes: WorkflowNode[], connections?: Record<string, unknown>, [field: string]: unknown }} Workflow
  */
 

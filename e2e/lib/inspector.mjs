@@ -15,11 +15,20 @@ const SPEC_FILES = ['package.json', 'package-lock.json'];
 
 /** @typedef {{ nodeBin: string, bin: string, dir: string, version: string }} Inspector */
 /**
+ * An MCP result as the Inspector prints it, the fields the checks read. structuredContent: any, as each
+ * tool answers in its own shape.
+ * @typedef {object} McpResult
+ * @property {{ name: string, description?: string, inputSchema?: { type?: string } }[]} [tools] of tools/list
+ * @property {boolean} [isError]
+ * @property {{ type: string, text?: string }[]} [content]
+ * @property {any} [structuredContent]
+ */
+/**
  * @typedef {object} InspectorRun
  * @property {number | null} code
  * @property {string} stdout
  * @property {string} stderr
- * @property {any} json stdout parsed (any: the Inspector prints the server's untyped MCP answers)
+ * @property {{ result?: McpResult, error?: { code?: number, message?: string } } | undefined} json stdout parsed
  * @property {number} ms
  */
 

@@ -7,7 +7,7 @@ import http from 'node:http';
  * The parts of a Chat Completions request the stand-in and the scripts read.
  * @typedef {{ name: string, description?: string, parameters?: { properties?: Record<string, unknown> } }} FunctionTool
  * @typedef {{ type: string, function: FunctionTool }} OfferedTool
- * @typedef {{ role: string, content?: string | { text?: string }[] | null }} RequestMessage
+ * @typedef {{ role: string, content?: string | { text?: string }[] | null, tool_calls?: ToolCall[] }} RequestMessage
  * @typedef {{ model?: string, stream?: boolean, stream_options?: { include_usage?: boolean }, tools?: OfferedTool[], messages?: RequestMessage[] }} ChatRequest
  */
 /**
@@ -271,7 +271,7 @@ export function findMcpTool(tools, toolName) {
  * or the content blocks ([{ type: 'text', text: '<JSON>' }]) as JSON, or the text itself; undefined when none
  * holds items.
  * @param {unknown} value
- * @returns {{ name?: unknown }[] | undefined}
+ * @returns {Record<string, unknown>[] | undefined}
  */
 export function mcpItems(value) {
   if (typeof value === 'string') {

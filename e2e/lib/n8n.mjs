@@ -16,6 +16,13 @@ import { ensureRuntime, ms } from './runtime.mjs';
 /** @typedef {{ baseUrl: string, apiKey: string }} ApiTarget the public API's address and key */
 /** @typedef {Awaited<ReturnType<typeof startN8n>>} N8n */
 /** @typedef {ReturnType<typeof spawnN8n>} N8nProc */
+/**
+ * An execution as the public API returns it (the fields the checks read). data: any, as run data differs
+ * per node type (and is there only with includeData).
+ * @typedef {{ id: string, status: string, finished?: boolean, data?: any }} Execution
+ */
+/** @typedef {{ id: string, name: string, [field: string]: unknown }} Stored a stored workflow or credential */
+/** @typedef {{ name: string, value: string, url?: string }} ListOption */
 
 const OWNER = { email: 'owner@e2e.local', firstName: 'E2E', lastName: 'Owner' };
 const LOG_LINES_KEPT = 2000;
@@ -391,7 +398,7 @@ async function call(url, method, headers, body, what) {
 }
 
 /**
- * Internal REST API (cookie auth), as the editor uses it.
+ * Internal REST API (cookie auth), as the editor uses it; the answer as n8n sends it.
  * @param {RestTarget} n8n
  * @param {string} method
  * @param {string} p path under /rest
@@ -437,6 +444,7 @@ async function dynamicParameters(n8n, endpoint, { node, credentialType, credenti
  * node: { type, version, parameters }; credential: { id, name } under the node's credential type.
  * @param {RestTarget} n8n
  * @param {DynamicParametersRequest} request
+ * @returns {Promise<{ results: ListOption[], paginationToken?: string }>}
  */
 export const resourceLocatorResults = (n8n, request) => dynamicParameters(n8n, 'resource-locator-results', request);
 
@@ -444,6 +452,7 @@ export const resourceLocatorResults = (n8n, request) => dynamicParameters(n8n, '
  * What the editor asks to fill an option list with loadOptionsMethod.
  * @param {RestTarget} n8n
  * @param {DynamicParametersRequest} request
+ * @returns {Promise<ListOption[]>}
  */
 export const loadOptionsResults = (n8n, request) => dynamicParameters(n8n, 'options', request);
 
@@ -494,6 +503,7 @@ const WORKFLOW_CREATE_FIELDS = ['name', 'nodes', 'connections', 'settings', 'sta
  * Creates a workflow from an exported/importable JSON; returns the stored workflow (with id).
  * @param {ApiTarget} n8n
  * @param {Record<string, unknown>} workflow
+ * @returns {Promise<Stored>}
  */
 export function createWorkflow(n8n, workflow) {
   /** @type {Record<string, unknown>} */
@@ -507,6 +517,7 @@ export function createWorkflow(n8n, workflow) {
  * Creates a credential; returns { id, name, type, ... }. data is never echoed back by n8n.
  * @param {ApiTarget} n8n
  * @param {{ name: string, type: string, data: Record<string, unknown> }} credential
+ * @returns {Promise<Stored & { type: string }>}
  */
 export function createCredential(n8n, { name, type, data }) {
   return api(n8n, 'POST', '/credentials', { name, type, data });
@@ -533,6 +544,7 @@ export function unpublishWorkflow(n8n, id) {
  * Lists executions (newest first).
  * @param {ApiTarget} n8n
  * @param {{ workflowId?: string, status?: string, includeData?: boolean, limit?: number }} [opts]
+ * @returns {Promise<Execution[]>}
  */
 export async function listExecutions(n8n, { workflowId, status, includeData = false, limit = 100 } = {}) {
   const q = new URLSearchParams({ includeData: String(includeData), limit: String(limit) });
@@ -545,6 +557,7 @@ export async function listExecutions(n8n, { workflowId, status, includeData = fa
  * @param {ApiTarget} n8n
  * @param {string} id
  * @param {{ includeData?: boolean }} [opts]
+ * @returns {Promise<Execution>}
  */
 export function getExecution(n8n, id, { includeData = true } = {}) {
   return api(n8n, 'GET', `/executions/${id}?includeData=${includeData}`);
@@ -555,6 +568,7 @@ export function getExecution(n8n, id, { includeData = true } = {}) {
  * @param {ApiTarget} n8n
  * @param {string} id
  * @param {{ timeoutMs?: number }} [opts]
+ * @returns {Promise<Execution>}
  */
 export async function waitForExecution(n8n, id, { timeoutMs = 60_000 } = {}) {
   const deadline = Date.now() + timeoutMs;

@@ -3,6 +3,12 @@
 import { startCli } from './child-process.mjs';
 
 /**
+ * Sandbox answers the checks read (the service's JSON, the fields used).
+ * @typedef {{ id: string, event_id: string, status: string, retry_of?: string | null, log: { duplicate: boolean, status_code: number }[] }} SandboxDelivery
+ * @typedef {{ id: string, data?: { company?: { name?: string } } }} SandboxEvent
+ */
+
+/**
  * Starts `node packages/company-data/dist/cli/main.js sandbox` and resolves when it prints its address.
  * Returns { url, apiKey, call(method, path, body), stop(), logs }.
  * @param {{ repoDir: string, port?: number, host?: string, apiKey: string, companies?: number, dataDir?: string, readyTimeoutMs?: number }} opts

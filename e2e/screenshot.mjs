@@ -81,7 +81,7 @@ try {
   const ws = new WebSocket(page.webSocketDebuggerUrl);
   await new Promise((r) => ws.addEventListener('open', r, { once: true }));
   let seq = 0;
-  /** @type {Map<number, { resolve: (result: any) => void, reject: (err: Error) => void }>} */
+  /** @type {Map<number, { resolve: (result: unknown) => void, reject: (err: Error) => void }>} */
   const pending = new Map();
   ws.addEventListener('message', (ev) => {
     const msg = JSON.parse(ev.data);

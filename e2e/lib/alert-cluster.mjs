@@ -20,7 +20,7 @@ export const CHAT_NODE = 'Post to chat';
  * Starts everything; every stop function goes into `cleanups` as soon as its process runs, so a failed
  * start leaves nothing behind. `env`: extra n8n settings for every process; `balance`: see BALANCING in queue.mjs. Returns { redis, postgres, sandbox, apiKey, chat, work, q, n8n }.
  * @param {{ repoDir: string, runtime: import('./runtime.mjs').RuntimePaths, webhooks: number, workers: number, balance?: string, env?: Record<string, string>, keep?: boolean,
- *   cleanups: (() => unknown)[], log: (m: string) => unknown }} opts
+ *   cleanups: (() => Promise<unknown>)[], log: (m: string) => unknown }} opts
  */
 export async function startAlertCluster({ repoDir, runtime, webhooks, workers, balance, env = {}, keep = false, cleanups, log }) {
   const redis = await startRedis({ log: (m) => log(`[redis] ${m}`) });

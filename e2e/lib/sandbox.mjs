@@ -36,6 +36,7 @@ export async function startSandboxCli({
    * @param {string} method
    * @param {string} p path with query, from the root
    * @param {unknown} [body] sent as JSON
+   * @returns {Promise<any>} the answer's data (any: the service's JSON; callers read the fields they check)
    */
   const call = async (method, p, body) => {
     const res = await fetch(`${url}${p}`, {

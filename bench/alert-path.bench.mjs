@@ -36,13 +36,15 @@ const N8N_ENV = Object.fromEntries(
 // How nginx spreads deliveries over the two webhook processes (BALANCING in e2e/lib/queue.mjs).
 const BALANCE = String(arg('balance', 'round-robin'));
 const keep = process.argv.includes('--keep');
-const log = (m) => process.stdout.write(`${m}\n`);
+const log = (/** @type {string} */ m) => process.stdout.write(`${m}\n`);
 
 const runtime = await ensureRuntime({ log: (m) => log(`[runtime] ${m}`) });
 await buildIfStale(root, (m) => log(`[build] ${m}`));
 
+/** @type {Record<string, unknown>} */
 const figures = { events: EVENTS, engine: ENGINE, n8nEnv: N8N_ENV, balance: BALANCE };
 for (const workers of WORKERS) {
+  /** @type {(() => Promise<unknown>)[]} */
   const cleanups = [];
   try {
     const t0 = Date.now();

@@ -24,9 +24,11 @@ const lib = await load(
 // The same distant service as the enrich and Lookup node figures (round trip --latency-ms, default 300).
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs: LATENCY, perQueryMs: 0.5, jitter: 0.5 } });
 try {
+  /** @type {string[]} */
   const rows = lib.makeRows(20_000, realCompanies(lib.buildDataset(1, 20_000), 20_000)).slice(0, SAMPLE);
+  /** @type {Record<number, number>} */
   const statuses = {};
-  const get = async (row) => {
+  const get = async (/** @type {string} */ row) => {
     const v = row.trim();
     const path = /^ee/i.test(v) ? `/companies/by-vat/${encodeURIComponent(v)}` : `/companies/${encodeURIComponent(v)}`;
     const res = await fetch(sb.url + path, { headers: { 'x-api-key': sb.apiKey } });
@@ -34,6 +36,7 @@ try {
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
   };
   const t0 = performance.now();
+  /** @type {Promise<void>[]} */
   const inFlight = [];
   let lastBatchAt = 0;
   for (let i = 0; i < rows.length; i++) {

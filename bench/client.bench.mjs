@@ -20,6 +20,7 @@ const origin = new URL(sb.url);
 const pool = new Pool(origin.origin, { connections: 10 });
 const codes = sb.codes;
 
+/** @param {string} code */
 async function raw(code) {
   const res = await pool.request({
     method: 'GET',
@@ -30,11 +31,17 @@ async function raw(code) {
   if (res.statusCode !== 200) throw new Error(`raw: ${res.statusCode}`);
   return body.data;
 }
+/** @param {string} code */
 async function viaClient(code) {
   return (await client.companies.get({ registry_code: code })).data;
 }
 
+/**
+ * @param {(code: string) => Promise<unknown>} fn
+ * @param {number} offset
+ */
 async function timed(fn, offset) {
+  /** @type {number[]} */
   const times = [];
   for (let i = 0; i < PER_ROUND; i++) {
     const t = performance.now();
@@ -48,12 +55,17 @@ try {
   // Warm-up: connections, JIT, the dataset's lazy sections.
   await timed(raw, 0);
   await timed(viaClient, 0);
+  /** @typedef {'raw' | 'client'} Side */
+  /** @type {Record<Side, number[]>} */
   const all = { raw: [], client: [] };
-  const mean = (a) => a.reduce((s, x) => s + x, 0) / a.length;
+  const mean = (/** @type {number[]} */ a) => a.reduce((s, x) => s + x, 0) / a.length;
+  /** @type {number[]} */
   const roundRatios = [];
   for (let r = 0; r < ROUNDS; r++) {
+    /** @type {Side[]} */
     const order = r % 2 ? ['client', 'raw'] : ['raw', 'client'];
-    const got = {};
+    /** @type {Record<Side, number[]>} */
+    const got = { raw: [], client: [] };
     for (const side of order) got[side] = await timed(side === 'raw' ? raw : viaClient, r * PER_ROUND);
     for (const side of order) all[side].push(...got[side]);
     roundRatios.push(mean(got.client) / mean(got.raw));

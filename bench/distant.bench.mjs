@@ -32,7 +32,12 @@ await buildIfStale(root, (m) => console.log(`[build] ${m}`));
 const cli = join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'distant-bench-'));
 
-/** Runs the CLI; resolves with its wall time (spawn to exit), code and output. */
+/**
+ * Runs the CLI; resolves with its wall time (spawn to exit), code and output.
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ * @returns {Promise<{ seconds: number, code: number | null, out: string }>}
+ */
 function enrich(args, env) {
   return new Promise((resolve) => {
     const t0 = performance.now();
@@ -44,12 +49,13 @@ function enrich(args, env) {
   });
 }
 
+/** @type {string[]} */
 const rows = lib.makeRows(ROWS, realCompanies(lib.buildDataset(1, 20_000), 20_000));
 const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
 const file = join(dir, 'rows.csv');
 writeFileSync(file, 'registry code,owner\n' + rows.map((r, i) => `"${r}",owner ${i % 50}`).join('\n') + '\n');
 
-const figures = { rows: ROWS, unique, bound: BOUND, runs: {} };
+const figures = { rows: ROWS, unique, bound: BOUND, runs: /** @type {Record<number, object>} */ ({}) };
 // One sandbox for all latencies: PUT /sandbox/latency sets the next one (billing is read as differences).
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000 });
 try {

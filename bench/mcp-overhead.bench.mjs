@@ -32,14 +32,21 @@ const lib = await load('mcp-overhead', "export { CompanyDataClient } from './pac
 await buildIfStale(root, (m) => console.log(`[build] ${m}`));
 const mainJs = join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js');
 
-/** Peak resident set of a live process, MiB (Linux: VmHWM). */
+/**
+ * Peak resident set of a live process, MiB (Linux: VmHWM).
+ * @param {number | null | undefined} pid
+ */
 function peakRssMb(pid) {
   const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmHWM for process ${pid}`);
   return Number(m[1]) / 1024;
 }
 
-/** `company-data mcp --http --port 0`; resolves with its URL once it says where it listens. */
+/**
+ * `company-data mcp --http --port 0`; resolves with its URL once it says where it listens.
+ * @param {Record<string, string>} env
+ * @returns {Promise<{ url: string, pid: number | undefined, close: () => Promise<void> }>}
+ */
 function startHttpServer(env) {
   const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], {
     env: { ...process.env, ...env },
@@ -56,7 +63,10 @@ function startHttpServer(env) {
         resolve({
           url: m[1],
           pid: child.pid,
-          close: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+          close: () =>
+            /** @type {Promise<void>} */ (
+              new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))))
+            ),
         });
       }
     });
@@ -76,15 +86,21 @@ const stdioTransport = new StdioClientTransport({
   stderr: 'ignore',
 });
 const stdio = new Client({ name: 'mcp-overhead-bench', version: '1' });
+/** @type {Awaited<ReturnType<typeof startHttpServer>> | undefined} */
 let httpServer;
 const http = new Client({ name: 'mcp-overhead-bench', version: '1' });
 
-/** One MCP companies_get; fails the run on a tool error or a different company, so only real answers are timed. */
-const viaMcp = (client) => async (code) => {
+/**
+ * One MCP companies_get; fails the run on a tool error or a different company, so only real answers are timed.
+ * @param {Client} client
+ */
+const viaMcp = (client) => async (/** @type {string} */ code) => {
   const r = await client.callTool({ name: 'companies_get', arguments: { registry_code: code } });
-  const got = r.structuredContent?.items?.[0]?.registry_code;
+  const answer = /** @type {{ items?: { registry_code?: string }[] } | undefined} */ (r.structuredContent);
+  const got = answer?.items?.[0]?.registry_code;
   if (r.isError || got !== code) throw new Error(`companies_get ${code}: ${JSON.stringify(r.content).slice(0, 300)}`);
 };
+/** @type {Record<string, (code: string) => Promise<void>>} */
 const ways = {
   direct: async (code) => {
     const r = await direct.companies.get({ registry_code: code });
@@ -97,11 +113,13 @@ const names = Object.keys(ways);
 
 try {
   await stdio.connect(stdioTransport);
-  httpServer = await startHttpServer({ ...env, COMPANY_DATA_MCP_TOKEN: token });
+  const server = await startHttpServer({ ...env, COMPANY_DATA_MCP_TOKEN: token });
+  httpServer = server;
   await http.connect(
-    new StreamableHTTPClientTransport(new URL(httpServer.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
   );
 
+  /** @type {Record<string, number[]>} */
   const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = -WARMUP; i < CALLS; i++) {
     const start = performance.now();
@@ -121,7 +139,9 @@ try {
       return [n, { p50Ms: quantile(s, 0.5), p95Ms: quantile(s, 0.95), maxMs: s[s.length - 1] }];
     }),
   );
-  const rss = { stdioServerPeakRssMb: peakRssMb(stdioTransport.pid), httpServerPeakRssMb: peakRssMb(httpServer.pid) };
+  /** @type {Record<string, number>} */
+  const rss = { stdioServerPeakRssMb: peakRssMb(stdioTransport.pid), httpServerPeakRssMb: peakRssMb(server.pid) };
+  /** @type {Record<string, number>} */
   const figures = { calls: CALLS, codes: codes.length, paceMs: PACE_MS };
   for (const n of names) for (const [k, v] of Object.entries(stats[n])) figures[`${n}_${k}`] = v;
   for (const n of ['stdio', 'http']) {
@@ -130,7 +150,7 @@ try {
     figures[`${n}_addedP95Ms`] = stats[n].p95Ms - stats.direct.p95Ms;
   }
   Object.assign(figures, rss);
-  const f = (x) => x.toFixed(2);
+  const f = (/** @type {number} */ x) => x.toFixed(2);
   console.log(
     `mcp overhead: ${CALLS} companies_get calls each way over ${codes.length} registry codes, one round every ${PACE_MS} ms, sandbox rate limit off`,
   );

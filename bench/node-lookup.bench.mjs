@@ -27,6 +27,14 @@ const lib = await load(
    export { CompanyDataCompanies } from './nodes/CompanyDataCompanies/CompanyDataCompanies.node';`,
 );
 
+/** @typedef {{ json: Record<string, unknown> }} Item */
+
+/**
+ * The execution context execute() is called with: the parts of n8n's IExecuteFunctions the node uses.
+ * @param {Item[]} items
+ * @param {{ apiKey: string, baseUrl: string }} credentials
+ * @param {Record<string, unknown>} params
+ */
 function context(items, credentials, params) {
   const node = {
     id: 'bench',
@@ -36,16 +44,23 @@ function context(items, credentials, params) {
     position: [0, 0],
     parameters: {},
   };
+  /** @type {string[]} */
   const warnings = [];
+  /** @type {string[]} */
   const hints = [];
   return {
     getNode: () => node,
     getInputData: () => items,
     continueOnFail: () => false,
     getCredentials: async () => credentials,
-    getNodeParameter: (name, _i, fallback) => params[name] ?? fallback,
-    addExecutionHints: (...h) => hints.push(...h.map((x) => x.message)),
-    logger: { warn: (m) => warnings.push(m), info() {}, debug() {}, error: (m) => warnings.push(m) },
+    getNodeParameter: (/** @type {string} */ name, /** @type {number} */ _i, /** @type {unknown} */ fallback) => params[name] ?? fallback,
+    addExecutionHints: (/** @type {{ message: string }[]} */ ...h) => hints.push(...h.map((x) => x.message)),
+    logger: {
+      warn: (/** @type {string} */ m) => warnings.push(m),
+      info() {},
+      debug() {},
+      error: (/** @type {string} */ m) => warnings.push(m),
+    },
     helpers: {
       httpRequest,
       httpRequestWithAuthentication: n8nAuthenticated(credentials),
@@ -57,6 +72,7 @@ function context(items, credentials, params) {
 
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 20_000, latency: { latencyMs: LATENCY, perQueryMs: 0.5, jitter: 0.5 } });
 try {
+  /** @type {string[]} */
   const rows = lib.makeRows(ROWS, realCompanies(lib.buildDataset(1, 20_000), 20_000));
   const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
   const items = rows.map((r, i) => ({ json: { registry_code: r, owner: `owner ${i % 50}` } }));
@@ -64,16 +80,18 @@ try {
   const node = new lib.CompanyDataCompanies();
   const pause = () => new Promise((r) => setTimeout(r, 1100));
 
-  const run = async (input) => {
+  const run = async (/** @type {Item[]} */ input) => {
     const ctx = context(input, { apiKey: sb.apiKey, baseUrl: sb.url }, params);
     const b0 = await sb.billed();
     await pause();
     const t0 = performance.now();
+    /** @type {Item[][]} */
     const out = await node.execute.call(ctx);
     const seconds = (performance.now() - t0) / 1000;
     await pause();
+    /** @type {Record<string, number>} */
     const statuses = {};
-    for (const it of out[0]) statuses[it.json.company_data_status] = (statuses[it.json.company_data_status] ?? 0) + 1;
+    for (const it of out[0]) statuses[String(it.json.company_data_status)] = (statuses[String(it.json.company_data_status)] ?? 0) + 1;
     return {
       seconds,
       billed: (await sb.billed()) - b0,

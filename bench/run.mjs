@@ -20,9 +20,20 @@ import { root } from './support.mjs';
 
 const quick = process.argv.includes('--quick');
 const jsonOut = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : undefined;
+/**
+ * @param {number} full
+ * @param {number} small
+ */
 const size = (full, small) => String(quick ? small : full);
 
-/** Runs a command, echoes its output, and returns stdout. */
+/**
+ * Runs a command, echoes its output, and returns stdout.
+ * @param {string} label
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {Record<string, string>} [env]
+ * @returns {Promise<{ ok: boolean, out: string }>}
+ */
 function run(label, cmd, args, env = {}) {
   process.stdout.write(`\n== ${label}: ${[cmd, ...args].join(' ')}\n`);
   return new Promise((resolve) => {
@@ -36,10 +47,21 @@ function run(label, cmd, args, env = {}) {
   });
 }
 
+/**
+ * Figures by benchmark. any: each benchmark reports its own figures (parsed from its BENCH_RESULT line)
+ * and the table below reads them by name.
+ * @type {Record<string, any>}
+ */
 const results = {};
+/** @type {string[]} */
 const failures = [];
 const started = Date.now();
 
+/**
+ * @param {string} name
+ * @param {string} file
+ * @param {string[]} args
+ */
 async function bench(name, file, args) {
   const r = await run(name, process.execPath, [join('bench', file), ...args]);
   const line = r.out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
@@ -54,12 +76,13 @@ if (process.argv.includes('--enrich-bench')) {
   const r = await run('enrich', 'npx', ['vite-node', 'bench/enrich.bench.ts'], { ROWS: size(10_000, 2000), RSS_ROWS: size(100_000, 5000) });
   if (!r.ok) failures.push('enrich');
   else {
+    /** @type {Record<string, string>} */
     const kv = {};
     for (const l of r.out.split('\n')) {
       const m = /^(\S.*?)\s{2,}(\S.*)$/.exec(l);
       if (m) kv[m[1]] = m[2];
     }
-    const find = (prefix) => Number(Object.entries(kv).find(([k]) => k.startsWith(prefix))?.[1]);
+    const find = (/** @type {string} */ prefix) => Number(Object.entries(kv).find(([k]) => k.startsWith(prefix))?.[1]);
     results.enrichBench = {
       rows: find('rows'),
       rowsPerSecond: find('rows/s'),
@@ -90,7 +113,7 @@ await bench('million', 'million.bench.mjs', ['--rows', size(1_000_000, 50_000), 
     '--requests',
     size(2000, 300),
   ]);
-  const parse = (label) => {
+  const parse = (/** @type {string} */ label) => {
     const m = new RegExp(`^${label}[^:]*: (\\d+) requests, (\\d+) req/s, p50 ([\\d.]+) ms, p99 ([\\d.]+) ms`, 'm').exec(r.out);
     return m ? { requests: Number(m[1]), rps: Number(m[2]), p50: Number(m[3]), p99: Number(m[4]) } : undefined;
   };
@@ -125,12 +148,28 @@ await bench('alert-path-event-id', 'alert-path.bench.mjs', [
 await bench('alert-path-vm', 'alert-path.bench.mjs', ['--events', size(500, 100), '--workers', '2', '--engine', 'vm']);
 
 // --- the table ------------------------------------------------------------------------------------
+/** @type {{ figure: string, value: string, goal: string, pass: string }[]} */
 const rows = [];
+/**
+ * @param {unknown} v
+ * @param {number} [d] decimals
+ */
 const fmt = (v, d = 2) =>
   v === undefined || Number.isNaN(v) ? 'n/a' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(d)) : String(v);
-/** pass: true/false, or null for a figure without a goal. */
+/**
+ * pass: true/false, or null for a figure without a goal.
+ * @param {string} figure
+ * @param {unknown} value
+ * @param {string} goal
+ * @param {boolean | null} pass
+ * @param {number} [d] decimals
+ */
 const add = (figure, value, goal, pass, d) =>
   rows.push({ figure, value: fmt(value, d), goal, pass: pass === null ? '' : pass ? 'PASS' : 'FAIL' });
+/**
+ * @param {string} name
+ * @param {string} figure
+ */
 const missing = (name, figure) => add(figure, 'did not run', '', false);
 
 const { csv: e, xlsx: x, ...sheetSizes } = results.sheets ?? {};
@@ -138,6 +177,7 @@ const d = results.distant;
 const b = results.baseline;
 const n = results['node-lookup'];
 /** Goals of the CLI's unique billed rows/s ÷ bound by round trip (none below 300 ms). */
+/** @type {Record<string, number>} */
 const cliGoal = { 300: 0.95, 1000: 0.9 };
 if (d) {
   for (const [lat, f] of Object.entries(d.runs)) {
@@ -358,9 +398,11 @@ const cpu = (() => {
 const machine = `${cpus().length} CPUs (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load ${loadavg()
   .map((x) => x.toFixed(1))
   .join(' ')}, Node ${process.version}`;
-const widths = ['figure', 'value', 'goal', 'pass'].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
-const line = (r) =>
-  ['figure', 'value', 'goal', 'pass'].map((k, i) => (k === 'value' ? r[k].padStart(widths[i]) : r[k].padEnd(widths[i]))).join(' | ');
+/** @typedef {(typeof rows)[number]} Row */
+const columns = /** @type {const} */ (['figure', 'value', 'goal', 'pass']);
+const widths = columns.map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
+const line = (/** @type {Row} */ r) =>
+  columns.map((k, i) => (k === 'value' ? r[k].padStart(widths[i]) : r[k].padEnd(widths[i]))).join(' | ');
 process.stdout.write(
   `\n== Results ${new Date().toISOString()}${quick ? " (QUICK: small sizes, not the goals' sizes)" : ''}\n${machine}\n\n`,
 );

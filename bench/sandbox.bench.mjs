@@ -11,6 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The number after `--name` on the command line, else `def`.
+ * @param {string} name
+ * @param {number} def
+ */
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : def;
@@ -19,15 +24,16 @@ const arg = (name, def) => {
 if (process.argv[2] === 'serve') {
   const { startSandbox } = await import(process.argv[3]);
   const sb = await startSandbox({ companies: Number(process.argv[4]), rateLimit: false });
+  /** @type {{ companies: { name: string, code: string, vat?: string | null }[], buildMs: number }} */
   const ds = sb.dataset;
-  const pick = (k) => ds.companies[(k * 7919) % ds.companies.length];
+  const pick = (/** @type {number} */ k) => ds.companies[(k * 7919) % ds.companies.length];
   const names = Array.from({ length: 400 }, (_, k) => pick(k).name);
   const codes = Array.from({ length: 400 }, (_, k) => pick(k + 400).code);
   const vats = ds.companies
     .filter((c) => c.vat)
     .slice(0, 400)
     .map((c) => c.vat);
-  process.send({ url: sb.url, apiKey: sb.apiKey, names, codes, vats, buildMs: ds.buildMs, rss: process.memoryUsage().rss });
+  process.send?.({ url: sb.url, apiKey: sb.apiKey, names, codes, vats, buildMs: ds.buildMs, rss: process.memoryUsage().rss });
   process.on('message', async () => {
     await sb.close();
     process.exit(0);
@@ -50,13 +56,19 @@ if (process.argv[2] === 'serve') {
   });
   const t0 = Date.now();
   const child = fork(fileURLToPath(import.meta.url), ['serve', out, String(companies)]);
+  /** @type {{ url: string, apiKey: string, names: string[], codes: string[], vats: string[], buildMs: number, rss: number }} */
   const info = await new Promise((resolve) => child.once('message', resolve));
   console.log(
     `dataset: ${companies} companies generated and indexed in ${info.buildMs} ms (server ready in ${Date.now() - t0} ms, rss ${Math.round(info.rss / 1e6)} MB)`,
   );
 
   const headers = { 'x-api-key': info.apiKey, 'content-type': 'application/json' };
+  /**
+   * @param {string} label
+   * @param {(k: number) => [string, RequestInit]} make the path and request of the k-th request
+   */
   async function run(label, make) {
+    /** @type {number[]} */
     const times = [];
     let next = 0;
     let failed = 0;
@@ -76,7 +88,7 @@ if (process.argv[2] === 'serve') {
     );
     const secs = (performance.now() - start) / 1000;
     times.sort((a, b) => a - b);
-    const q = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
+    const q = (/** @type {number} */ p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
     console.log(
       `${label}: ${requests} requests, ${(requests / secs).toFixed(0)} req/s, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms${failed ? `, ${failed} failed` : ''}`,
     );

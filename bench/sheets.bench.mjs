@@ -81,14 +81,28 @@ const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 10_000 });
 // Google's default quotas per user, over Google's own one-minute window.
 const standin = await lib.startSheetsStandin({ readsPerMinute: 60, writesPerMinute: 60, windowMs: 60_000 });
 const dir = mkdtempSync(join(tmpdir(), 'sheets-bench-'));
+/** @type {Record<string, object>} */
 const figures = {};
-/** Runs `node args` with `env` added; resolves with its standard output. */
+/**
+ * Runs `node args` with `env` added; resolves with its standard output.
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ * @returns {Promise<string>}
+ */
 const runNode = (args, env) =>
   new Promise((resolve, reject) =>
     execFile(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 1 << 20 }, (err, stdout, stderr) =>
       err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
     ),
   );
+/**
+ * What one child run reports (its last line).
+ * @typedef {{ seconds: number, maxRssMb: number, billed: number, errors: number, unique: number }} ChildFigures
+ */
+/**
+ * @param {Record<string, string>} env
+ * @returns {Promise<ChildFigures>}
+ */
 const child = async (env) =>
   JSON.parse(
     await runNode([new URL(import.meta.url).pathname, 'child', childBundle], { BENCH_BASE_URL: sb.url, BENCH_API_KEY: sb.apiKey, ...env }),
@@ -98,6 +112,7 @@ const pause = () => new Promise((r) => setTimeout(r, 1100));
 try {
   const real = realCompanies(sb.dataset);
   if (csvRows > 0) {
+    /** @type {string[]} */
     const rows = lib.makeRows(csvRows, real);
     const unique = new Set(rows.filter((r) => !lib.lookupQueryProblem(r)).map((r) => lib.lookupKey(r).key)).size;
     const file = join(dir, 'rows.csv');
@@ -151,11 +166,13 @@ try {
       BENCH_ROOT: standin.url,
       BENCH_STATE: join(dir, `state-${n}`),
     });
+    /** @type {{ kind: string, status: number, bytes?: number }[]} */
     const calls = standin.calls.slice(before);
     const reads = calls.filter((c) => c.kind === 'read').length;
     const writes = calls.filter((c) => c.kind === 'write').length;
     const limited = calls.filter((c) => c.status === 429).length;
     const largestBody = calls.reduce((m, c) => Math.max(m, c.bytes ?? 0), 0);
+    /** @type {unknown[][]} */
     const values = standin.values(id, 'Leads');
     const status = values[0].indexOf('company_data_status');
     const filled = values.slice(1).filter((r) => String(r[status] ?? '') !== '').length;
@@ -171,6 +188,7 @@ try {
       BENCH_ROOT: standin.url,
       BENCH_STATE: join(dir, `state-${n}`),
     });
+    /** @type {{ kind: string }[]} */
     const rerunCalls = standin.calls.slice(beforeRerun);
     const rerunWrites = rerunCalls.filter((c) => c.kind === 'write').length;
     console.log(
@@ -205,7 +223,7 @@ try {
     const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file });
     const ws = writer.addWorksheet('Leads');
     ws.addRow(['registry code', 'owner']).commit();
-    lib.makeRows(xlsxRows, real).forEach((v, i) => ws.addRow([v, `owner ${i % 50}`]).commit());
+    lib.makeRows(xlsxRows, real).forEach((/** @type {string} */ v, /** @type {number} */ i) => ws.addRow([v, `owner ${i % 50}`]).commit());
     await ws.commit();
     await writer.commit();
     // The real command, as users run it: `company-data enrich rows.xlsx`, with only the RSS hook preloaded.
@@ -231,6 +249,7 @@ try {
     const back = new ExcelJS.Workbook();
     await back.xlsx.readFile(file);
     const sheet = back.getWorksheet('Leads');
+    if (!sheet) throw new Error('the enriched workbook has no Leads sheet');
     const status = /** @type {import('exceljs').CellValue[]} */ (sheet.getRow(1).values).indexOf('company_data_status');
     let filled = 0;
     sheet.eachRow((row, i) => void (i > 1 && row.getCell(status).value ? filled++ : 0));

@@ -13,7 +13,11 @@ export const root = join(fileURLToPath(import.meta.url), '../..');
 const cacheDir = join(root, 'node_modules/.cache/company-data-bench');
 const require = createRequire(import.meta.url);
 
-/** Bundles `source` (TypeScript, imports relative to the repository root) and returns the file. */
+/**
+ * Bundles `source` (TypeScript, imports relative to the repository root) and returns the file.
+ * @param {string} name
+ * @param {string} source
+ */
 export async function bundleFile(name, source) {
   const { build } = await import('esbuild');
   mkdirSync(cacheDir, { recursive: true });
@@ -31,22 +35,59 @@ export async function bundleFile(name, source) {
   return outfile;
 }
 
-/** Bundles and loads `source` in this process. */
+/**
+ * Bundles and loads `source` in this process.
+ * @param {string} name
+ * @param {string} source
+ * @returns {Promise<any>} the bundle's exports (any: the benchmarks' TypeScript is bundled, not type-checked from here)
+ */
 export async function load(name, source) {
   return require(await bundleFile(name, source));
 }
 
+/**
+ * The value after `--name` on the command line, else `def`.
+ * @template [D=undefined]
+ * @param {string} name
+ * @param {D} [def]
+ * @returns {string | D}
+ */
 export const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : def;
+  return i > 0 ? process.argv[i + 1] : /** @type {D} */ (def);
 };
 
-/** Prints one machine-readable line the runner collects: figures keyed by a stable id. */
+/**
+ * Prints one machine-readable line the runner collects: figures keyed by a stable id.
+ * @param {string} bench
+ * @param {object} figures
+ */
 export function report(bench, figures) {
   process.stdout.write(`BENCH_RESULT ${JSON.stringify({ bench, figures })}\n`);
 }
 
-/** n8n's httpRequest contract (returnFullResponse, ignoreHttpStatusErrors, encoding text, timeout) over fetch. */
+/**
+ * The fields of n8n's IHttpRequestOptions the stand-in below honours.
+ * @typedef {object} HttpRequestOptions
+ * @property {string} url
+ * @property {string} [baseURL]
+ * @property {Record<string, unknown>} [qs]
+ * @property {unknown} [body]
+ * @property {string} [method]
+ * @property {Record<string, string>} [headers]
+ * @property {boolean} [disableFollowRedirect]
+ * @property {number} [timeout]
+ * @property {boolean} [ignoreHttpStatusErrors]
+ * @property {string} [encoding]
+ * @property {boolean} [json]
+ * @property {boolean} [returnFullResponse]
+ */
+
+/**
+ * n8n's httpRequest contract (returnFullResponse, ignoreHttpStatusErrors, encoding text, timeout) over fetch.
+ * @param {HttpRequestOptions} o
+ * @returns {Promise<any>} the answer (any, as n8n's own helper: each endpoint has its own JSON)
+ */
 export async function httpRequest(o) {
   const url = new URL(o.url, o.baseURL);
   for (const [k, v] of Object.entries(o.qs ?? {})) url.searchParams.append(k, String(v));
@@ -65,23 +106,43 @@ export async function httpRequest(o) {
   return o.returnFullResponse ? { statusCode: res.status, headers: Object.fromEntries(res.headers), body: parsed } : parsed;
 }
 
-/** n8n's httpRequestWithAuthentication with the credential's generic rule (X-API-Key, or Bearer). */
+/**
+ * n8n's httpRequestWithAuthentication with the credential's generic rule (X-API-Key, or Bearer).
+ * @param {{ apiKey: string, authStyle?: string }} credentials
+ */
 export function n8nAuthenticated(credentials) {
+  /**
+   * @param {string} type
+   * @param {HttpRequestOptions} o
+   */
   return async (type, o) => {
     if (type !== 'companyDataApi') throw new Error(`unexpected credential ${type}`);
+    /** @type {Record<string, string>} */
     const header =
       credentials.authStyle === 'bearer' ? { Authorization: `Bearer ${credentials.apiKey}` } : { 'X-API-Key': credentials.apiKey };
     return httpRequest({ ...o, headers: { ...o.headers, ...header } });
   };
 }
 
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * @param {number[]} sorted ascending
+ * @param {number} p 0..1
+ */
 export function quantile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-/** Companies of the sandbox dataset as { code, vat }, in dataset order (no HTTP, no billing). */
+/**
+ * Companies of the sandbox dataset as { code, vat }, in dataset order (no HTTP, no billing).
+ * @param {{ companies: { code: string, vat?: string | null }[] }} dataset
+ * @returns {{ code: string, vat: string | null }[]}
+ */
 export function realCompanies(dataset, max = 5000) {
   return dataset.companies.slice(0, max).map((c) => ({ code: c.code, vat: c.vat ?? null }));
 }
@@ -90,12 +151,14 @@ export function realCompanies(dataset, max = 5000) {
  * A sandbox in a child process (its own core), so a benchmark's client and server do not share one
  * event loop. Returns { url, apiKey, info, billed, close }; billed() reads the key's billed lookup queries
  * from the sandbox's GET /usage.
+ * @param {Record<string, unknown>} opts startSandbox's options (sent to the child as JSON)
  */
 export async function forkSandbox(opts) {
   const bundle = await bundleFile('sandbox', "export { startSandbox } from './packages/company-data/src/sandbox';");
   const child = fork(fileURLToPath(import.meta.url), ['serve-sandbox', bundle, JSON.stringify(opts)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  /** @type {{ url: string, apiKey: string, codes: string[] }} */
   const info = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`sandbox child exited with ${code}`)));
@@ -103,8 +166,9 @@ export async function forkSandbox(opts) {
   return {
     ...info,
     billed: async () =>
-      /** @type {any} */ (await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()).data
-        .billed_lookup_queries,
+      /** @type {{ data: { billed_lookup_queries: number } }} */ (
+        await (await fetch(`${info.url}/usage`, { headers: { 'x-api-key': info.apiKey } })).json()
+      ).data.billed_lookup_queries,
     close: () =>
       new Promise((r) => {
         child.once('exit', r);
@@ -116,7 +180,11 @@ export async function forkSandbox(opts) {
 if (process.argv[2] === 'serve-sandbox') {
   const { startSandbox } = require(process.argv[3]);
   const sb = await startSandbox(JSON.parse(process.argv[4]));
-  process.send({ url: sb.url, apiKey: sb.apiKey, codes: sb.dataset.companies.slice(0, 1000).map((c) => c.code) });
+  process.send?.({
+    url: sb.url,
+    apiKey: sb.apiKey,
+    codes: sb.dataset.companies.slice(0, 1000).map((/** @type {{ code: string }} */ c) => c.code),
+  });
   process.on('message', async () => {
     await sb.close();
     process.exit(0);

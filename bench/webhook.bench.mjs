@@ -24,7 +24,7 @@ const lib = await load(
 
 // --- 1. verify + dedupe -------------------------------------------------------------------------
 const secret = 'whsec_bench_0123456789abcdef';
-const event = (n) => ({
+const event = (/** @type {number} */ n) => ({
   id: `evt_${n}`,
   type: 'monitoring.change',
   created_at: '2026-11-20T07:00:01.123Z',
@@ -67,20 +67,24 @@ const node = {
   parameters: {},
 };
 const quiet = { warn() {}, info() {}, debug() {}, error() {} };
-const param = (name, fallback) => (name === 'events' ? ['monitoring.change', 'search.matches', 'webhook.test'] : fallback);
+const param = (/** @type {string} */ name, /** @type {unknown} */ fallback) =>
+  name === 'events' ? ['monitoring.change', 'search.matches', 'webhook.test'] : fallback;
 
 const sb = await lib.startSandbox({ port: 0, seed: 1, companies: 5000, rateLimit: false });
 const trigger = new lib.CompanyDataTrigger();
 const staticData = {};
 const creds = { apiKey: sb.apiKey, baseUrl: sb.url };
+/** @type {number[]} */
 const handled = [];
 let executions = 0;
 let rejected = 0;
 const receiver = createServer(async (req, res) => {
+  /** @type {Buffer[]} */
   const chunks = [];
   for await (const c of req) chunks.push(c);
   const rawBody = Buffer.concat(chunks);
   const response = { statusCode: 200 };
+  /** @type {{ status: (c: number) => typeof r, json: () => typeof r, end: () => typeof r }} */
   const r = {
     status: (c) => ((response.statusCode = c), r),
     json: () => r,
@@ -94,7 +98,7 @@ const receiver = createServer(async (req, res) => {
     getNodeParameter: param,
     getNode: () => node,
     getWorkflow: () => ({ id: 'wf-bench', active: true }),
-    helpers: { returnJsonArray: (items) => items.map((json) => ({ json })) },
+    helpers: { returnJsonArray: (/** @type {unknown[]} */ items) => items.map((json) => ({ json })) },
     logger: quiet,
   };
   const t = performance.now();
@@ -109,12 +113,18 @@ await new Promise((r) => receiver.listen(0, '127.0.0.1', () => r(undefined)));
 const receiverUrl = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (receiver.address()).port}/webhook`;
 
 try {
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {object} [body]
+   */
   const api = async (method, path, body) => {
     const res = await fetch(sb.url + path, {
       method,
       headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' },
       body: body && JSON.stringify(body),
     });
+    // any: the sandbox's answers, read by field name below
     const j = /** @type {any} */ (await res.json());
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j.error)}`);
     return j.data;
@@ -129,7 +139,8 @@ try {
     logger: quiet,
   });
   const list = await api('POST', '/monitoring/lists', { name: 'Bench' });
-  const codes = sb.dataset.companies.slice(0, DELIVERIES).map((c) => c.code);
+  /** @type {string[]} */
+  const codes = sb.dataset.companies.slice(0, DELIVERIES).map((/** @type {{ code: string }} */ c) => c.code);
   await api('POST', `/monitoring/lists/${list.id}/companies`, { add: codes.map((registry_code) => ({ registry_code })) });
   await api('PUT', '/sandbox/settings', { detection_rate: 1, duplicate_rate: 0 });
   const t1 = performance.now();

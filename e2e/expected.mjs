@@ -2,6 +2,12 @@
 // Lookup at version 3 with its Language option unset, so English, and the best match in flat
 // company_data_match_* columns). Names, codes and VAT numbers are the fixtures of docs/sandbox.md.
 // The sheet's columns carry the Lookup's own names, as the CLI's enrich writes them, so a sheet reads alike.
+/**
+ * @param {string} registry_code
+ * @param {string} name
+ * @param {string} legal_form
+ * @param {string} status
+ */
 const company = (registry_code, name, legal_form, status, vat_number = '') => ({
   company_data_status: 'matched',
   company_data_match_registry_code: registry_code,
@@ -11,6 +17,7 @@ const company = (registry_code, name, legal_form, status, vat_number = '') => ({
   company_data_match_vat_number: vat_number,
   company_data_reason: '',
 });
+/** @param {string} status */
 const none = (status, reason = '') => ({
   company_data_status: status,
   company_data_match_registry_code: '',

@@ -31,7 +31,7 @@ const chromium = () =>
   });
 
 /** The Sheets stand-in (TypeScript, test/support) bundled with esbuild into the work folder and loaded. */
-async function loadStandin(work) {
+async function loadStandin(/** @type {string} */ work) {
   const { build } = await import('esbuild');
   const outfile = path.join(work, 'standin.cjs');
   await build({
@@ -84,7 +84,10 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-signin-'));
   cleanups.push(async () => (keep ? log(`[keep] ${work}`) : fs.rmSync(work, { recursive: true, force: true })));
   const state = path.join(work, 'state');
-  /** Everything the CLI printed, scanned for secrets at the end. */
+  /**
+   * Everything the CLI printed, scanned for secrets at the end.
+   * @type {string[]}
+   */
   const printed = [];
 
   const { startSheetsStandin } = await loadStandin(work);
@@ -165,7 +168,7 @@ async function main() {
     const rows = standin.values('leads', 'Leads');
     const status = rows[0].indexOf('company_data_status');
     assertEqual(
-      rows.slice(1).map((row) => String(row[status]).split(':')[0]),
+      rows.slice(1).map((/** @type {unknown[]} */ row) => String(row[status]).split(':')[0]),
       ['matched', 'matched', 'no_match'],
       'company_data_status of the three rows',
     );

@@ -15,7 +15,15 @@ import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 import { ensureInspector, runInspector } from './lib/inspector.mjs';
 import { startSandboxCli } from './lib/sandbox.mjs';
 
-/** Inspector arguments of one tools/call: the target's arguments, the tool, and each key=value argument. */
+/** @typedef {import('./lib/inspector.mjs').InspectorRun} InspectorRun */
+/** @typedef {import('./lib/inspector.mjs').McpResult} McpResult */
+
+/**
+ * Inspector arguments of one tools/call: the target's arguments, the tool, and each key=value argument.
+ * @param {string[]} target
+ * @param {string} name
+ * @param {...string} args
+ */
 const toolCall = (target, name, ...args) => [
   ...target,
   '--method',
@@ -36,18 +44,33 @@ for (const name of ['COMPANY_DATA_BASE_URL', 'COMPANY_DATA_API_KEY', 'COMPANY_DA
 const CORE_TOOLS = ['companies_get', 'companies_search', 'companies_lookup'];
 
 /** Everything one Inspector run printed, for the secret checks at the end. */
+/** @type {string[]} */
 const printed = [];
 
 /** The stdio server as the Inspector starts it: this machine's Node (an absolute path) and the built CLI. */
-const stdioTarget = (env = {}) => [...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), process.execPath, mainJs, 'mcp'];
+const stdioTarget = (/** @type {Record<string, string>} */ env = {}) => [
+  ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+  process.execPath,
+  mainJs,
+  'mcp',
+];
 
+/**
+ * @param {import('./lib/inspector.mjs').Inspector} inspector
+ * @param {string[]} args
+ */
 async function inspect(inspector, args) {
   const r = await runInspector(inspector, args, { cwd: repoDir });
   printed.push(r.stdout, r.stderr);
   return r;
 }
 
-/** The Inspector's answer to a successful request; otherwise an error that shows what it said. */
+/**
+ * The Inspector's answer to a successful request; otherwise an error that shows what it said.
+ * @param {InspectorRun} r
+ * @param {string} what
+ * @returns {McpResult}
+ */
 function resultOf(r, what) {
   assert(
     r.code === 0 && r.json?.result,
@@ -56,6 +79,7 @@ function resultOf(r, what) {
   return r.json.result;
 }
 
+/** @param {McpResult} result */
 function checkToolList(result) {
   const tools = result.tools;
   assert(Array.isArray(tools) && tools.length > 0, `tools/list: no tools in ${JSON.stringify(result).slice(0, 300)}`);
@@ -69,7 +93,11 @@ function checkToolList(result) {
   return names;
 }
 
-/** The tool's JSON text block, parsed; and its structuredContent, which must say the same. */
+/**
+ * The tool's JSON text block, parsed; and its structuredContent, which must say the same.
+ * @param {McpResult} result
+ * @param {string} what
+ */
 function answerOf(result, what) {
   assert(!result.isError, `${what}: tool error ${JSON.stringify(result.content).slice(0, 500)}`);
   const text = result.content?.find((c) => c.type === 'text')?.text;
@@ -80,6 +108,11 @@ function answerOf(result, what) {
   return result.structuredContent;
 }
 
+/**
+ * @param {McpResult} result
+ * @param {{ registry_code: string, name: string }} expected
+ * @param {string} what
+ */
 function checkCompany(result, expected, what) {
   const answer = answerOf(result, what);
   assert(
@@ -91,7 +124,10 @@ function checkCompany(result, expected, what) {
   assertEqual(company.name, expected.name, `${what}: name`);
 }
 
-/** `mcp --http` with the given env; resolves once it says where it listens. */
+/**
+ * `mcp --http` with the given env; resolves once it says where it listens.
+ * @param {Record<string, string>} env
+ */
 async function startHttpServer(env) {
   const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], {
     cwd: repoDir,
@@ -123,13 +159,16 @@ async function main() {
   log('company-data mcp through the official MCP Inspector (CLI mode)');
   await buildIfStale(repoDir, (m) => log(`[build] ${m}`));
 
-  let inspector;
+  /** @type {import('./lib/inspector.mjs').Inspector | undefined} */
+  let installed;
   await check('the MCP Inspector is installed (pinned in e2e/inspector, under Node 24)', async () => {
     const t0 = Date.now();
-    inspector = await ensureInspector((m) => log(`        [inspector] ${m}`));
+    const inspector = await ensureInspector((m) => log(`        [inspector] ${m}`));
+    installed = inspector;
     log(`        @modelcontextprotocol/inspector ${inspector.version} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   });
-  if (!inspector) return;
+  if (!installed) return;
+  const inspector = installed;
 
   // The sandbox the online legs use, and the reference for what the offline server must answer: fixtures
   // come from the seed alone, so the in-process sandbox has the same companies under the same codes.
@@ -220,10 +259,10 @@ async function main() {
     const r = await inspect(inspector, toolCall([...http, ...bearer], 'companies_get', `registry_code="${company.registry_code}"`));
     checkCompany(resultOf(r, 'tools/call companies_get over HTTP'), company, 'companies_get over HTTP');
   });
-  for (const [what, headers] of [
+  for (const [what, headers] of /** @type {[string, string[]][]} */ ([
     ['without a token', []],
     ['with a wrong token', ['--header', `Authorization: Bearer ${randomBytes(24).toString('base64url')}`]],
-  ]) {
+  ])) {
     await check(`HTTP: tools/list ${what} is refused (no tools, the Inspector fails)`, async () => {
       const r = await inspect(inspector, [...http, ...headers, '--method', 'tools/list']);
       assert(r.code !== 0 && !r.json?.result, `expected a refusal, got exit ${r.code}: ${r.stdout.slice(0, 300)}`);

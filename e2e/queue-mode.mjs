@@ -20,13 +20,18 @@ import { buildIfStale } from './lib/build.mjs';
 import { sqlText, startBalancer } from './lib/queue.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 
+/** @typedef {import('./lib/n8n.mjs').Execution} Execution */
+/** @typedef {import('./lib/sandbox.mjs').SandboxDelivery} SandboxDelivery */
+
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
 const argEvents = process.argv.indexOf('--events');
 const BURST_EVENTS = argEvents > 0 ? Number(process.argv[argEvents + 1]) : 300;
 const { secs, log, check, cleanups, finish } = checkRun({ traceLines: 8 });
 
+/** @param {Execution} ex */
 const triggerItems = (ex) => ex.data?.resultData?.runData?.[TRIGGER]?.[0]?.data?.main?.[0]?.length ?? 0;
+/** @param {Execution} ex */
 const postedToChat = (ex) => Boolean(ex.data?.resultData?.runData?.[CHAT_NODE]);
 
 async function main() {
@@ -37,12 +42,18 @@ async function main() {
   const t = Date.now();
   const c = await startAlertCluster({ repoDir, runtime, webhooks: 2, workers: 2, keep, cleanups, log });
   const { postgres, sandbox, chat, q, n8n } = c;
+  const balancerUrl = q.balancer?.url;
+  assert(balancerUrl, 'no balancer in front of the 2 webhook processes');
   log(`[time] Redis, PostgreSQL, nginx, main, 2 workers and 2 webhook processes started in ${secs(t)}`);
   // Every delivery is sent three times (the original and two copies); no random detections.
   await sandbox.call('PUT', '/sandbox/settings', { duplicate_rate: 1, duplicate_copies: 2, detection_rate: 0 });
 
+  // Set by the publishing check; the checks after it fail on their own when it failed.
+  /** @type {import('./lib/n8n.mjs').Stored} */
   let wf;
+  /** @type {string} */
   let hookUrl;
+  /** @type {string} */
   let triggerNodeId;
   const chatPath = '/alert';
   const monitored = ['13545698', '14453248', '12623091'];
@@ -60,7 +71,7 @@ async function main() {
       const watch = await sandbox.call('POST', '/monitoring/lists', { name: 'Queue watch' });
       await sandbox.call('POST', `/monitoring/lists/${watch.id}/companies`, { add: monitored.map((registry_code) => ({ registry_code })) });
       ({ wf, hookUrl, triggerNodeId } = await publishAlert(c, { chatPath }));
-      assert(hookUrl.startsWith(q.balancer.url), `the registered URL ${hookUrl} is not the balancer's`);
+      assert(hookUrl.startsWith(balancerUrl), `the registered URL ${hookUrl} is not the balancer's`);
     },
   );
 
@@ -74,12 +85,13 @@ async function main() {
     );
     return executions();
   };
+  /** @returns {Promise<SandboxDelivery[]>} */
   const deliveries = async () => (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
-  const retry = async (id) => {
+  const retry = async (/** @type {string} */ id) => {
     await sandbox.call('POST', `/webhook/deliveries/${id}/retry`);
     return waitFor(`the redelivery of ${id}`, async () => (await deliveries()).find((d) => d.retry_of === id && d.status === 'delivered'));
   };
-  const assertAllOnWorker = (list) => {
+  const assertAllOnWorker = (/** @type {Execution[]} */ list) => {
     const workerLog = q.workers.map((w) => w.logText()).join('\n');
     const notOnWorker = list.filter((e) => !workerLog.includes(`Worker started execution ${e.id} `));
     assertEqual(
@@ -88,6 +100,10 @@ async function main() {
       'executions not run by a worker',
     );
   };
+  /**
+   * @param {Execution[]} list
+   * @param {number} withItems
+   */
   const assertDuplicatesEmpty = (list, withItems) => {
     const extra = list.filter((e) => triggerItems(e) === 0);
     assertEqual(list.length, withItems + extra.length, 'executions: with items + without');
@@ -100,7 +116,9 @@ async function main() {
     return extra.length;
   };
 
+  /** @type {string[]} event ids */
   const changes = [];
+  /** @type {Record<string, SandboxDelivery>} */
   const firstDelivery = {};
   await check(
     'two changes, each delivered 3 times, plus a retry: one chat message per event; duplicates end with no items on the worker',
@@ -244,7 +262,7 @@ async function main() {
         const sign = await signer(repoDir, signingSecret(postgres, wf.id));
         const events = burstEvents(60, 'hash');
         const before = n8nState(postgres, wf.id).maxId;
-        const results = await deliver(hookUrl.replace(q.balancer.url, hashed.url), withCopies(events), { sign, concurrency: 8 });
+        const results = await deliver(hookUrl.replace(balancerUrl, hashed.url), withCopies(events), { sign, concurrency: 8 });
         assertEqual(
           results.filter((r) => r.status !== 200).map((r) => [r.id, r.status, r.error]),
           [],
@@ -306,7 +324,7 @@ async function main() {
       assertEqual(r.posted, BURST_EVENTS, 'executions that ran the workflow = distinct events');
       // An execution row the killed process saved but never queued stays 'new' (n8n's; the delivery got no answer and its retry ran the event).
       const otherStates = Object.entries(r.byStatus)
-        .map(([s, n]) => [s, s === 'new' ? n - r.orphans : n])
+        .map(([s, n]) => /** @type {[string, number]} */ ([s, s === 'new' ? n - r.orphans : n]))
         .filter(([s, n]) => s !== 'success' && n > 0);
       assertEqual(
         otherStates,

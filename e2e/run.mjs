@@ -33,10 +33,16 @@ import { startChatReceiver } from './lib/chat.mjs';
 import { mcpItems, mcpLookupScript, offeredTools, profileLookupScript, startLlmStandIn, toolResults } from './lib/llm.mjs';
 import { startMcpServer } from './lib/mcp-server.mjs';
 import { adaptMcpWorkflow, MCP_NODE_TYPE, mcpToolName, readMcpWorkflow } from './lib/mcp-workflow.mjs';
-import { adaptExample, CREDENTIAL_NAME, exampleFiles, readExample } from './lib/examples.mjs';
+import { adaptExample, CREDENTIAL_NAME, exampleFiles, findNode, readExample } from './lib/examples.mjs';
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 import { expectedEnrichment } from './expected.mjs';
+
+/** @typedef {import('./lib/examples.mjs').Workflow} Workflow */
+/** @typedef {import('./lib/examples.mjs').CredentialRef} CredentialRef */
+/** @typedef {import('./lib/n8n.mjs').Stored} Stored */
+/** @typedef {import('./lib/sandbox.mjs').SandboxDelivery} SandboxDelivery */
+/** @typedef {import('./lib/sandbox.mjs').SandboxEvent} SandboxEvent */
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
@@ -91,8 +97,12 @@ async function main() {
   cleanups.push(() => n8n.stop({ keepUserFolder: true }));
   log(`[time] n8n started in ${secs(t)}`);
 
+  // Set by the first checks; a later check that needs one fails on its own when they failed.
+  /** @type {CredentialRef} */
   let credential;
+  /** @type {CredentialRef} */
   let llmCredential;
+  /** @type {Record<string, { json: Workflow, created: Stored }>} */
   const wf = {};
 
   await check('n8n loads all ten node types of the package', async () => {
@@ -133,6 +143,7 @@ async function main() {
     assertEqual(result?.status, 'OK', `credential test (${result?.message})`);
   });
 
+  /** @type {{ alert: string, digest: string }} */
   const chatPath = { alert: '/alert', digest: '/digest' };
   // Objects the examples refer to exist before the import: the watch list and the saved search.
   const monitored = ['13545698', '14453248', '12623091'];
@@ -166,6 +177,14 @@ async function main() {
   });
 
   // What the editor asks n8n when a picker opens, its search box changes, or an option list loads.
+  /**
+   * @param {string} nodeName
+   * @param {number} version
+   * @param {Record<string, unknown>} parameters
+   * @param {string} path
+   * @param {string} methodName
+   * @param {{ filter?: string, paginationToken?: string }} [more]
+   */
   const pick = (nodeName, version, parameters, path, methodName, more = {}) =>
     resourceLocatorResults(n8n, {
       node: { type: `n8n-nodes-company-data.${nodeName}`, version, parameters },
@@ -195,7 +214,7 @@ async function main() {
   });
 
   await check('editor: the triggers load monitoring lists and saved searches from the account (options endpoint)', async () => {
-    const node = (nodeName) => ({
+    const node = (/** @type {string} */ nodeName) => ({
       type: `n8n-nodes-company-data.${nodeName}`,
       version: 2,
       parameters: { events: ['monitoring.change', 'search.matches'] },
@@ -239,6 +258,10 @@ async function main() {
 
   await check('versions: a version-1 workflow (code typed) and a version-2 workflow (company picked by URL) both run', async () => {
     const profile = await sandbox.call('GET', `/companies/${agentCode}`);
+    /**
+     * @param {number} version
+     * @param {unknown} registryCode
+     */
     const workflow = (version, registryCode) => ({
       name: `E2E Companies v${version}`,
       nodes: [
@@ -255,15 +278,15 @@ async function main() {
       ],
       connections: { Start: { main: [[{ node: 'Profile', type: 'main', index: 0 }]] } },
     });
-    for (const [version, value] of [
+    for (const [version, value] of /** @type {[number, unknown][]} */ ([
       [1, agentCode],
       [2, { __rl: true, mode: 'url', value: profile.url }],
-    ]) {
+    ])) {
       const created = await createWorkflow(n8n, workflow(version, value));
       const ex = await runManual(n8n, created.id, { timeoutMs: 60_000 });
       const err = ex.data?.resultData?.error;
       assertEqual(ex.status, 'success', `version ${version} execution${err ? ` (${err.message})` : ''}`);
-      const out = ex.data.resultData.runData.Profile[0].data.main[0].map((i) => i.json);
+      const out = ex.data.resultData.runData.Profile[0].data.main[0].map((/** @type {{ json: Record<string, unknown> }} */ i) => i.json);
       assertEqual(out.length, 1, `version ${version} items`);
       assertEqual([out[0].registry_code, out[0].name], [agentCode, profile.name], `version ${version} company`);
     }
@@ -303,6 +326,7 @@ async function main() {
       ],
       'columns',
     );
+    /** @type {string[]} */
     const bad = [];
     out.forEach((row, i) => {
       const want = expectedEnrichment[i];
@@ -327,7 +351,7 @@ async function main() {
       assert(name, `sandbox has no name for ${agentCode}`);
       await publishWorkflow(n8n, agent.created.id);
       const usageBefore = await sandbox.call('GET', '/usage');
-      const trigger = agent.json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+      const trigger = findNode(agent.json, (nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger', 'Chat Trigger');
       const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
         body: { action: 'sendMessage', sessionId: `e2e-${Date.now()}`, chatInput: `Who is behind registry code ${agentCode}?` },
         timeoutMs: 60_000,
@@ -372,23 +396,27 @@ async function main() {
 
   // The agent again, its tools this time from our MCP server (`company-data mcp --http`, serving the run's
   // sandbox) through n8n's own MCP Client Tool, answering from a second stand-in model.
+  /** @type {Awaited<ReturnType<typeof startMcpServer>> | undefined} */
   let mcp;
+  /** @type {string[] | undefined} */
   let mcpToolNames;
+  /** @type {Record<string, unknown> | undefined} */
   let mcpResultItem;
   await check(
     'mcp: `company-data mcp --http` refuses requests without the token or with a wrong one (401) and from a foreign Origin (403)',
     async () => {
-      mcp = await startMcpServer({ repoDir, baseUrl: sandbox.url, apiKey });
-      cleanups.push(() => mcp.close());
-      log(`        ${mcp.url} (child pid ${mcp.pid})`);
+      const server = await startMcpServer({ repoDir, baseUrl: sandbox.url, apiKey });
+      mcp = server;
+      cleanups.push(() => server.close());
+      log(`        ${server.url} (child pid ${server.pid})`);
       const initialize = {
         jsonrpc: '2.0',
         id: 1,
         method: 'initialize',
         params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
       };
-      const post = async (headers) => {
-        const res = await fetch(mcp.url, {
+      const post = async (/** @type {Record<string, string>} */ headers) => {
+        const res = await fetch(server.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
           body: JSON.stringify(initialize),
@@ -398,19 +426,19 @@ async function main() {
       };
       assertEqual(await post({}), 401, 'initialize without Authorization');
       assertEqual(
-        await post({ authorization: `Bearer ${mcp.token.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'))}` }),
+        await post({ authorization: `Bearer ${server.token.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'))}` }),
         401,
         'initialize with a wrong token',
       );
       assertEqual(
-        await post({ authorization: `Bearer ${mcp.token}`, origin: 'https://attacker.example' }),
+        await post({ authorization: `Bearer ${server.token}`, origin: 'https://attacker.example' }),
         403,
         'initialize from a foreign Origin, with the token',
       );
       // With the token the same server answers, through the MCP SDK's own client: the refusals were the guards.
       const client = new McpClient({ name: 'company-data-e2e', version: '1' });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }),
+        new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }),
       );
       try {
         const tools = [];
@@ -432,6 +460,8 @@ async function main() {
     "mcp: a chat message makes the AI agent call companies_get through n8n's MCP Client Tool and answer with the company name; no secret in n8n's data",
     async () => {
       assert(mcp && mcpToolNames, 'the MCP server did not start (previous check)');
+      const server = mcp;
+      const toolNames = mcpToolNames;
       const profile = await sandbox.call('GET', `/companies/${agentCode}`);
       const name = profile?.name;
       assert(name, `sandbox has no name for ${agentCode}`);
@@ -444,10 +474,10 @@ async function main() {
         data: { apiKey: mcpLlmKey, url: mcpLlm.url, organizationId: '', header: false },
       });
       // The credential the MCP Client Tool asks for with Authentication "Bearer Auth".
-      const bearer = await createCredential(n8n, { name: 'Company Data MCP token', type: 'httpBearerAuth', data: { token: mcp.token } });
+      const bearer = await createCredential(n8n, { name: 'Company Data MCP token', type: 'httpBearerAuth', data: { token: server.token } });
       assert(llmCred?.id && bearer?.id, 'credentials were not created');
       const json = adaptMcpWorkflow(readMcpWorkflow(), {
-        mcpUrl: mcp.url,
+        mcpUrl: server.url,
         bearerCredential: bearer,
         llmCredential: llmCred,
         publicChat: true,
@@ -462,7 +492,7 @@ async function main() {
       await publishWorkflow(n8n, created.id);
 
       const usageBefore = await sandbox.call('GET', '/usage');
-      const trigger = json.nodes.find((nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+      const trigger = findNode(json, (nd) => nd.type === '@n8n/n8n-nodes-langchain.chatTrigger', 'Chat Trigger');
       const answer = await callWebhook(n8n, `${trigger.webhookId}/chat`, {
         body: { action: 'sendMessage', sessionId: `e2e-mcp-${Date.now()}`, chatInput: `Who is ${agentCode}?` },
         timeoutMs: 60_000,
@@ -473,17 +503,17 @@ async function main() {
       assertEqual(mcpLlm.requests.length, 2, 'requests to the stand-in LLM');
       const [first, second] = mcpLlm.requests;
 
-      const mcpNode = json.nodes.find((nd) => nd.type === MCP_NODE_TYPE);
+      const mcpNode = findNode(json, (nd) => nd.type === MCP_NODE_TYPE, 'MCP Client Tool');
       const getTool = mcpToolName(mcpNode.name, 'companies_get');
       const offered = offeredTools(first).map((t) => t.name);
       assertEqual(
         [...offered].sort(),
-        mcpToolNames.map((t) => mcpToolName(mcpNode.name, t)).sort(),
+        toolNames.map((t) => mcpToolName(mcpNode.name, t)).sort(),
         'tools offered to the model (every tool of the MCP server, named by n8n)',
       );
       const getSchema = offeredTools(first).find((t) => t.name === getTool)?.parameters;
       assert(getSchema?.properties?.registry_code, `${getTool} should take registry_code: ${JSON.stringify(getSchema)}`);
-      const call = second.messages.find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0];
+      const call = (second.messages ?? []).find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0];
       assertEqual(
         [call?.function?.name, JSON.parse(call?.function?.arguments ?? 'null')],
         [getTool, { registry_code: agentCode }],
@@ -531,14 +561,14 @@ async function main() {
       };
       const leaks = Object.entries(places).flatMap(([where, text]) =>
         [
-          ['MCP token', mcp.token],
+          ['MCP token', server.token],
           ['API key', apiKey],
         ]
           .filter(([, secret]) => text.includes(secret))
           .map(([what]) => `${what} in ${where}`),
       );
       assertEqual(leaks, [], 'secrets found');
-      log(`        ${offered.length} MCP tools offered; called ${call.function.name}; answer: ${JSON.stringify(output)}`);
+      log(`        ${offered.length} MCP tools offered; called ${call?.function.name}; answer: ${JSON.stringify(output)}`);
     },
   );
 
@@ -558,6 +588,7 @@ async function main() {
 
   // Alert to chat: the trigger registers the webhook at publish; each event reaches the chat once.
   const hookUrl = () => `${n8n.baseUrl}/webhook/${wf['alert-to-chat'].json.nodes[0].webhookId}/webhook`;
+  /** @type {string[]} event ids */
   const changes = [];
   await check('alert: publishing registers the sandbox webhook to n8n', async () => {
     await publishWorkflow(n8n, wf['alert-to-chat'].created.id);
@@ -579,6 +610,7 @@ async function main() {
         assertEqual(res.events.length, 1, `events for ${registry_code}`);
         changes.push(res.events[0]);
       }
+      /** @returns {Promise<SandboxDelivery[]>} */
       const deliveries = async () => (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
       await waitFor('every copy of both events to be delivered', async () => {
         const ds = (await deliveries()).filter((d) => changes.includes(d.event_id));
@@ -589,6 +621,7 @@ async function main() {
       });
       // A manual redelivery of the first event: a new delivery of the same event id.
       const first = (await deliveries()).find((d) => d.event_id === changes[0]);
+      assert(first, 'no delivery of the first event');
       await sandbox.call('POST', `/webhook/deliveries/${first.id}/retry`);
       await waitFor('the redelivery', async () => (await deliveries()).some((d) => d.retry_of === first.id && d.status === 'delivered'));
       await waitFor('two chat messages', () => chat.at(chatPath.alert).length >= 2, { timeoutMs: 20_000 }).catch(async (e) => {
@@ -600,7 +633,8 @@ async function main() {
       const texts = chat.at(chatPath.alert).map((m) => m.body.text);
       assertEqual(texts.length, 2, `chat messages (${JSON.stringify(texts)})`);
       const events = await sandbox.call('GET', '/monitoring/events?limit=100');
-      const byId = Object.fromEntries(events.map((e) => [e.id, e]));
+      /** @type {Record<string, SandboxEvent>} */
+      const byId = Object.fromEntries(events.map((/** @type {SandboxEvent} */ e) => [e.id, e]));
       // The two events are delivered concurrently, so their messages may arrive in either order:
       // each event must be named by exactly one message.
       changes.forEach((id) => {
@@ -645,8 +679,13 @@ async function main() {
 
   // Saved-search digest through the poll trigger, across an n8n restart.
   const digestMessages = () => chat.at(chatPath.digest);
+  /**
+   * @param {number} n
+   * @returns {Promise<string[]>} their registry codes
+   */
   const registerMatching = async (n) =>
     (await sandbox.call('POST', '/sandbox/companies', { count: n, template: { county: 'Tartu maakond' } })).registry_codes;
+  /** @type {string[]} */
   let firstBatch = [];
   await check('digest: a morning run with new matches gives one chat message listing them', async () => {
     // Activation polls once: with "Start From: Now" that only marks where to start. n8n 2.41 activates
@@ -655,7 +694,9 @@ async function main() {
     await publishWorkflow(n8n, wf['saved-search-digest'].created.id);
     await waitFor('the activation poll', async () => {
       const state = (await api(n8n, 'GET', `/workflows/${wf['saved-search-digest'].created.id}`)).staticData;
-      return Object.values(state ?? {}).some((node) => node?.started?.includes(`search:${search.id}`));
+      return Object.values(state ?? {}).some((/** @type {{ started?: string[] } | null} */ node) =>
+        node?.started?.includes(`search:${search.id}`),
+      );
     });
     firstBatch = await registerMatching(3);
     const run = await sandbox.call('POST', '/sandbox/runs', { kind: 'searches' });
@@ -709,7 +750,7 @@ async function main() {
     await sleep(2000);
     assertEqual(chat.at(chatPath.alert).length, 3, 'alert messages after the restart');
     const events = await sandbox.call('GET', '/monitoring/events?limit=100');
-    const name = events.find((e) => e.id === res.events[0])?.data?.company?.name;
+    const name = events.find((/** @type {SandboxEvent} */ e) => e.id === res.events[0])?.data?.company?.name;
     assert(name && chat.at(chatPath.alert)[2].body.text.includes(name), 'third alert should name the changed company');
   });
 
@@ -728,9 +769,13 @@ async function main() {
           }),
         ),
       );
+      /** @type {string[]} */
       const ids = made.map((r) => r.events[0]);
+      /** @returns {Promise<SandboxDelivery[]>} */
       const deliveries = async () =>
-        ((await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? []).filter((d) => ids.includes(d.event_id));
+        ((await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? []).filter((/** @type {SandboxDelivery} */ d) =>
+          ids.includes(d.event_id),
+        );
       await waitFor('six more chat messages', () => chat.at(chatPath.alert).length >= before + 6, { timeoutMs: 30_000 });
       await waitFor('every copy of the six events to be delivered', async () => {
         const ds = await deliveries();
@@ -752,7 +797,9 @@ async function main() {
       for (const d of await deliveries()) await sandbox.call('POST', `/webhook/deliveries/${d.id}/retry`);
       await waitFor('the six redeliveries', async () => {
         const all = (await sandbox.call('GET', '/webhook/deliveries?limit=100')) ?? [];
-        return all.filter((d) => ids.includes(d.event_id) && d.retry_of && d.status === 'delivered').length === 6;
+        return (
+          all.filter((/** @type {SandboxDelivery} */ d) => ids.includes(d.event_id) && d.retry_of && d.status === 'delivered').length === 6
+        );
       });
       await waitFor('an execution per redelivery', async () => (await alertExecutions()).length >= runsBefore + 6, { timeoutMs: 20_000 });
       await sleep(2000);

@@ -13,9 +13,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/**
+ * The value after `--name` on the command line, else `fallback`.
+ * @template {string | undefined} [F=undefined]
+ * @param {string} name
+ * @param {F} [fallback]
+ * @returns {string | F}
+ */
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
+  return i > 0 ? process.argv[i + 1] : /** @type {F} */ (fallback);
 };
 const base = arg('url', 'http://127.0.0.1:5678');
 const email = arg('email', 'demo@company-data.local');
@@ -28,7 +35,7 @@ const workflowFile = arg('workflow-file');
 const nodeName = arg('node');
 const typed = arg('type');
 const clicks = process.argv.flatMap((a, i) => (a === '--click' ? [process.argv[i + 1]] : []));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-shot-'));
 const browser = spawn(
@@ -52,6 +59,7 @@ const cleanup = () => {
 process.on('exit', cleanup);
 
 try {
+  /** @type {string} */
   const wsUrl = await new Promise((resolve, reject) => {
     let err = '';
     const timer = setTimeout(() => reject(new Error(`chromium gave no DevTools address:\n${err}`)), 30_000);
@@ -69,25 +77,37 @@ try {
     await (await fetch(`http://127.0.0.1:${port}/json`)).json()
   );
   const page = targets.find((t) => t.type === 'page');
+  if (!page) throw new Error('chromium has no page target');
   const ws = new WebSocket(page.webSocketDebuggerUrl);
   await new Promise((r) => ws.addEventListener('open', r, { once: true }));
   let seq = 0;
+  /** @type {Map<number, { resolve: (result: unknown) => void, reject: (err: Error) => void }>} */
   const pending = new Map();
   ws.addEventListener('message', (ev) => {
     const msg = JSON.parse(ev.data);
-    if (msg.id && pending.has(msg.id)) {
-      const { resolve, reject } = pending.get(msg.id);
+    const waiting = msg.id ? pending.get(msg.id) : undefined;
+    if (waiting) {
       pending.delete(msg.id);
-      if (msg.error) reject(new Error(JSON.stringify(msg.error)));
-      else resolve(msg.result);
+      if (msg.error) waiting.reject(new Error(JSON.stringify(msg.error)));
+      else waiting.resolve(msg.result);
     }
   });
+  /**
+   * One DevTools command.
+   * @param {string} method
+   * @param {object} [params]
+   * @returns {Promise<any>} its result (any: each command answers in its own shape)
+   */
   const send = (method, params = {}) =>
     new Promise((resolve, reject) => {
       const id = ++seq;
       pending.set(id, { resolve, reject });
       ws.send(JSON.stringify({ id, method, params }));
     });
+  /**
+   * @param {string} expression evaluated in the page
+   * @returns {Promise<any>} its value (any: whatever the expression gives)
+   */
   const evaluate = async (expression) =>
     (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result.value;
 
@@ -100,14 +120,22 @@ try {
     `fetch('/rest/login', { method: 'POST', headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') || '' }, body: JSON.stringify(${JSON.stringify({ emailOrLdapLoginId: email, password })}) }).then((r) => r.status)`,
   );
   if (login !== 200) throw new Error(`login answered ${login}`);
+  /**
+   * n8n's REST API from inside the page (its session); the answer without its { data } envelope.
+   * @param {string} p
+   * @param {{ method?: string, body?: unknown }} [init]
+   */
   const rest = (p, init = {}) =>
     evaluate(
       `fetch(${JSON.stringify(`/rest${p}`)}, { method: ${JSON.stringify(init.method ?? 'GET')}, headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') || '' }${init.body ? `, body: ${JSON.stringify(JSON.stringify(init.body))}` : ''} }).then((r) => r.json()).then((b) => b.data ?? b)`,
     );
+  /** @type {{ id: string, name: string } | undefined} */
   let wf;
   if (workflowFile) {
     const json = JSON.parse(fs.readFileSync(workflowFile, 'utf8'));
-    const credential = (await rest('/credentials')).find((c) => c.type === 'companyDataApi');
+    const credential = (await rest('/credentials')).find(
+      (/** @type {{ id: string, name: string, type: string }} */ c) => c.type === 'companyDataApi',
+    );
     if (!credential) throw new Error('n8n has no Company Data credential (start n8n with npm start)');
     for (const nd of json.nodes)
       if (nd.credentials?.companyDataApi) nd.credentials.companyDataApi = { id: credential.id, name: credential.name };
@@ -117,7 +145,7 @@ try {
     });
     if (!wf?.id) throw new Error(`importing ${workflowFile}: ${JSON.stringify(wf).slice(0, 300)}`);
   } else {
-    wf = (await rest('/workflows')).find((w) => w.name === workflowName);
+    wf = (await rest('/workflows')).find((/** @type {{ id: string, name: string }} */ w) => w.name === workflowName);
     if (!wf) throw new Error(`no workflow named "${workflowName}"`);
   }
   await send('Page.navigate', { url: `${base}/workflow/${wf.id}` });
@@ -128,7 +156,7 @@ try {
   );
   await sleep(1000);
   // A real mouse click at the element's centre: n8n's dropdowns open on pointer events, not on element.click().
-  const clickOn = async (selector, count = 1) => {
+  const clickOn = async (/** @type {string} */ selector, count = 1) => {
     const at = await evaluate(
       `(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return null; el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
     );

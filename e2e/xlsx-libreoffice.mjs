@@ -30,7 +30,13 @@ const soffice = () =>
     log: (m) => log(`[libreoffice] ${m}`),
   });
 
-/** Every sheet of `file` as CSV, the way LibreOffice Calc reads it: { sheetName: string[][] }. */
+/**
+ * Every sheet of `file` as CSV, the way LibreOffice Calc reads it: { sheetName: string[][] }.
+ * @param {string} bin
+ * @param {string} file
+ * @param {string} outDir
+ * @param {string} profile
+ */
 function libreOfficeSheets(bin, file, outDir, profile) {
   fs.mkdirSync(outDir, { recursive: true });
   // Filter options: comma, double quote, UTF-8, from row 1, ..., every sheet to its own file (-1).
@@ -41,6 +47,7 @@ function libreOfficeSheets(bin, file, outDir, profile) {
     { stdio: 'ignore', timeout: 180_000 },
   );
   const base = path.basename(file, '.xlsx');
+  /** @type {Record<string, string[][]>} */
   const out = {};
   for (const name of fs.readdirSync(outDir)) {
     if (name.startsWith(`${base}-`) && name.endsWith('.csv'))
@@ -50,7 +57,7 @@ function libreOfficeSheets(bin, file, outDir, profile) {
 }
 
 /** A grid without trailing empty cells and rows, so two readers' paddings compare equal. */
-const trimmed = (grid) => {
+const trimmed = (/** @type {string[][]} */ grid) => {
   const rows = grid.map((r) => {
     const c = [...r];
     while (c.length && c[c.length - 1] === '') c.pop();
@@ -61,7 +68,8 @@ const trimmed = (grid) => {
 };
 
 /** examples/companies.csv as a workbook a person made in Excel: styled header, a formula, a date, a notes sheet. */
-async function leadsWorkbook(file) {
+async function leadsWorkbook(/** @type {string} */ file) {
+  /** @type {string[][]} */
   const lines = parse(fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8'));
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Leads');
@@ -85,13 +93,16 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-xlsx-'));
   cleanups.push(async () => (keep ? log(`[keep] ${work}`) : fs.rmSync(work, { recursive: true, force: true })));
   const profile = path.join(work, 'lo-profile');
-  let bin;
+  /** @type {string | undefined} */
+  let found;
   await check('LibreOffice Calc is there (installed from Debian packages when missing)', async () => {
-    bin = soffice();
+    const bin = soffice();
+    found = bin;
     assert(bin, 'no soffice after installing libreoffice-calc');
     log(`        ${execFileSync(bin, [`-env:UserInstallation=file://${profile}`, '--version'], { encoding: 'utf8' }).trim()}`);
   });
-  if (!bin) return;
+  if (!found) return;
+  const bin = found;
 
   const file = path.join(work, 'leads.xlsx');
   await leadsWorkbook(file);

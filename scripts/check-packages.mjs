@@ -19,12 +19,17 @@ import { ensureScanner, scanLeg } from '../e2e/lib/scanner.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NODE_PACKAGE_MAX_UNPACKED = 1_500_000;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'company-data-packages-'));
+/** @type {{ name: string, ok: boolean }[]} */
 const results = [];
+/**
+ * @param {string} name
+ * @param {boolean} ok
+ */
 const check = (name, ok, detail = '') => {
   results.push({ name, ok });
   process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}\n`);
 };
-const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
+const mb = (/** @type {number} */ n) => `${(n / 1e6).toFixed(2)} MB`;
 
 try {
   for (const d of ['dist', 'packages/company-data/dist']) {
@@ -38,10 +43,10 @@ try {
   // --- the n8n node package
   const installed = unpackTarball(nodePkg.file, path.join(work, 'n8n', 'node_modules', nodePkg.name));
   const scanner = await ensureScanner((m) => console.log(m));
-  for (const [leg, dir] of [
+  for (const [leg, dir] of /** @type {['source' | 'tarball', string][]} */ ([
     ['source', repo],
     ['tarball', installed],
-  ]) {
+  ])) {
     const r = await scanLeg(scanner, dir, leg);
     check(
       `n8n scanner, ${leg} (${r.files} files)`,
@@ -86,8 +91,11 @@ try {
 
   // --- the tool package, installed as a user would
   const prefix = path.join(work, 'prefix');
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('COMPANY_DATA_') && k !== 'GOOGLE_APPLICATION_CREDENTIALS'),
+  // process.env holds strings only (its type allows undefined for names never set).
+  const env = /** @type {Record<string, string>} */ (
+    Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('COMPANY_DATA_') && k !== 'GOOGLE_APPLICATION_CREDENTIALS'),
+    )
   );
   env.HOME = path.join(work, 'home');
   env.npm_config_update_notifier = 'false';
@@ -148,7 +156,7 @@ try {
       typeof sheets.XlsxTable === 'function',
   );
 } catch (error) {
-  check('package check ran', false, error.stack ?? String(error));
+  check('package check ran', false, (error instanceof Error ? error.stack : undefined) ?? String(error));
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }

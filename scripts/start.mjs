@@ -47,6 +47,7 @@ const ENRICHED_CSV = 'out/companies-enriched.csv';
 // account, and the hints say so instead of letting Execute fail on a missing credential.
 const PROVIDED_CREDENTIALS = new Set(['companyDataApi', 'openAiApi']);
 // What to do for each credential type the demo cannot provide (a type not listed gets a generic line).
+/** @type {Record<string, string[]>} */
 const OWN_ACCOUNT_STEPS = {
   googleSheetsOAuth2Api: [
     'needs your Google account, which this demo cannot provide: until then "Execute workflow" stops with a',
@@ -60,9 +61,11 @@ const OWN_ACCOUNT_STEPS = {
 const BUILD_TOOLS = ['python3', 'make', 'g++'];
 
 const say = (m = '') => process.stdout.write(`${m}\n`);
-const step = (m) => say(`▸ ${m}`);
+const step = (/** @type {string} */ m) => say(`▸ ${m}`);
 
+/** @type {(() => Promise<unknown>)[]} */
 const stops = [];
+/** @type {Promise<void> | undefined} */
 let stopping;
 const stopAll = () =>
   (stopping ??= (async () => {
@@ -82,6 +85,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+/** @param {string} command */
 function onPath(command) {
   return (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
     try {
@@ -93,7 +97,10 @@ function onPath(command) {
   });
 }
 
-/** The imported examples with nodes that need a credential type the demo does not create. */
+/**
+ * The imported examples with nodes that need a credential type the demo does not create.
+ * @param {Record<string, unknown>} created by example file
+ */
 function examplesNeedingOwnAccount(created) {
   return Object.entries(created)
     .map(([file]) => {
@@ -103,6 +110,10 @@ function examplesNeedingOwnAccount(created) {
     .filter((e) => e.types.length > 0);
 }
 
+/**
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
 function portFree(port) {
   return new Promise((resolve) => {
     const srv = net.createServer();
@@ -112,6 +123,7 @@ function portFree(port) {
 }
 
 async function main() {
+  /** @type {[string, number][]} */
   const wanted = withN8n ? Object.entries(PORTS) : [['sandbox', PORTS.sandbox]];
   for (const [what, port] of wanted) {
     if (!(await portFree(port)))
@@ -211,6 +223,7 @@ async function main() {
     name: 'New in Tartu',
     filters: { county: ['Tartu'], registered_within_days: 30 },
   });
+  /** @type {Record<string, import('../e2e/lib/n8n.mjs').Stored>} */
   const created = {};
   for (const file of exampleFiles()) {
     const wf = adaptExample(readExample(file), {
@@ -224,16 +237,16 @@ async function main() {
       created[file] = await createWorkflow(n8n, wf);
       say(`  ${wf.name}`);
     } catch (e) {
-      say(`  ${wf.name}: not imported (${e.message.slice(0, 160)})`);
+      say(`  ${wf.name}: not imported (${(e instanceof Error ? e.message : String(e)).slice(0, 160)})`);
     }
   }
   const alert = created['alert-to-chat.json'];
   if (alert) await publishWorkflow(n8n, alert.id);
 
   const editor = n8n.baseUrl;
-  const wfUrl = (file) => (created[file] ? `${editor}/workflow/${created[file].id}` : '(not imported)');
+  const wfUrl = (/** @type {string} */ file) => (created[file] ? `${editor}/workflow/${created[file].id}` : '(not imported)');
   // The workflow's name as imported (from examples/<file>), so the hints match what the editor lists.
-  const wfTitle = (file) => (created[file] ? `"${created[file].name}"` : file);
+  const wfTitle = (/** @type {string} */ file) => (created[file] ? `"${created[file].name}"` : file);
   say('');
   say('Ready.');
   say(`  n8n editor   ${editor}`);

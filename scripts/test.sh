@@ -80,7 +80,7 @@ fi
 # One formatter over the whole repo (.prettierrc.json; .prettierignore leaves out generated files and prose).
 stage "format" npx prettier --check --log-level warn .
 stage "type check" npx tsc --noEmit -p tsconfig.json
-# e2e/, bench/ and scripts/ (JavaScript) at // @ts-check level, through their JSDoc types.
+# e2e/, bench/ and scripts/ (JavaScript) through their JSDoc types, strict like the TypeScript sources.
 stage "type check of scripts" npx tsc -p tsconfig.scripts.json
 # ESLint's recommended rules over the tool package and the scripts (the n8n lint below covers the nodes).
 stage "eslint" npx eslint -c eslint.scripts.config.mjs e2e bench scripts packages/company-data/src

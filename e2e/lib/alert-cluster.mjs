@@ -10,7 +10,7 @@ import { createCredential, createWorkflow, publishWorkflow } from './n8n.mjs';
 import { sqlText, startPostgres, startQueueN8n, startRedis } from './queue.mjs';
 import { startSandboxCli } from './sandbox.mjs';
 import { startChatReceiver } from './chat.mjs';
-import { adaptExample, CREDENTIAL_NAME, readExample } from './examples.mjs';
+import { adaptExample, CREDENTIAL_NAME, findNode, readExample } from './examples.mjs';
 import { waitFor } from './checks.mjs';
 
 export const TRIGGER = 'Company Data Trigger';
@@ -19,8 +19,8 @@ export const CHAT_NODE = 'Post to chat';
 /**
  * Starts everything; every stop function goes into `cleanups` as soon as its process runs, so a failed
  * start leaves nothing behind. `env`: extra n8n settings for every process; `balance`: see BALANCING in queue.mjs. Returns { redis, postgres, sandbox, apiKey, chat, work, q, n8n }.
- * @param {{ repoDir: string, runtime: any, webhooks: number, workers: number, balance?: string, env?: Record<string, string>, keep?: boolean,
- *   cleanups: (() => unknown)[], log: (m: string) => unknown }} opts
+ * @param {{ repoDir: string, runtime: import('./runtime.mjs').RuntimePaths, webhooks: number, workers: number, balance?: string, env?: Record<string, string>, keep?: boolean,
+ *   cleanups: (() => Promise<unknown>)[], log: (m: string) => unknown }} opts
  */
 export async function startAlertCluster({ repoDir, runtime, webhooks, workers, balance, env = {}, keep = false, cleanups, log }) {
   const redis = await startRedis({ log: (m) => log(`[redis] ${m}`) });
@@ -53,10 +53,14 @@ export async function startAlertCluster({ repoDir, runtime, webhooks, workers, b
   return { redis, postgres, sandbox, apiKey, chat, work, q, n8n: q.main };
 }
 
+/** @typedef {Awaited<ReturnType<typeof startAlertCluster>>} AlertCluster */
+
 /**
  * Creates the credential and the alert-to-chat example (its chat message also carries the event id,
  * so messages can be counted per event), publishes it and waits until the sandbox's webhook points at
  * the webhook processes. Returns { credential, wf, hookUrl, triggerNodeId }.
+ * @param {Pick<AlertCluster, 'n8n' | 'apiKey' | 'sandbox' | 'chat' | 'q'>} c
+ * @param {{ chatPath: string }} opts
  */
 export async function publishAlert(c, { chatPath }) {
   const credential = await createCredential(c.n8n, {
@@ -65,8 +69,9 @@ export async function publishAlert(c, { chatPath }) {
     data: { apiKey: c.apiKey, baseUrl: c.sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
   });
   const json = adaptExample(readExample('alert-to-chat.json'), { credential, chatUrl: `${c.chat.url}${chatPath}` });
-  json.nodes.find((nd) => nd.name === CHAT_NODE).parameters.jsonBody = '={{ JSON.stringify({ text: $json.summary, event_id: $json.id }) }}';
-  const trigger = json.nodes.find((nd) => nd.name === TRIGGER);
+  const chatNode = findNode(json, (nd) => nd.name === CHAT_NODE, CHAT_NODE);
+  chatNode.parameters = { ...chatNode.parameters, jsonBody: '={{ JSON.stringify({ text: $json.summary, event_id: $json.id }) }}' };
+  const trigger = findNode(json, (nd) => nd.name === TRIGGER, TRIGGER);
   const wf = await createWorkflow(c.n8n, json);
   const hookUrl = `${c.q.webhookBase}/webhook/${trigger.webhookId}/webhook`;
   await publishWorkflow(c.n8n, wf.id);
@@ -77,10 +82,17 @@ export async function publishAlert(c, { chatPath }) {
   return { credential, wf, hookUrl, triggerNodeId: trigger.id };
 }
 
-/** The secret the trigger got from the service at activation, as n8n keeps it (node static data). */
+/**
+ * The secret the trigger got from the service at activation, as n8n keeps it (node static data).
+ * @param {Pick<import('./queue.mjs').Postgres, 'query'>} postgres
+ * @param {string} workflowId
+ * @returns {string}
+ */
 export function signingSecret(postgres, workflowId) {
   const [[staticData] = []] = postgres.query(`SELECT "staticData" FROM workflow_entity WHERE id = ${sqlText(workflowId)}`);
-  const secret = Object.values(JSON.parse(staticData ?? '{}')).find((v) => v?.signingSecret)?.signingSecret;
+  /** @type {Record<string, { signingSecret?: string } | null>} */
+  const nodes = JSON.parse(staticData ?? '{}');
+  const secret = Object.values(nodes).find((v) => v?.signingSecret)?.signingSecret;
   if (!secret) throw new Error('no signing secret in the workflow static data');
   return secret;
 }

@@ -26,7 +26,11 @@ const OUTPUTS = [
 // Both packages: the n8n nodes (tsup.config.ts), then the tool (its own config).
 const CONFIGS = [[], ['--config', 'packages/company-data/tsup.config.ts']];
 
-/** Newest mtime (ms) of a file, or of any file under a folder; 0 when p is missing. */
+/**
+ * Newest mtime (ms) of a file, or of any file under a folder; 0 when p is missing.
+ * @param {string} p
+ * @returns {number}
+ */
 export function newest(p) {
   let st;
   try {
@@ -40,6 +44,7 @@ export function newest(p) {
   return m;
 }
 
+/** @param {string} repoDir */
 export function isStale(repoDir) {
   const outTimes = OUTPUTS.map((f) => newest(path.join(repoDir, f)));
   if (outTimes.some((t) => t === 0)) return true;
@@ -47,7 +52,12 @@ export function isStale(repoDir) {
   return SOURCES.some((s) => newest(path.join(repoDir, s)) > built);
 }
 
-export async function buildIfStale(repoDir, log = /** @type {(m: string) => void} */ (() => {}), { force = false } = {}) {
+/**
+ * @param {string} repoDir
+ * @param {(m: string) => void} [log]
+ * @param {{ force?: boolean }} [opts]
+ */
+export async function buildIfStale(repoDir, log = () => {}, { force = false } = {}) {
   if (!force && !isStale(repoDir)) {
     log('dist/ and packages/company-data/dist/ are up to date');
     return false;

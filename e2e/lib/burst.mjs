@@ -9,13 +9,29 @@ import { pathToFileURL } from 'node:url';
 import { sleep } from './n8n.mjs';
 import { sqlText } from './queue.mjs';
 
-/** The signer of the built tool package (packages/company-data/dist, built by buildIfStale). */
+/** @typedef {(body: string, eventId: string) => Record<string, string>} Sign the signature headers of one delivery */
+/** @typedef {{ id: string, body: string }} BurstEvent */
+/** @typedef {BurstEvent & { copy: number | string }} Delivery copy: 0 for the first, then 1, 2, or a retry's name */
+/** @typedef {{ id: string, copy: number | string, status: number, ms: number, error: string | undefined }} DeliveryResult */
+/** @typedef {Pick<import('./queue.mjs').Postgres, 'query'>} Psql */
+
+/**
+ * The signer of the built tool package (packages/company-data/dist, built by buildIfStale).
+ * @param {string} repoDir
+ * @param {string} secret
+ * @returns {Promise<Sign>}
+ */
 export async function signer(repoDir, secret) {
   const { signWebhook } = await import(pathToFileURL(path.join(repoDir, 'packages/company-data/dist/index.js')).href);
   return (body, eventId) => signWebhook({ secret, body, eventId });
 }
 
-/** `count` monitoring.change events (ids `evt_<prefix>_<n>`), bodies as the service would send them. */
+/**
+ * `count` monitoring.change events (ids `evt_<prefix>_<n>`), bodies as the service would send them.
+ * @param {number} count
+ * @param {string} prefix
+ * @returns {BurstEvent[]}
+ */
 export function burstEvents(count, prefix) {
   const at = new Date().toISOString();
   return Array.from({ length: count }, (_, n) => {
@@ -43,8 +59,10 @@ export function burstEvents(count, prefix) {
  * The deliveries of a burst: every event once, and every third event 2 or 3 times in all (alternately).
  * The copies follow their original directly, so they are in flight together and round robin hands them
  * to different webhook processes.
+ * @param {BurstEvent[]} events
  */
 export function withCopies(events) {
+  /** @type {Delivery[]} */
   const out = [];
   events.forEach((e, n) => {
     const copies = n % 3 === 0 ? (n % 2 === 0 ? 2 : 1) : 0;
@@ -61,10 +79,11 @@ export function withCopies(events) {
  */
 /**
  * @param {string} url
- * @param {any[]} deliveries
- * @param {{ sign?: (body: string, eventId: string) => Record<string, string>, concurrency?: number, timeoutMs?: number, midway?: () => unknown }} [opts]
+ * @param {Delivery[]} deliveries
+ * @param {{ sign: Sign, concurrency?: number, timeoutMs?: number, midway?: () => unknown }} opts
  */
-export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutMs = 15_000, midway } = {}) {
+export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutMs = 15_000, midway }) {
+  /** @type {DeliveryResult[]} */
   const results = [];
   let next = 0;
   let midwayStarted = !midway;
@@ -74,10 +93,11 @@ export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutM
       const d = deliveries[next++];
       if (!midwayStarted && next >= half) {
         midwayStarted = true;
-        midway();
+        midway?.();
       }
       const t0 = performance.now();
       let status = 0;
+      /** @type {string | undefined} */
       let error;
       try {
         const res = await fetch(url, {
@@ -89,7 +109,8 @@ export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutM
         await res.arrayBuffer();
         status = res.status;
       } catch (err) {
-        error = err?.cause?.code ?? err?.name ?? String(err);
+        const e = /** @type {{ cause?: { code?: string }, name?: string } | null | undefined} */ (err);
+        error = e?.cause?.code ?? e?.name ?? String(err);
       }
       results.push({ id: d.id, copy: d.copy, status, ms: performance.now() - t0, error });
     }
@@ -98,9 +119,16 @@ export async function deliver(url, deliveries, { sign, concurrency = 8, timeoutM
   return results;
 }
 
+/**
+ * @param {number[]} sorted ascending
+ * @param {number} p 0..1
+ */
 export const quantile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
 
-/** Answer times of the deliveries that got an answer: p50, p99, max (ms); plus counts. */
+/**
+ * Answer times of the deliveries that got an answer: p50, p99, max (ms); plus counts.
+ * @param {DeliveryResult[]} results
+ */
 export function answerStats(results) {
   const ok = results.filter((r) => r.status >= 200 && r.status < 300);
   const ms = results
@@ -108,9 +136,12 @@ export function answerStats(results) {
     .map((r) => r.ms)
     .sort((a, b) => a - b);
   // What the failed ones got: an HTTP status, or the error of a request that got none.
+  /** @type {Record<string, number>} */
   const failures = {};
-  for (const r of results)
-    if (!(r.status >= 200 && r.status < 300)) failures[r.status || r.error] = (failures[r.status || r.error] ?? 0) + 1;
+  for (const r of results) {
+    const key = String(r.status || r.error);
+    if (!(r.status >= 200 && r.status < 300)) failures[key] = (failures[key] ?? 0) + 1;
+  }
   return {
     deliveries: results.length,
     answered2xx: ok.length,
@@ -123,7 +154,10 @@ export function answerStats(results) {
   };
 }
 
-/** How n8n's processed-data store keys a value (DeduplicationHelper.createValueHash). */
+/**
+ * How n8n's processed-data store keys a value (DeduplicationHelper.createValueHash).
+ * @param {unknown} value
+ */
 export const processedDataHash = (value) => createHash('md5').update(String(value)).digest('base64');
 
 /**
@@ -132,6 +166,10 @@ export const processedDataHash = (value) => createHash('md5').update(String(valu
  * it is an orphan: its row was saved but the process died before queueing it, so it never runs (n8n has
  * no recovery for it; the delivery got no answer and the sender's retry runs the event). Orphans are
  * counted apart and not waited for.
+ * @param {Psql} postgres
+ * @param {string} workflowId
+ * @param {number} [afterId]
+ * @param {number} [killedAt]
  */
 export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined) {
   const orphanCut = killedAt === undefined ? 'NULL' : `to_timestamp(${killedAt / 1000})`;
@@ -139,6 +177,7 @@ export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined
     `SELECT status, count(*), count(*) FILTER (WHERE status = 'new' AND "createdAt" <= ${orphanCut}), coalesce(to_char(max("stoppedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ''), max(id) ` +
       `FROM execution_entity WHERE "workflowId" = ${sqlText(workflowId)} AND id > ${Number(afterId)} GROUP BY status`,
   );
+  /** @type {Record<string, number>} */
   const byStatus = Object.fromEntries(rows.map(([s, n]) => [s, Number(n)]));
   const orphans = rows.reduce((sum, r) => sum + Number(r[2]), 0);
   const lastStop = rows
@@ -161,8 +200,13 @@ export function n8nState(postgres, workflowId, afterId = 0, killedAt = undefined
 /**
  * The trigger node's list in n8n's processed-data store: its entries, the ids among `ids` it does not
  * hold, and whether the turn row (the workflow-scope row) is there.
+ * @param {Psql} postgres
+ * @param {string} workflowId
+ * @param {string} nodeId
+ * @param {string[]} [ids]
  */
 export function processedData(postgres, workflowId, nodeId, ids = []) {
+  /** @type {Record<string, { data?: string[] }>} */
   const rows = Object.fromEntries(
     postgres
       .query(`SELECT context, value FROM processed_data WHERE "workflowId" = ${sqlText(workflowId)}`)
@@ -178,15 +222,17 @@ export function processedData(postgres, workflowId, nodeId, ids = []) {
  * When nothing is left to run and the executions stay the same for `quietMs` while `done()` still fails,
  * returns anyway: what is missing then never comes, and the caller's checks name it.
  */
+/** @typedef {ReturnType<typeof n8nState>} N8nState */
 /**
- * @param {any} postgres
+ * @param {Psql} postgres
  * @param {string} workflowId
  * @param {number} afterId
- * @param {(state: any) => boolean | Promise<boolean>} [done]
+ * @param {(state: N8nState) => boolean | Promise<boolean>} [done]
  * @param {{ timeoutMs?: number, quietMs?: number, killedAt?: number }} [opts]
  */
 export async function settle(postgres, workflowId, afterId, done = () => true, { timeoutMs = 300_000, quietMs = 15_000, killedAt } = {}) {
   const until = Date.now() + timeoutMs;
+  /** @type {{ mark: string, since: number } | undefined} */
   let idle;
   for (;;) {
     const state = n8nState(postgres, workflowId, afterId, killedAt);
@@ -199,10 +245,16 @@ export async function settle(postgres, workflowId, afterId, done = () => true, {
   }
 }
 
+/** @param {DeliveryResult} r */
 const answered = (r) => r.status >= 200 && r.status < 300;
 
-/** Peak resident memory per n8n process while a burst runs: VmHWM sampled every second by name. */
+/**
+ * Peak resident memory per n8n process while a burst runs: VmHWM sampled every second by name.
+ * @param {() => { name: string, pid: number | undefined }[]} processes
+ * @param {(pid: number | undefined) => number | undefined} peakRssMb
+ */
 export function rssWatch(processes, peakRssMb) {
+  /** @type {Record<string, number>} */
   const peaks = {};
   const sample = () => {
     for (const { name, pid } of processes()) {
@@ -228,6 +280,9 @@ export function rssWatch(processes, peakRssMb) {
  * `restartIndex` killed (SIGKILL) and started again when half the deliveries are out, failed deliveries
  * sent again until answered (the service's retries), then every event delivered once more.
  * Returns the figures and what the assertions need; asserts nothing itself.
+ * @param {{ q: Pick<import('./queue.mjs').QueueN8n, 'restartWebhook'>, postgres: Psql, chat: Pick<import('./chat.mjs').ChatReceiver, 'at'>,
+ *   chatPath: string, workflowId: string, nodeId: string, hookUrl: string, sign: Sign, count: number, prefix: string,
+ *   restartIndex?: number, concurrency?: number, log?: (m: string) => void }} opts
  */
 export async function alertBurst({
   q,
@@ -242,21 +297,25 @@ export async function alertBurst({
   prefix,
   restartIndex,
   concurrency = 8,
-  log = /** @type {(m: string) => void} */ (() => {}),
+  log = () => {},
 }) {
   const before = n8nState(postgres, workflowId).maxId;
   const events = burstEvents(count, prefix);
   const ids = events.map((e) => e.id);
   const deliveries = withCopies(events);
   const posts = () => {
+    /** @type {Map<string, number>} */
     const n = new Map();
     for (const m of chat.at(chatPath))
       if (m.body?.event_id?.startsWith(`evt_${prefix}_`)) n.set(m.body.event_id, (n.get(m.body.event_id) ?? 0) + 1);
     return n;
   };
 
+  /** @type {Promise<unknown> | undefined} */
   let restart;
+  /** @type {number | undefined} */
   let restartMs;
+  /** @type {number | undefined} */
   let killedAt;
   const t0 = Date.now();
   const burst = await deliver(hookUrl, deliveries, {
@@ -277,6 +336,7 @@ export async function alertBurst({
   // before that (about 20 s), so the retries start once it is. Sent at once instead, they would meet the
   // process still starting, which with routing by event id is where every retry of its events goes.
   await restart;
+  /** @type {DeliveryResult[]} */
   const retries = [];
   let failed = burst.filter((r) => !answered(r));
   for (let round = 1; failed.length && round <= 5; round++) {
@@ -289,7 +349,7 @@ export async function alertBurst({
     failed = again.filter((r) => !answered(r));
   }
   log(
-    `${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${restartIndex + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`,
+    `${deliveries.length} deliveries of ${count} events sent in ${(burstSentMs / 1000).toFixed(1)} s; ${burst.length - burst.filter(answered).length} failed and were sent again${restartMs ? `; webhook process ${(restartIndex ?? 0) + 1} restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile` : ''}`,
   );
   const afterBurst = await settle(postgres, workflowId, before, () => posts().size >= count, { killedAt });
   const seconds = ((afterBurst.lastStoppedAt ?? Date.now()) - t0) / 1000;

@@ -3,7 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { ms } from './runtime.mjs';
 
-/** The path of `cmd` on PATH, or undefined. */
+/**
+ * The path of `cmd` on PATH, or undefined.
+ * @param {string} cmd
+ */
 export function which(cmd) {
   try {
     return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
@@ -15,8 +18,12 @@ export function which(cmd) {
 /**
  * Installs Debian package `pkg` (what: how messages name it) and returns `found()` afterwards, which
  * must then be truthy. `options` are extra apt-get install options, e.g. --no-install-recommends.
+ * @template T
+ * @param {string} pkg
+ * @param {{ what?: string, found: () => T, options?: string[], log?: (m: string) => void }} opts
+ * @returns {NonNullable<T>}
  */
-export function installDebianPackage(pkg, { what = pkg, found, options = [], log = /** @type {(m: string) => void} */ (() => {}) }) {
+export function installDebianPackage(pkg, { what = pkg, found, options = [], log = () => {} }) {
   if (process.getuid?.() !== 0) throw new Error(`${what} is not installed and this is not root: apt-get install -y ${pkg}`);
   const t0 = Date.now();
   log(`installing ${pkg} (apt-get)...`);

@@ -12,14 +12,37 @@ export const DOCKER_FILES_DIR = '/home/node/.n8n-files';
 const CHAT_PLACEHOLDER = 'https://hooks.slack.com/services/REPLACE/WITH/YOURS';
 const SEARCH_PLACEHOLDER = 'srch_REPLACE_WITH_YOURS';
 
+/**
+ * An n8n workflow's JSON as exported, the fields the checks touch. parameters: any, as each node type has
+ * its own (the checks read and set a few by name).
+ * @typedef {{ id: string, name: string, type: string, webhookId?: string, parameters?: Record<string, any>, credentials?: Record<string, { id: string, name: string }>, [field: string]: unknown }} WorkflowNode
+ * @typedef {{ name?: string, nodes: WorkflowNode[], connections?: Record<string, unknown>, [field: string]: unknown }} Workflow
+ */
+
 export const exampleFiles = () =>
   fs
     .readdirSync(EXAMPLES_DIR)
     .filter((f) => f.endsWith('.json'))
     .sort();
 
+/**
+ * @param {string} file a name from exampleFiles()
+ * @returns {Workflow}
+ */
 export function readExample(file) {
   return JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
+}
+
+/**
+ * The workflow's first node that `match` picks; throws, naming `what`, when there is none.
+ * @param {Workflow} workflow
+ * @param {(node: WorkflowNode) => boolean} match
+ * @param {string} what
+ */
+export function findNode(workflow, match, what) {
+  const node = workflow.nodes.find(match);
+  if (!node) throw new Error(`workflow "${workflow.name}" has no ${what} node`);
+  return node;
 }
 
 /**
@@ -30,9 +53,11 @@ export function readExample(file) {
  * at a local stand-in). publicChat: makes the Chat Trigger answer on its production URL, which n8n
  * refuses (404) for a non-public chat; the editor's own chat window needs no such change.
  */
+/** @typedef {{ id: string, name: string }} CredentialRef */
 /**
- * @param {any} workflow
- * @param {{ credential?: any, filesDir?: string, chatUrl?: string, searchId?: string, pollTimes?: any, llmCredential?: any, publicChat?: boolean }} [opts]
+ * @param {Workflow} workflow
+ * @param {{ credential?: CredentialRef, filesDir?: string, chatUrl?: string, searchId?: string, pollTimes?: unknown, llmCredential?: CredentialRef, publicChat?: boolean }} [opts]
+ * @returns {Workflow}
  */
 export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId, pollTimes, llmCredential, publicChat } = {}) {
   const wf = structuredClone(workflow);
@@ -49,7 +74,8 @@ export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId
     }
     if (chatUrl && p.url === CHAT_PLACEHOLDER) p.url = chatUrl;
     // Version 2 of the poll trigger keeps a list of saved searches; version 1 kept comma-separated text.
-    if (searchId && Array.isArray(p.searchIds)) p.searchIds = p.searchIds.map((id) => (id === SEARCH_PLACEHOLDER ? searchId : id));
+    if (searchId && Array.isArray(p.searchIds))
+      p.searchIds = p.searchIds.map((/** @type {string} */ id) => (id === SEARCH_PLACEHOLDER ? searchId : id));
     else if (searchId && p.searchIds === SEARCH_PLACEHOLDER) p.searchIds = searchId;
     if (pollTimes && node.type.endsWith('.companyDataPollTrigger')) p.pollTimes = pollTimes;
   }

@@ -13,6 +13,25 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const SPEC_DIR = path.resolve(here, '../inspector');
 const SPEC_FILES = ['package.json', 'package-lock.json'];
 
+/** @typedef {{ nodeBin: string, bin: string, dir: string, version: string }} Inspector */
+/**
+ * An MCP result as the Inspector prints it, the fields the checks read. structuredContent: any, as each
+ * tool answers in its own shape.
+ * @typedef {object} McpResult
+ * @property {{ name: string, description?: string, inputSchema?: { type?: string } }[]} [tools] of tools/list
+ * @property {boolean} [isError]
+ * @property {{ type: string, text?: string }[]} [content]
+ * @property {any} [structuredContent]
+ */
+/**
+ * @typedef {object} InspectorRun
+ * @property {number | null} code
+ * @property {string} stdout
+ * @property {string} stderr
+ * @property {{ result?: McpResult, error?: { code?: number, message?: string } } | undefined} json stdout parsed
+ * @property {number} ms
+ */
+
 function inspectorDir() {
   const hash = createHash('sha256');
   // The Node version that ran npm ci is part of the key: the install is only trusted for the runtime it was made with.
@@ -21,7 +40,12 @@ function inspectorDir() {
   return path.join(cacheRoot(), `inspector-${hash.digest('hex').slice(0, 16)}`);
 }
 
-/** Node 24 for npm and the Inspector: its bin folder first on PATH, so `#!/usr/bin/env node` scripts get it too. */
+/**
+ * Node 24 for npm and the Inspector: its bin folder first on PATH, so `#!/usr/bin/env node` scripts get it too.
+ * @param {string} nodeBin
+ * @param {Record<string, string>} [extra]
+ * @returns {NodeJS.ProcessEnv}
+ */
 function node24Env(nodeBin, extra = {}) {
   return {
     ...process.env,
@@ -34,8 +58,10 @@ function node24Env(nodeBin, extra = {}) {
 /**
  * Installs the pinned Inspector when the cache lacks it (npm ci under Node 24, so its engine range is
  * checked against the Node that runs it). Returns { nodeBin, bin, dir, version }.
+ * @param {(m: string) => void} [log]
+ * @returns {Promise<Inspector>}
  */
-export async function ensureInspector(log = /** @type {(m: string) => void} */ (() => {})) {
+export async function ensureInspector(log = () => {}) {
   const { nodeBin } = await ensureRuntime({ log });
   const dir = inspectorDir();
   const stamp = path.join(dir, 'stamp');
@@ -78,9 +104,10 @@ export async function ensureInspector(log = /** @type {(m: string) => void} */ (
  * behind. `--stored-auth-only` keeps an HTTP server's 401 from starting an interactive OAuth login.
  */
 /**
- * @param {any} inspector
+ * @param {Pick<Inspector, 'nodeBin' | 'bin'>} inspector
  * @param {string[]} args
  * @param {{ cwd?: string, timeoutMs?: number }} [opts]
+ * @returns {Promise<InspectorRun>}
  */
 export function runInspector(inspector, args, { cwd, timeoutMs = 60_000 } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-inspector-home-'));
@@ -93,7 +120,9 @@ export function runInspector(inspector, args, { cwd, timeoutMs = 60_000 } = {}) 
       env: node24Env(inspector.nodeBin, { HOME: home }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    /** @type {Buffer[]} */
     const out = [];
+    /** @type {Buffer[]} */
     const err = [];
     child.stdout.on('data', (b) => out.push(b));
     child.stderr.on('data', (b) => err.push(b));

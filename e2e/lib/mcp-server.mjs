@@ -11,6 +11,7 @@ const LISTENING = /MCP server listening on (http:\/\/\S+\/mcp)/;
  * sandbox. The API key and the token go through the environment, never the command line (process lists).
  * Returns { url (ending in /mcp), token, logs, pid, exited, close() }. The child is killed on every path:
  * close(), a failed start, and the exit of this process.
+ * @param {{ repoDir: string, baseUrl?: string, apiKey?: string, token?: string, host?: string, port?: number, readyTimeoutMs?: number }} opts
  */
 export async function startMcpServer({
   repoDir,

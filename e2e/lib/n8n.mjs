@@ -10,10 +10,27 @@ import { createRequire } from 'node:module';
 import { packPackageCached, removePackCache, unpackTarball } from './pack.mjs';
 import { ensureRuntime, ms } from './runtime.mjs';
 
+/** @typedef {import('./runtime.mjs').RuntimePaths} RuntimePaths */
+/** @typedef {{ code: number | null, signal: NodeJS.Signals | null, error?: Error }} Exit */
+/** @typedef {{ baseUrl: string, cookie: string }} RestTarget the internal REST API's address and login */
+/** @typedef {{ baseUrl: string, apiKey: string }} ApiTarget the public API's address and key */
+/** @typedef {Awaited<ReturnType<typeof startN8n>>} N8n */
+/** @typedef {ReturnType<typeof spawnN8n>} N8nProc */
+/**
+ * An execution as the public API returns it (the fields the checks read). data: any, as run data differs
+ * per node type (and is there only with includeData).
+ * @typedef {{ id: string, status: string, finished?: boolean, data?: any }} Execution
+ */
+/** @typedef {{ id: string, name: string, [field: string]: unknown }} Stored a stored workflow or credential */
+/** @typedef {{ name: string, value: string, url?: string }} ListOption */
+
 const OWNER = { email: 'owner@e2e.local', firstName: 'E2E', lastName: 'Owner' };
 const LOG_LINES_KEPT = 2000;
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
+/**
+ * A TCP port that was free a moment ago on 127.0.0.1.
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -26,7 +43,7 @@ export function freePort() {
   });
 }
 
-/**
+/*
  * Starts n8n and returns { baseUrl, apiKey, cookie, owner, userFolder, logs, stop(), ... }.
  * packageDir: a folder with package.json (name n8n-nodes-*) and dist/. It is packed with npm pack and
  * the tarball unpacked into <userFolder>/.n8n/nodes/node_modules/<name>, as n8n's community package
@@ -38,7 +55,7 @@ export function freePort() {
 /**
  * @param {{ userFolder?: string, port?: number, brokerPort?: number, packageDir?: string, link?: 'pack' | 'symlink',
  *   env?: Record<string, string>, owner?: { email?: string, password?: string, firstName?: string, lastName?: string },
- *   runtime?: any, readyTimeoutMs?: number, log?: (m: string) => unknown }} [opts]
+ *   runtime?: RuntimePaths, readyTimeoutMs?: number, log?: (m: string) => unknown }} [opts]
  */
 export async function startN8n({
   userFolder,
@@ -80,6 +97,7 @@ export async function startN8n({
   const proc = spawnN8n(runtime, ['start'], { env: childEnv, cwd: userFolder, logFile });
   log(`starting n8n on ${baseUrl} (user folder ${userFolder}, log ${logFile})`);
 
+  /** @param {{ keepUserFolder?: boolean }} [opts] */
   const stop = async ({ keepUserFolder = !ownsFolder } = {}) => {
     await proc.stop();
     // Kept folders (asked for, or after a failed start: n8n.log) are left for the caller.
@@ -114,7 +132,7 @@ export async function startN8n({
     };
     return n8n;
   } catch (err) {
-    err.message += `\n--- last n8n log lines ---\n${proc.logs.slice(-40).join('\n')}`;
+    if (err instanceof Error) err.message += `\n--- last n8n log lines ---\n${proc.logs.slice(-40).join('\n')}`;
     await stop({ keepUserFolder: true });
     throw err;
   }
@@ -125,6 +143,7 @@ export async function startN8n({
  * worker's NODE_OPTIONS, VITEST*) n8n exits at start.
  */
 function parentEnv() {
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, NODE_ENV: 'production' };
   for (const k of Object.keys(env)) {
     if (k === 'NODE_OPTIONS' || k === 'TEST' || /^(VITEST|JEST_|npm_)/.test(k)) delete env[k];
@@ -132,7 +151,10 @@ function parentEnv() {
   return env;
 }
 
-/** Settings shared by the server and `n8n execute` runs beside it. */
+/**
+ * Settings shared by the server and `n8n execute` runs beside it.
+ * @param {{ userFolder: string, port: number, brokerPort: number, baseUrl: string }} where
+ */
 function n8nEnv({ userFolder, port, brokerPort, baseUrl }) {
   return {
     N8N_USER_FOLDER: userFolder,
@@ -164,6 +186,12 @@ function n8nEnv({ userFolder, port, brokerPort, baseUrl }) {
   };
 }
 
+/**
+ * @param {string} userFolder
+ * @param {string} packageDir
+ * @param {'pack' | 'symlink'} link
+ * @returns {string} the package's name
+ */
 function installPackage(userFolder, packageDir, link) {
   const pkg = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
   // n8n only scans node_modules/n8n-nodes-* and @scope/n8n-nodes-* for community packages.
@@ -188,9 +216,9 @@ function installPackage(userFolder, packageDir, link) {
   return pkg.name;
 }
 
-/** Spawns the n8n CLI under Node 24 in its own process group, keeping a tail of its output. */
 /**
- * @param {any} runtime
+ * Spawns the n8n CLI under Node 24 in its own process group, keeping a tail of its output.
+ * @param {Pick<RuntimePaths, 'nodeBin' | 'n8nBin'>} runtime
  * @param {string[]} args
  * @param {{ env: Record<string, string | undefined>, cwd?: string, logFile?: string, keepStdout?: boolean }} opts
  */
@@ -201,23 +229,27 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  /** @type {string[]} */
   const logs = [];
   const sink = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined;
   let partial = '';
+  /** @param {Buffer} b */
   const onData = (b) => {
     sink?.write(b);
     const lines = (partial + b.toString('utf8')).split('\n');
-    partial = lines.pop();
+    partial = lines.pop() ?? '';
     logs.push(...lines);
     if (logs.length > LOG_LINES_KEPT) logs.splice(0, logs.length - LOG_LINES_KEPT);
   };
+  /** @type {Buffer[]} */
   const stdout = [];
-  child.stdout.on('data', (b) => {
+  child.stdout.on('data', (/** @type {Buffer} */ b) => {
     if (keepStdout) stdout.push(b);
     onData(b);
   });
   child.stderr.on('data', onData);
   if (child.pid) trackGroup(child.pid);
+  /** @type {Promise<Exit>} */
   const exited = new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       if (partial) logs.push(partial);
@@ -226,13 +258,14 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
     child.on('error', (error) => resolve({ code: null, signal: null, error }));
   });
   exited.then(() => sink?.end());
+  /** @type {Promise<Exit> | undefined} */
   let stopping;
   const stop = (graceMs = 15_000) =>
     (stopping ??= (async () => {
       if (child.exitCode !== null || child.signalCode !== null) {
         // n8n itself is gone; its task runners may not be.
         killGroup(child.pid, 'SIGKILL');
-        liveGroups.delete(child.pid);
+        if (child.pid !== undefined) liveGroups.delete(child.pid);
         return exited;
       }
       // The group includes n8n's task-runner children.
@@ -241,7 +274,7 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
       const res = await exited;
       clearTimeout(timer);
       killGroup(child.pid, 'SIGKILL');
-      liveGroups.delete(child.pid);
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
       return res;
     })());
   return { child, logs, exited, stop, stdout: () => Buffer.concat(stdout).toString('utf8') };
@@ -249,8 +282,10 @@ function spawnN8n(runtime, args, { env, cwd, logFile, keepStdout = false }) {
 
 // n8n runs in its own process group (so stop() reaches its task runners); without this, an
 // interrupted test run would leave it running.
+/** @type {Set<number>} */
 const liveGroups = new Set();
 // Temp user folders created here, removed on exit even when stop() never ran.
+/** @type {Set<string>} */
 const tempFolders = new Set();
 let cleanupInstalled = false;
 function cleanupNow() {
@@ -258,12 +293,13 @@ function cleanupNow() {
   for (const d of tempFolders) fs.rmSync(d, { recursive: true, force: true });
   removePackCache();
 }
+/** @param {number} pid */
 function trackGroup(pid) {
   liveGroups.add(pid);
   if (cleanupInstalled) return;
   cleanupInstalled = true;
   process.on('exit', cleanupNow);
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
     if (process.listenerCount(sig) > 0) continue;
     process.once(sig, () => {
       cleanupNow();
@@ -272,7 +308,12 @@ function trackGroup(pid) {
   }
 }
 
+/**
+ * @param {number | undefined} pid
+ * @param {NodeJS.Signals} signal
+ */
 function killGroup(pid, signal) {
+  if (pid === undefined) return;
   try {
     process.kill(-pid, signal);
   } catch {
@@ -280,9 +321,14 @@ function killGroup(pid, signal) {
   }
 }
 
+/**
+ * @param {string} baseUrl
+ * @param {{ exited: Promise<Exit> }} proc
+ * @param {number} timeoutMs
+ */
 async function waitReady(baseUrl, proc, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
-  /** @type {{ code: number | null, signal: string | null } | undefined} */
+  /** @type {Exit | undefined} */
   let exitInfo;
   proc.exited.then((r) => (exitInfo = r));
   while (Date.now() < deadline) {
@@ -298,6 +344,12 @@ async function waitReady(baseUrl, proc, timeoutMs) {
   throw new Error(`n8n did not answer /healthz/readiness within ${timeoutMs / 1000} s`);
 }
 
+/**
+ * @param {string} baseUrl
+ * @param {string} email
+ * @param {string} password
+ * @returns {Promise<string>} the auth cookie (name=value)
+ */
 async function login(baseUrl, email, password) {
   const res = await fetch(`${baseUrl}/rest/login`, {
     method: 'POST',
@@ -310,6 +362,11 @@ async function login(baseUrl, email, password) {
   return auth.split(';')[0];
 }
 
+/**
+ * @param {string} baseUrl
+ * @param {string} cookie
+ * @returns {Promise<string>}
+ */
 async function createApiKey(baseUrl, cookie) {
   // Ask which scopes the owner may grant instead of hard-coding a list that changes between versions.
   const scopes = unwrap(await rest({ baseUrl, cookie }, 'GET', '/api-keys/scopes'));
@@ -318,8 +375,17 @@ async function createApiKey(baseUrl, cookie) {
   return created.rawApiKey;
 }
 
+/** @param {any} body n8n's REST JSON, with or without its { data } envelope (any: untyped answers) */
 const unwrap = (body) => (body && typeof body === 'object' && 'data' in body ? body.data : body);
 
+/**
+ * @param {string} url
+ * @param {string} method
+ * @param {Record<string, string>} headers
+ * @param {unknown} body sent as JSON unless undefined
+ * @param {string} what the path named in errors
+ * @returns {Promise<any>} the parsed answer (any: n8n's answers are untyped; callers read the fields they check)
+ */
 async function call(url, method, headers, body, what) {
   const res = await fetch(url, {
     method,
@@ -331,12 +397,34 @@ async function call(url, method, headers, body, what) {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Internal REST API (cookie auth), as the editor uses it. */
+/**
+ * Internal REST API (cookie auth), as the editor uses it; the answer as n8n sends it.
+ * @param {RestTarget} n8n
+ * @param {string} method
+ * @param {string} p path under /rest
+ * @param {unknown} [body]
+ */
 export function rest(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/rest${p}`, method, { cookie: n8n.cookie }, body, `/rest${p}`);
 }
 
-/** A request of the editor's dynamic-parameters controller: n8n runs the named method of the node. */
+/**
+ * @typedef {object} DynamicParametersRequest
+ * @property {{ type: string, version: number, parameters: Record<string, unknown> }} node
+ * @property {string} credentialType
+ * @property {{ id: string, name: string }} credential
+ * @property {string} path
+ * @property {string} methodName
+ * @property {string} [filter]
+ * @property {string} [paginationToken]
+ */
+
+/**
+ * A request of the editor's dynamic-parameters controller: n8n runs the named method of the node.
+ * @param {RestTarget} n8n
+ * @param {string} endpoint
+ * @param {DynamicParametersRequest} request
+ */
 async function dynamicParameters(n8n, endpoint, { node, credentialType, credential, path, methodName, ...more }) {
   return unwrap(
     await rest(n8n, 'POST', `/dynamic-node-parameters/${endpoint}`, {
@@ -354,31 +442,56 @@ async function dynamicParameters(n8n, endpoint, { node, credentialType, credenti
  * What the editor asks when a resourceLocator's "From list" opens, its search box changes or the list is
  * scrolled to the end (listSearch with filter and paginationToken).
  * node: { type, version, parameters }; credential: { id, name } under the node's credential type.
+ * @param {RestTarget} n8n
+ * @param {DynamicParametersRequest} request
+ * @returns {Promise<{ results: ListOption[], paginationToken?: string }>}
  */
 export const resourceLocatorResults = (n8n, request) => dynamicParameters(n8n, 'resource-locator-results', request);
 
-/** What the editor asks to fill an option list with loadOptionsMethod. */
+/**
+ * What the editor asks to fill an option list with loadOptionsMethod.
+ * @param {RestTarget} n8n
+ * @param {DynamicParametersRequest} request
+ * @returns {Promise<ListOption[]>}
+ */
 export const loadOptionsResults = (n8n, request) => dynamicParameters(n8n, 'options', request);
 
-/** Public API v1 (API-key auth). */
+/**
+ * Public API v1 (API-key auth).
+ * @param {ApiTarget} n8n
+ * @param {string} method
+ * @param {string} p path under /api/v1
+ * @param {unknown} [body]
+ */
 export function api(n8n, method, p, body) {
   return call(`${n8n.baseUrl}/api/v1${p}`, method, { 'x-n8n-api-key': n8n.apiKey }, body, `/api/v1${p}`);
 }
 
+/**
+ * @param {RestTarget} n8n
+ * @param {string} packageName
+ * @param {string[]} logs n8n's output so far (read again on every poll)
+ * @param {number} timeoutMs
+ */
 async function waitForPackageTypes(n8n, packageName, logs, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const failed = logs.find((l) => l.includes(`Failed to load package "${packageName}"`));
     if (failed) throw new Error(`n8n could not load ${packageName} (is dist/ complete and current?): ${failed.slice(0, 600)}`);
-    const names = await nodeTypeNames(n8n).catch(() => []);
+    const names = await nodeTypeNames(n8n).catch(() => /** @type {string[]} */ ([]));
     if (names.some((n) => n.startsWith(`${packageName}.`))) return;
     if (Date.now() > deadline) throw new Error(`n8n did not load node types of ${packageName} within ${timeoutMs / 1000} s`);
     await sleep(250);
   }
 }
 
-/** Node type names n8n has loaded (the editor's own list). */
+/**
+ * Node type names n8n has loaded (the editor's own list).
+ * @param {RestTarget} n8n
+ * @returns {Promise<string[]>}
+ */
 export async function nodeTypeNames(n8n) {
+  /** @type {{ name: string }[]} */
   const list = await call(`${n8n.baseUrl}/types/nodes.json`, 'GET', { cookie: n8n.cookie }, undefined, '/types/nodes.json');
   return list.map((t) => t.name);
 }
@@ -386,32 +499,52 @@ export async function nodeTypeNames(n8n) {
 // The public API rejects read-only fields (id, active, tags, meta, ...) on create.
 const WORKFLOW_CREATE_FIELDS = ['name', 'nodes', 'connections', 'settings', 'staticData', 'pinData'];
 
-/** Creates a workflow from an exported/importable JSON; returns the stored workflow (with id). */
+/**
+ * Creates a workflow from an exported/importable JSON; returns the stored workflow (with id).
+ * @param {ApiTarget} n8n
+ * @param {Record<string, unknown>} workflow
+ * @returns {Promise<Stored>}
+ */
 export function createWorkflow(n8n, workflow) {
+  /** @type {Record<string, unknown>} */
   const body = Object.fromEntries(WORKFLOW_CREATE_FIELDS.filter((k) => workflow[k] !== undefined).map((k) => [k, workflow[k]]));
   body.settings ??= {};
   body.connections ??= {};
   return api(n8n, 'POST', '/workflows', body);
 }
 
-/** Creates a credential; returns { id, name, type, ... }. data is never echoed back by n8n. */
+/**
+ * Creates a credential; returns { id, name, type, ... }. data is never echoed back by n8n.
+ * @param {ApiTarget} n8n
+ * @param {{ name: string, type: string, data: Record<string, unknown> }} credential
+ * @returns {Promise<Stored & { type: string }>}
+ */
 export function createCredential(n8n, { name, type, data }) {
   return api(n8n, 'POST', '/credentials', { name, type, data });
 }
 
-/** Publishes (n8n 1.x: activates) a workflow so its triggers and production webhooks go live. */
+/**
+ * Publishes (n8n 1.x: activates) a workflow so its triggers and production webhooks go live.
+ * @param {ApiTarget} n8n
+ * @param {string} id
+ */
 export function publishWorkflow(n8n, id) {
   return api(n8n, 'POST', `/workflows/${id}/publish`, {});
 }
 
+/**
+ * @param {ApiTarget} n8n
+ * @param {string} id
+ */
 export function unpublishWorkflow(n8n, id) {
   return api(n8n, 'POST', `/workflows/${id}/unpublish`, {});
 }
 
-/** Lists executions (newest first); pass { workflowId, status, includeData, limit }. */
 /**
- * @param {any} n8n
+ * Lists executions (newest first).
+ * @param {ApiTarget} n8n
  * @param {{ workflowId?: string, status?: string, includeData?: boolean, limit?: number }} [opts]
+ * @returns {Promise<Execution[]>}
  */
 export async function listExecutions(n8n, { workflowId, status, includeData = false, limit = 100 } = {}) {
   const q = new URLSearchParams({ includeData: String(includeData), limit: String(limit) });
@@ -420,11 +553,23 @@ export async function listExecutions(n8n, { workflowId, status, includeData = fa
   return (await api(n8n, 'GET', `/executions?${q}`)).data;
 }
 
+/**
+ * @param {ApiTarget} n8n
+ * @param {string} id
+ * @param {{ includeData?: boolean }} [opts]
+ * @returns {Promise<Execution>}
+ */
 export function getExecution(n8n, id, { includeData = true } = {}) {
   return api(n8n, 'GET', `/executions/${id}?includeData=${includeData}`);
 }
 
-/** Waits until an execution has finished (any final status) and returns it with its data. */
+/**
+ * Waits until an execution has finished (any final status) and returns it with its data.
+ * @param {ApiTarget} n8n
+ * @param {string} id
+ * @param {{ timeoutMs?: number }} [opts]
+ * @returns {Promise<Execution>}
+ */
 export async function waitForExecution(n8n, id, { timeoutMs = 60_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -438,16 +583,16 @@ export async function waitForExecution(n8n, id, { timeoutMs = 60_000 } = {}) {
 /**
  * Runs a saved workflow inside the server, as the editor's "Execute workflow" does
  * (POST /rest/workflows/:id/run from the named trigger), and returns the finished execution.
- */
-/**
- * @param {any} n8n
+ * @param {ApiTarget & RestTarget} n8n
  * @param {string} workflowId
  * @param {{ triggerName?: string, timeoutMs?: number }} [opts]
  */
 export async function runManual(n8n, workflowId, { triggerName, timeoutMs } = {}) {
   if (!triggerName) {
     const wf = await api(n8n, 'GET', `/workflows/${workflowId}`);
-    triggerName = wf.nodes.find((nd) => /manualTrigger$|\.executeWorkflowTrigger$/.test(nd.type))?.name;
+    triggerName = wf.nodes.find((/** @type {{ type: string, name: string }} */ nd) =>
+      /manualTrigger$|\.executeWorkflowTrigger$/.test(nd.type),
+    )?.name;
     if (!triggerName) throw new Error(`workflow ${workflowId}: no Manual or Execute Workflow trigger to start from`);
   }
   const started = unwrap(await rest(n8n, 'POST', `/workflows/${workflowId}/run`, { triggerToStartFrom: { name: triggerName } }));
@@ -458,6 +603,9 @@ export async function runManual(n8n, workflowId, { triggerName, timeoutMs } = {}
 /**
  * Runs a saved Manual-trigger workflow with `n8n execute --id` in a separate process beside the
  * server (own task-runner broker port). Returns the run data parsed from --rawOutput.
+ * @param {Pick<N8n, 'runtime' | 'userFolder' | 'env'>} n8n
+ * @param {string} workflowId
+ * @param {{ timeoutMs?: number, env?: Record<string, string> }} [opts]
  */
 export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {} } = {}) {
   const brokerPort = await freePort();
@@ -487,7 +635,11 @@ export async function executeCli(n8n, workflowId, { timeoutMs = 120_000, env = {
   return result;
 }
 
-// --rawOutput still prints log lines (some starting with "[") before the pretty-printed JSON.
+/**
+ * --rawOutput still prints log lines (some starting with "[") before the pretty-printed JSON.
+ * @param {string} out
+ * @returns {any} the parsed JSON (any: n8n's run data is untyped), or undefined when there is none
+ */
 export function parseTrailingJson(out) {
   for (const m of out.matchAll(/^[[{]\s*$/gm)) {
     try {
@@ -499,9 +651,9 @@ export function parseTrailingJson(out) {
   return undefined;
 }
 
-/** Polls a production webhook URL until it stops answering 404 (n8n registers it shortly after publishing). */
 /**
- * @param {any} n8n
+ * Polls a production webhook URL until it stops answering 404 (n8n registers it shortly after publishing).
+ * @param {{ baseUrl: string }} n8n
  * @param {string} webhookPath
  * @param {{ method?: string, body?: unknown, headers?: Record<string, string>, timeoutMs?: number }} [opts]
  */
@@ -516,6 +668,7 @@ export async function callWebhook(n8n, webhookPath, { method = 'POST', body, hea
     });
     if (res.status !== 404 || Date.now() > deadline) {
       const text = await res.text();
+      /** @type {any} the answer's JSON when it is JSON (any: webhook answers are untyped) */
       let json;
       try {
         json = JSON.parse(text);
@@ -529,6 +682,10 @@ export async function callWebhook(n8n, webhookPath, { method = 'POST', body, hea
   }
 }
 
+/**
+ * @param {number} msec
+ * @returns {Promise<void>}
+ */
 export const sleep = (msec) => new Promise((r) => setTimeout(r, msec));
 
 /**

@@ -10,12 +10,23 @@ import { freePort, n8nProcess, sleep, startN8n } from './n8n.mjs';
 import { installDebianPackage, which } from './debian.mjs';
 import { ms } from './runtime.mjs';
 
+/** @typedef {import('./n8n.mjs').Exit} Exit */
+/** @typedef {import('./n8n.mjs').N8n} N8n */
+/** @typedef {Awaited<ReturnType<typeof startRedis>>} Redis */
+/** @typedef {Awaited<ReturnType<typeof startPostgres>>} Postgres */
+/** @typedef {Awaited<ReturnType<typeof startBalancer>>} Balancer */
+/** @typedef {Awaited<ReturnType<typeof startQueueProcess>>} QueueProcess */
+/** @typedef {(m: string) => void} Log */
+
 const PG_BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 
 // Children started here (own process groups), killed on exit even when stop() never ran.
+/** @type {Set<number>} */
 const live = new Set();
+/** @type {Set<string>} */
 const tempDirs = new Set();
 let exitHook = false;
+/** @param {number} [pid] */
 function track(pid) {
   if (pid) live.add(pid);
   if (exitHook) return;
@@ -25,7 +36,10 @@ function track(pid) {
     for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
   });
 }
-/** A temp folder for a server's files, removed by remove() or, failing that, when this process exits. */
+/**
+ * A temp folder for a server's files, removed by remove() or, failing that, when this process exits.
+ * @param {string} prefix
+ */
 function tempFolder(prefix) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   tempDirs.add(dir);
@@ -38,7 +52,12 @@ function tempFolder(prefix) {
     },
   };
 }
+/**
+ * @param {number | undefined} pid
+ * @param {NodeJS.Signals} signal
+ */
 function killGroup(pid, signal) {
+  if (pid === undefined) return;
   try {
     process.kill(-pid, signal);
   } catch {
@@ -46,8 +65,8 @@ function killGroup(pid, signal) {
   }
 }
 
-/** Spawns a server in its own process group; stop() sends `signal`, then SIGKILL after graceMs. */
 /**
+ * Spawns a server in its own process group; stop() sends `signal`, then SIGKILL after graceMs.
  * @param {string} cmd
  * @param {string[]} args
  * @param {{ name?: string, env?: NodeJS.ProcessEnv, signal?: NodeJS.Signals, graceMs?: number }} [opts]
@@ -55,14 +74,17 @@ function killGroup(pid, signal) {
 function spawnServer(cmd, args, { name, env = process.env, signal = 'SIGTERM', graceMs = 10_000 } = {}) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   track(child.pid);
+  /** @type {string[]} */
   const logs = [];
-  const onData = (b) => logs.push(...b.toString('utf8').split('\n').filter(Boolean));
+  const onData = (/** @type {Buffer} */ b) => logs.push(...b.toString('utf8').split('\n').filter(Boolean));
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
+  /** @type {Promise<Exit>} */
   const exited = new Promise((resolve) => {
     child.on('exit', (code, sig) => resolve({ code, signal: sig }));
     child.on('error', (error) => resolve({ code: null, signal: null, error }));
   });
+  /** @type {Promise<void> | undefined} */
   let stopping;
   const stop = () =>
     (stopping ??= (async () => {
@@ -73,14 +95,20 @@ function spawnServer(cmd, args, { name, env = process.env, signal = 'SIGTERM', g
         clearTimeout(timer);
       }
       killGroup(child.pid, 'SIGKILL');
-      live.delete(child.pid);
+      if (child.pid !== undefined) live.delete(child.pid);
     })());
   return { name, child, pid: child.pid, logs, exited, stop };
 }
 
+/**
+ * @param {string} what
+ * @param {() => unknown} ok
+ * @param {{ name?: string, logs: string[], exited: Promise<Exit> }} proc
+ * @param {number} [timeoutMs]
+ */
 async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
-  /** @type {{ code: number | null, signal: string | null } | undefined} */
+  /** @type {Exit | undefined} */
   let exitInfo;
   proc.exited.then((r) => (exitInfo = r));
   for (;;) {
@@ -98,8 +126,9 @@ async function waitUntil(what, ok, proc, timeoutMs = 30_000) {
 /**
  * Redis from Debian's redis-server (installed with apt-get when missing), no persistence, on a free
  * port of 127.0.0.1. Returns { host, port, stop() }.
+ * @param {{ log?: Log }} [opts]
  */
-export async function startRedis({ log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
+export async function startRedis({ log = () => {} } = {}) {
   const bin = which('redis-server') ?? installDebianPackage('redis-server', { found: () => which('redis-server'), log });
   const port = await freePort();
   const proc = spawnServer(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
@@ -109,15 +138,19 @@ export async function startRedis({ log = /** @type {(m: string) => void} */ (() 
   return { host: '127.0.0.1', port, pid: proc.pid, logs: proc.logs, stop: proc.stop };
 }
 
-/** A value as an SQL string literal, for the psql queries of the checks. */
+/**
+ * A value as an SQL string literal, for the psql queries of the checks.
+ * @param {unknown} v
+ */
 export const sqlText = (v) => `'${String(v).replace(/'/g, "''")}'`;
 
 /**
  * A throwaway PostgreSQL cluster in a temp folder (initdb, trust auth, 127.0.0.1 on a free port).
  * initdb refuses root, so as root the cluster belongs to the `postgres` system user.
  * Returns { host, port, database, user, stop() }; stop() removes the folder.
+ * @param {{ database?: string, log?: Log }} [opts]
  */
-export async function startPostgres({ database = 'n8n', log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
+export async function startPostgres({ database = 'n8n', log = () => {} } = {}) {
   const findInitdb = () => PG_BIN_DIRS.find((d) => fs.existsSync(path.join(d, 'initdb'))) ?? path.dirname(which('initdb') ?? '');
   const withInitdb = () => {
     const dir = findInitdb();
@@ -127,6 +160,11 @@ export async function startPostgres({ database = 'n8n', log = /** @type {(m: str
   const binDir = withInitdb() ?? installDebianPackage('postgresql', { what: 'PostgreSQL (initdb)', found: withInitdb, log });
   const asRoot = process.getuid?.() === 0;
   // As root, run the server tools as `postgres` (setpriv execs, so the pid is the server's own).
+  /**
+   * @param {string} cmd
+   * @param {string[]} args
+   * @returns {[string, string[]]}
+   */
   const asUser = (cmd, args) =>
     asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]] : [cmd, args];
   const folder = tempFolder('n8n-queue-pg-');
@@ -172,7 +210,11 @@ export async function startPostgres({ database = 'n8n', log = /** @type {(m: str
     user: 'postgres',
     pid: proc.pid,
     logs: proc.logs,
-    /** Runs one SQL statement with psql; returns the rows as arrays of text (tab-separated, unaligned). */
+    /**
+     * Runs one SQL statement with psql; returns the rows as arrays of text (tab-separated, unaligned).
+     * @param {string} sql
+     * @returns {string[][]}
+     */
     query: (sql) =>
       execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-F', '\t', '-c', sql], {
         encoding: 'utf8',
@@ -188,7 +230,10 @@ export async function startPostgres({ database = 'n8n', log = /** @type {(m: str
   };
 }
 
-/** n8n settings that put every process of the instance on the same database and queue. */
+/**
+ * n8n settings that put every process of the instance on the same database and queue.
+ * @param {{ redis: Pick<Redis, 'host' | 'port'>, postgres: Pick<Postgres, 'host' | 'port' | 'database' | 'user'> }} servers
+ */
 export function queueEnv({ redis, postgres }) {
   return {
     EXECUTIONS_MODE: 'queue',
@@ -206,17 +251,11 @@ export function queueEnv({ redis, postgres }) {
 /**
  * Starts one `n8n webhook` or `n8n worker` beside a running main (same env and user folder, own ports).
  * Returns { kind, logName, baseUrl, port, pid, logs, logText(), exited, stop() }.
- */
-/**
- * @param {any} main
+ * @param {Pick<N8n, 'env' | 'userFolder' | 'runtime' | 'packageName'>} main
  * @param {'webhook' | 'worker'} kind
  * @param {{ port?: number, readyTimeoutMs?: number, logName?: string, log?: (m: string) => void }} [opts]
  */
-export async function startQueueProcess(
-  main,
-  kind,
-  { port, readyTimeoutMs = 180_000, logName = kind, log = /** @type {(m: string) => void} */ (() => {}) } = {},
-) {
+export async function startQueueProcess(main, kind, { port, readyTimeoutMs = 180_000, logName = kind, log = () => {} } = {}) {
   if (kind !== 'webhook' && kind !== 'worker') throw new Error(`kind must be webhook or worker, got ${kind}`);
   const t0 = Date.now();
   port ??= await freePort();
@@ -237,7 +276,7 @@ export async function startQueueProcess(
     const failed = proc.logs.find((l) => main.packageName && l.includes(`Failed to load package "${main.packageName}"`));
     if (failed) throw new Error(`n8n ${kind} could not load ${main.packageName}: ${failed.slice(0, 600)}`);
   } catch (err) {
-    err.message += `\n--- last n8n ${kind} log lines (${logFile}) ---\n${proc.logs.slice(-40).join('\n')}`;
+    if (err instanceof Error) err.message += `\n--- last n8n ${kind} log lines (${logFile}) ---\n${proc.logs.slice(-40).join('\n')}`;
     await proc.stop();
     throw err;
   }
@@ -255,7 +294,10 @@ export async function startQueueProcess(
   };
 }
 
-/** How the balancer spreads deliveries over the webhook processes, as nginx upstream directives. */
+/**
+ * How the balancer spreads deliveries over the webhook processes, as nginx upstream directives.
+ * @type {Record<string, string>}
+ */
 export const BALANCING = {
   // n8n's documented setup: each request to the next process.
   'round-robin': '',
@@ -271,8 +313,10 @@ export const BALANCING = {
  * way n8n's docs put several webhook processes behind a load balancer, unless told otherwise). A process
  * that refuses connections is skipped for 2 s (max_fails=1), so a killed webhook process costs only the
  * requests that were in flight on it. Returns { url, port, pid, logs, stop() }.
+ * @param {number[]} upstreams
+ * @param {{ balance?: string, log?: Log }} [opts]
  */
-export async function startBalancer(upstreams, { balance = 'round-robin', log = /** @type {(m: string) => void} */ (() => {}) } = {}) {
+export async function startBalancer(upstreams, { balance = 'round-robin', log = () => {} } = {}) {
   if (!(balance in BALANCING)) throw new Error(`balance must be one of ${Object.keys(BALANCING).join(', ')}, not ${balance}`);
   const bin =
     which('nginx') ??
@@ -343,7 +387,10 @@ ${BALANCING[balance]}${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails
   };
 }
 
-/** Peak resident memory (VmHWM) of a live process in MB, or undefined when it is gone. */
+/**
+ * Peak resident memory (VmHWM) of a live process in MB, or undefined when it is gone.
+ * @param {number | undefined} pid
+ */
 export function peakRssMb(pid) {
   try {
     const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -358,6 +405,9 @@ export function peakRssMb(pid) {
  * `workers` workers. With one webhook process the production webhook URL points at it; with more,
  * at an nginx balancing over them (`balance`: round robin unless told otherwise, see BALANCING).
  * Returns { main, webhooks, workers, webhook, worker, balancer, webhookBase, restartWebhook(i), stop() }.
+ * @param {{ runtime?: import('./runtime.mjs').RuntimePaths, packageDir: string, userFolder: string, redis: Redis, postgres: Postgres,
+ *   webhooks?: number, workers?: number, balance?: string, env?: Record<string, string>, log?: Log }} opts
+ * @returns {Promise<QueueN8n>}
  */
 export async function startQueueN8n({
   runtime,
@@ -369,12 +419,14 @@ export async function startQueueN8n({
   workers = 1,
   balance,
   env = {},
-  log = /** @type {(m: string) => void} */ (() => {}),
+  log = () => {},
 }) {
+  /** @type {number[]} */
   const webhookPorts = [];
   for (let i = 0; i < webhooks; i++) webhookPorts.push(await freePort());
   const balancer = webhooks > 1 ? await startBalancer(webhookPorts, { balance, log }) : undefined;
   const webhookBase = balancer?.url ?? `http://127.0.0.1:${webhookPorts[0]}`;
+  /** @type {N8n} */
   let main;
   try {
     main = await startN8n({
@@ -393,6 +445,7 @@ export async function startQueueN8n({
     await balancer?.stop();
     throw err;
   }
+  /** @type {QueueN8n} */
   const q = {
     main,
     balancer,
@@ -405,11 +458,20 @@ export async function startQueueN8n({
     get worker() {
       return q.workers[0];
     },
-  };
-  q.stop = async () => {
-    for (const p of [...q.webhooks, ...q.workers]) await p?.stop().catch(() => {});
-    await main.stop({ keepUserFolder: true });
-    await balancer?.stop();
+    stop: async () => {
+      for (const p of [...q.webhooks, ...q.workers]) await p?.stop().catch(() => {});
+      await main.stop({ keepUserFolder: true });
+      await balancer?.stop();
+    },
+    /** Kills webhook process `i` (SIGKILL: nothing of its memory survives) and starts a new one on the same port. */
+    restartWebhook: async (i = 0) => {
+      const old = q.webhooks[i];
+      killGroup(old.pid, 'SIGKILL');
+      await old.exited;
+      await old.stop();
+      q.webhooks[i] = await startQueueProcess(main, 'webhook', { port: webhookPorts[i], log, logName: old.logName });
+      return q.webhooks[i];
+    },
   };
   try {
     // Started side by side: each start is mostly waiting (database, Redis, package loading).
@@ -430,14 +492,18 @@ export async function startQueueN8n({
     await q.stop();
     throw err;
   }
-  /** Kills webhook process `i` (SIGKILL: nothing of its memory survives) and starts a new one on the same port. */
-  q.restartWebhook = async (i = 0) => {
-    const old = q.webhooks[i];
-    killGroup(old.pid, 'SIGKILL');
-    await old.exited;
-    await old.stop();
-    q.webhooks[i] = await startQueueProcess(main, 'webhook', { port: webhookPorts[i], log, logName: old.logName });
-    return q.webhooks[i];
-  };
   return q;
 }
+
+/**
+ * @typedef {object} QueueN8n
+ * @property {N8n} main
+ * @property {Balancer | undefined} balancer
+ * @property {string} webhookBase
+ * @property {QueueProcess[]} webhooks
+ * @property {QueueProcess[]} workers
+ * @property {QueueProcess | undefined} webhook the first webhook process
+ * @property {QueueProcess | undefined} worker the first worker
+ * @property {() => Promise<void>} stop
+ * @property {(i?: number) => Promise<QueueProcess>} restartWebhook
+ */

@@ -28,6 +28,9 @@ export function cacheRoot() {
   return path.join(xdg, 'company-data-e2e');
 }
 
+/** @typedef {ReturnType<typeof runtimePaths>} RuntimePaths */
+/** @typedef {(m: string) => unknown} Log */
+
 export function runtimePaths() {
   const hash = createHash('sha256');
   hash.update(`recipe ${RECIPE}\nnode ${NODE_VERSION}\n`);
@@ -48,6 +51,7 @@ export function runtimePaths() {
   };
 }
 
+/** @param {RuntimePaths} p */
 function readStamp(p) {
   try {
     return JSON.parse(fs.readFileSync(p.stamp, 'utf8'));
@@ -85,12 +89,17 @@ export async function ensureRuntime({ log = (m) => process.stderr.write(`[runtim
   return p;
 }
 
+/**
+ * @param {RuntimePaths} p
+ * @param {Log} log
+ */
 async function install(p, log) {
   // A directory without a stamp is a crashed or interrupted install: start over.
   fs.rmSync(p.dir, { recursive: true, force: true });
   fs.mkdirSync(p.nodeDir, { recursive: true });
   fs.mkdirSync(p.n8nDir, { recursive: true });
   const npmCli = findNpmCli();
+  /** @type {Record<string, string>} */
   const timings = {};
 
   let t = Date.now();
@@ -166,6 +175,7 @@ async function install(p, log) {
 }
 
 // The stamp's mtime records the last use, so pruning spares installs that are still in use.
+/** @param {RuntimePaths} p */
 function markUsed(p) {
   const now = new Date();
   try {
@@ -175,6 +185,10 @@ function markUsed(p) {
   }
 }
 
+/**
+ * @param {RuntimePaths} p
+ * @param {Log} log
+ */
 function pruneOld(p, log) {
   const root = path.dirname(p.dir);
   for (const name of fs.readdirSync(root)) {
@@ -209,12 +223,12 @@ function findNpmCli() {
 /**
  * Exclusive lock by atomic mkdir; the holder refreshes a heartbeat so a crashed holder's lock
  * expires. Resolves to a release function.
+ * @param {string} lockDir
+ * @param {Log} [log]
+ * @param {{ waitMs?: number, pollMs?: number }} [opts]
+ * @returns {Promise<() => void>}
  */
-export async function acquireLock(
-  lockDir,
-  log = /** @type {(m: string) => void} */ (() => {}),
-  { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {},
-) {
+export async function acquireLock(lockDir, log = () => {}, { waitMs = LOCK_WAIT_MS, pollMs = 2000 } = {}) {
   const owner = path.join(lockDir, 'owner.json');
   const deadline = Date.now() + waitMs;
   let announced = false;
@@ -236,7 +250,7 @@ export async function acquireLock(
         fs.rmSync(lockDir, { recursive: true, force: true });
       };
     } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err;
     }
     if (isStale(owner)) {
       const aside = `${lockDir}.stale-${process.pid}-${Date.now()}`;
@@ -258,6 +272,7 @@ export async function acquireLock(
   }
 }
 
+/** @param {string} ownerFile */
 function isStale(ownerFile) {
   let st;
   let info;
@@ -276,24 +291,28 @@ function isStale(ownerFile) {
     try {
       process.kill(info.pid, 0);
     } catch (e) {
-      if (e.code === 'ESRCH') return true;
+      if (/** @type {NodeJS.ErrnoException} */ (e).code === 'ESRCH') return true;
     }
   }
   return Date.now() - st.mtimeMs > LOCK_STALE_MS;
 }
 
-/** Runs a command; rejects with the tail of its output when it fails. */
 /**
+ * Runs a command; rejects with the tail of its output when it fails.
  * @param {string} cmd
  * @param {string[]} args
  * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, capture?: boolean, logFile?: string }} [opts]
+ * @returns {Promise<string>} the output when `capture`, else ''
  */
 export function run(cmd, args, { cwd, env, capture = false, logFile } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    /** @type {Buffer[]} */
     const out = [];
+    /** @type {Buffer[]} */
     const tail = [];
     const sink = logFile ? fs.createWriteStream(logFile) : undefined;
+    /** @param {Buffer} b */
     const keepTail = (b) => {
       tail.push(b);
       if (tail.length > 50) tail.shift();
@@ -312,6 +331,7 @@ export function run(cmd, args, { cwd, env, capture = false, logFile } = {}) {
   });
 }
 
+/** @param {number} start a Date.now() */
 export function ms(start) {
   return `${((Date.now() - start) / 1000).toFixed(1)} s`;
 }

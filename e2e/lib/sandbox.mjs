@@ -3,6 +3,12 @@
 import { startCli } from './child-process.mjs';
 
 /**
+ * Sandbox answers the checks read (the service's JSON, the fields used).
+ * @typedef {{ id: string, event_id: string, status: string, retry_of?: string | null, log: { duplicate: boolean, status_code: number }[] }} SandboxDelivery
+ * @typedef {{ id: string, data?: { company?: { name?: string } } }} SandboxEvent
+ */
+
+/**
  * Starts `node packages/company-data/dist/cli/main.js sandbox` and resolves when it prints its address.
  * Returns { url, apiKey, call(method, path, body), stop(), logs }.
  * @param {{ repoDir: string, port?: number, host?: string, apiKey: string, companies?: number, dataDir?: string, readyTimeoutMs?: number }} opts
@@ -26,6 +32,12 @@ export async function startSandboxCli({
     stop,
   } = await startCli({ repoDir, args, secrets: [apiKey], ready: /Sandbox on (http:\/\/\S+)/, name: 'sandbox', readyTimeoutMs });
 
+  /**
+   * @param {string} method
+   * @param {string} p path with query, from the root
+   * @param {unknown} [body] sent as JSON
+   * @returns {Promise<any>} the answer's data (any: the service's JSON; callers read the fields they check)
+   */
   const call = async (method, p, body) => {
     const res = await fetch(`${url}${p}`, {
       method,

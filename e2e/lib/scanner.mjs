@@ -18,8 +18,11 @@ function scannerDir() {
   return path.join(cacheRoot(), `scanner-${hash.digest('hex').slice(0, 16)}`);
 }
 
-/** Installs the pinned scanner when the cache lacks it; returns its folder. */
-export async function ensureScanner(log = /** @type {(m: string) => void} */ (() => {})) {
+/**
+ * Installs the pinned scanner when the cache lacks it; returns its folder.
+ * @param {(m: string) => void} [log]
+ */
+export async function ensureScanner(log = () => {}) {
   const dir = scannerDir();
   const stamp = path.join(dir, 'stamp');
   if (fs.existsSync(stamp)) return dir;
@@ -43,6 +46,9 @@ export async function ensureScanner(log = /** @type {(m: string) => void} */ (()
 /**
  * Runs one leg. Returns { passed, errors, warnings, files, details } where passed is the scanner's own
  * analyzePackage verdict and the counts come from the same ESLint configuration (buildScanConfig).
+ * @param {string} scanner the folder ensureScanner returned
+ * @param {string} packageDir
+ * @param {'source' | 'tarball'} leg
  */
 export async function scanLeg(scanner, packageDir, leg) {
   const require = createRequire(path.join(scanner, 'package.json'));

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureRuntime, ms } from './runtime.mjs';
+import { errorText } from './checks.mjs';
 import {
   callWebhook,
   createCredential,
@@ -25,7 +26,10 @@ const TYPE = `${PKG}.${NODE}`;
 // n8n loads require(<file>)[<file's basename>]: the exported class must be named like the file.
 const CLASS = 'E2eSmokeEcho';
 
-/** A minimal community package: one node that tags every item, requiring n8n-workflow as a peer. */
+/**
+ * A minimal community package: one node that tags every item, requiring n8n-workflow as a peer.
+ * @param {string} dir
+ */
 export function writeSmokePackage(dir) {
   fs.mkdirSync(path.join(dir, 'dist', 'nodes'), { recursive: true });
   fs.writeFileSync(
@@ -103,8 +107,14 @@ const webhookWorkflow = {
 
 async function main() {
   const withCli = !process.argv.includes('--no-cli');
+  /** @type {{ name: string, ok: boolean }[]} */
   const results = [];
+  /** @type {Record<string, string>} */
   const timings = {};
+  /**
+   * @param {string} name
+   * @param {boolean} ok
+   */
   const check = (name, ok, detail = '') => {
     results.push({ name, ok });
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` (${detail})` : ''}`);
@@ -157,15 +167,15 @@ async function main() {
       `${hookRuns.length} for the webhook workflow`,
     );
   } catch (err) {
-    check('smoke run finished without error', false, err.message);
+    check('smoke run finished without error', false, errorText(err, 'message'));
   } finally {
     t = Date.now();
     if (n8n) {
       const pid = n8n.pid;
       await n8n.stop();
-      let alive = true;
+      let alive = pid !== undefined;
       try {
-        process.kill(-pid, 0);
+        if (pid !== undefined) process.kill(-pid, 0);
       } catch {
         alive = false;
       }

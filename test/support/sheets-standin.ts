@@ -288,12 +288,22 @@ export class SheetsStandin {
 
   /** Values of a range as Google answers them: trailing empty cells of each row and trailing empty rows left out. */
   private readRange(r: Range, option: string, locale: string, majorDimension = 'ROWS') {
-    // The stand-in answers by rows only; a test asking for columns should fail loudly, not get rows.
-    if (majorDimension === 'COLUMNS')
-      throw new HttpError(501, 'UNIMPLEMENTED', 'The Sheets stand-in does not answer majorDimension=COLUMNS.');
     const s = r.sheet;
     const r1 = Math.min(r.r1 ?? s.rowCount - 1, s.rowCount - 1);
     const c1 = Math.min(r.c1 ?? s.columnCount - 1, s.columnCount - 1);
+    const range = `${quote(s.title)}!${colLetters(r.c0)}${r.r0 + 1}:${colLetters(c1)}${r1 + 1}`;
+    if (majorDimension === 'COLUMNS') {
+      // One list per column, each without its trailing empty cells; trailing empty columns left out.
+      const columns: Scalar[][] = [];
+      for (let col = r.c0; col <= c1; col++) {
+        const line: Scalar[] = [];
+        for (let row = r.r0; row <= r1 && row < s.cells.length; row++) line.push(this.render(s.cells[row]?.[col], option, locale));
+        while (line.length && line[line.length - 1] === '') line.pop();
+        columns.push(line);
+      }
+      while (columns.length && columns[columns.length - 1]!.length === 0) columns.pop();
+      return { range, majorDimension: 'COLUMNS', ...(columns.length ? { values: columns } : {}) };
+    }
     const values: Scalar[][] = [];
     for (let row = r.r0; row <= r1; row++) {
       const line: Scalar[] = [];
@@ -305,7 +315,6 @@ export class SheetsStandin {
       values.push(line);
     }
     while (values.length && values[values.length - 1]!.length === 0) values.pop();
-    const range = `${quote(s.title)}!${colLetters(r.c0)}${r.r0 + 1}:${colLetters(c1)}${r1 + 1}`;
     return { range, majorDimension: 'ROWS', ...(values.length ? { values } : {}) };
   }
 

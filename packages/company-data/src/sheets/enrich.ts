@@ -767,12 +767,20 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     // On a sheet others edit, a refused save must be seen soon (each answer after it is paid for in vain): there the
     // stretch is capped at 2 s, whatever the save cost (a stand-in in the same process makes its work look like ours).
     const gap = () => Math.max(every, follow ? Math.min(50 * lastCost, 2_000) : 50 * lastCost);
-    const local = snapshot?.rows ?? [];
+    // A sheet others edit is worked from what each save reads again: the whole-sheet read of pass 1 is let go.
+    const local = follow ? [] : (snapshot?.rows ?? []);
+    if (follow) snapshot = undefined;
     let pending = local.map((_, i) => i);
     let headerDone = false;
     let seen = -1;
     let next: SheetView | undefined;
+    /** The view read before the last write, kept as where its columns were and its cells by key (not its rows). */
     let before: SheetView | undefined;
+    let beforeCells: ((key: string) => string[] | undefined) | undefined;
+    const keep = (v: SheetView) => {
+      beforeCells = cellsByKey(v);
+      before = { ...v, rows: [] };
+    };
     let repairs = 0;
     let finalRounds = 0;
     let kept = 0;
@@ -795,11 +803,11 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       if (failure) throw failure.error;
       const final = allOver;
       seen = outcomes.size;
-      const view = follow ? (next ?? (await readView(follow, before))) : undefined;
+      let view = follow ? (next ?? (await readView(follow, before))) : undefined;
       next = undefined;
-      if (view) knownCells = cellsByKey(before ?? view);
-      const rows = view ? view.rows : local;
-      const at = (col: number) => (view ? view.at(col) : col);
+      if (view) knownCells = beforeCells ?? cellsByKey(view);
+      let rows = view ? view.rows : local;
+      const at = view ? view.at : (col: number) => col;
       let writes: CellWrite[] = [];
       const intended = new Map<number, string>();
       let waiting = false;
@@ -842,16 +850,19 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
         lastSave = Date.now();
       }
       if (view && wrote) {
-        const after = await readView(follow!, view);
+        // What this view held is kept by key; its rows go before the sheet is read again (two at once would double the memory).
+        keep(view);
+        view = undefined;
+        rows = [];
+        const after = await readView(follow!, before);
         const moved = [...intended].some(([i, key]) => (after.rows[i]?.[Lay.keyCol] ?? '') !== key);
-        before = view;
         if (final || (moved && repairs < MAX_REPAIRS)) {
           if (moved) repairs++;
           next = after;
           if (!final || ++finalRounds <= MAX_REPAIRS + 2) continue;
         }
         if (!moved) repairs = 0;
-      } else if (view) before = view;
+      } else if (view) keep(view);
       if (final && !waiting) {
         report.keptCells = kept;
         report.leftAlone = leftAlone;
@@ -913,24 +924,20 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   /** Our columns' cells by key, from rows whose cells are their own key's (query = key, a final answer). */
   function cellsByKey(view: SheetView | undefined): ((key: string) => string[] | undefined) | undefined {
     if (!view) return undefined;
-    let index: Map<string, string[]> | undefined;
-    return (key) => {
-      if (!index) {
-        index = new Map();
-        for (const row of view.rows) {
-          const q = row[Lay.queryCol] ?? '';
-          const k = row[Lay.keyCol] ?? '';
-          const r = readMemo(k);
-          if (q === '' || r.status !== 'send' || !sameQuery(q, k) || (row[Lay.atCol] ?? '') === '') continue;
-          if (!index.has(r.key))
-            index.set(
-              r.key,
-              ourCols.map((c) => row[c] ?? ''),
-            );
-        }
-      }
-      return index.get(key);
-    };
+    // Built at once, so the view's rows can go: one entry per distinct key, not per row.
+    const index = new Map<string, string[]>();
+    for (const row of view.rows) {
+      const q = row[Lay.queryCol] ?? '';
+      const k = row[Lay.keyCol] ?? '';
+      const r = readMemo(k);
+      if (q === '' || r.status !== 'send' || !sameQuery(q, k) || (row[Lay.atCol] ?? '') === '') continue;
+      if (!index.has(r.key))
+        index.set(
+          r.key,
+          ourCols.map((c) => row[c] ?? ''),
+        );
+    }
+    return (key) => index.get(key);
   }
 }
 

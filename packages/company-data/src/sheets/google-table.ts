@@ -323,21 +323,23 @@ export class GoogleSheetTable implements Table {
           spreadsheetId: this.options.spreadsheetId,
           ranges: [`${sheet}!1:1`, ...cols.map((c) => `${sheet}!${columnLetters(c)}2:${columnLetters(c)}`)],
           valueRenderOption: 'UNFORMATTED_VALUE',
-          majorDimension: 'ROWS',
+          // By column: one list per column, where rows would wrap every cell in a list of its own (100,000 rows, a
+          // dozen columns: over a million small arrays per save).
+          majorDimension: 'COLUMNS',
         },
         { retry: false },
       ),
     );
     const ranges = res.data.valueRanges ?? [];
-    const header = ((ranges[0]?.values?.[0] ?? []) as unknown[]).map(cellText);
+    const header = ((ranges[0]?.values ?? []) as unknown[][]).map((c) => cellText(c?.[0]));
     while (header.length && header[header.length - 1] === '') header.pop();
     const columns = new Map<number, string[]>();
-    cols.forEach((c, i) =>
-      columns.set(
-        c,
-        ((ranges[i + 1]?.values ?? []) as unknown[][]).map((r) => cellText(r?.[0])),
-      ),
-    );
+    cols.forEach((c, i) => {
+      const values = (ranges[i + 1]?.values?.[0] ?? []) as unknown[] as string[];
+      // Converted in place: the parsed answer's list becomes the column.
+      for (let r = 0; r < values.length; r++) values[r] = cellText(values[r]);
+      columns.set(c, values);
+    });
     return { header, columns };
   }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The official community-node lint (n8n-node lint, strict) over exactly what the n8n bundles contain:
-# the nodes, the credential, every source file they import and the whole core (@company-data/core, which n8n
-# bundles). The rest of the repo (CLI,
-# sandbox, Sheets, tests) is not part of a node and uses Node APIs the node rules forbid, so it is
-# left out by staging the node sources with the default eslint.config.mjs in a temporary directory.
+# the nodes, the credential, every source file they import and the whole core (@company-data/core, which
+# n8n bundles). The rest of the repo (CLI, sandbox, Sheets, tests) is not part of a node and uses Node APIs
+# the node rules forbid, so it is left out by staging the node sources with the default eslint.config.mjs
+# in a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage="$(mktemp -d)"

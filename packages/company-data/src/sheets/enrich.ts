@@ -854,12 +854,13 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
         keep(view);
         view = undefined;
         rows = [];
-        const after = await readView(follow!, before);
-        const moved = [...intended].some(([i, key]) => (after.rows[i]?.[Lay.keyCol] ?? '') !== key);
-        if (final || (moved && repairs < MAX_REPAIRS)) {
-          if (moved) repairs++;
-          next = after;
-          if (!final || ++finalRounds <= MAX_REPAIRS + 2) continue;
+        // The check after the write reads the header and the key column only; the rows are read whole again
+        // only when some moved, for the round that puts them right.
+        const moved = await movedSince(follow!, before!, intended);
+        if (moved && (repairs < MAX_REPAIRS || (final && ++finalRounds <= MAX_REPAIRS + 2))) {
+          repairs++;
+          next = await readView(follow!, before);
+          continue;
         }
         if (!moved) repairs = 0;
       } else if (view) keep(view);
@@ -869,6 +870,21 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
         return;
       }
     }
+  }
+
+  /**
+   * Whether, since the view the last write was worked from, a written row holds another key now or a column
+   * of ours or the key's is elsewhere (a colleague's sort, insert or delete in the write window).
+   */
+  async function movedSince(read: NonNullable<Table['readColumns']>, last: SheetView, intended: ReadonlyMap<number, string>) {
+    const keyAt = last.at(Lay.keyCol);
+    const got = await read([keyAt]);
+    const name = (c: number) => Lay.header[c]!.trim().toLowerCase();
+    if ([Lay.keyCol, ...ourCols].some((c) => last.at(c) >= 0 && (got.header[last.at(c)] ?? '').trim().toLowerCase() !== name(c)))
+      return true;
+    const keys = got.columns.get(keyAt) ?? [];
+    for (const [i, key] of intended) if ((keys[i] ?? '') !== key) return true;
+    return false;
   }
 
   /**

@@ -146,11 +146,14 @@ function openTemp(target: string, mode: number | undefined): { tmp: string; fd: 
   } catch {
     /* a new file */
   }
-  const fd = openSync(tmp, 'w', existing ? existing.mode & 0o7777 : (mode ?? 0o666));
+  // A mode asked for is the most the file may allow: an existing file keeps its own mode within it, so a
+  // private file (a key, a token) is never left readable by others because an older copy was.
+  const perm = existing ? existing.mode & 0o7777 & (mode ?? 0o7777) : (mode ?? 0o666);
+  const fd = openSync(tmp, 'w', perm);
   track(tmp);
   try {
     if (existing) {
-      fchmodSync(fd, existing.mode & 0o7777);
+      fchmodSync(fd, perm);
       try {
         if (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.()) fchownSync(fd, existing.uid, existing.gid);
       } catch {
@@ -204,7 +207,8 @@ function commit(tmp: string, fd: number, path: string): void {
 /**
  * Replaces a file so readers see either the old or the new content, never a half-written one:
  * write a temp file in the same directory (rename is atomic only within one file system), fsync, rename.
- * A symlink is followed (its target is replaced, the link stays); mode and owner are kept.
+ * A symlink is followed (its target is replaced, the link stays); mode and owner are kept, the mode
+ * within `mode` when one is given (a new file gets `mode`).
  */
 export function writeFileAtomic(
   path: string,

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-file';
 import { defaultStateDir } from './enrich';
@@ -45,13 +45,11 @@ export function readAccount(stateDir?: string): { path: string; stored: StoredAc
   return { path, stored: stored as StoredAccount };
 }
 
-/** Saves the sign-in atomically with mode 0600 (also when an older file had looser permissions); returns the path. */
+/** Saves the sign-in atomically with mode 0600 (also over an older file with looser permissions: writeFileAtomic); returns the path. */
 export function saveAccount(stored: StoredAccount, stateDir?: string): string {
   const dir = stateDir ?? defaultStateDir();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = accountFile(dir);
-  // The atomic write keeps an existing file's mode: tighten it first so the new content is never group- or world-readable.
-  if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   writeFileAtomic(path, JSON.stringify(stored, null, 2) + '\n', 0o600);
   return path;
 }

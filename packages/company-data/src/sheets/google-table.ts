@@ -268,8 +268,8 @@ export class GoogleSheetTable implements Table {
       );
       checks.push(writeAccessOk(this.account));
     } catch (err) {
-      const status = (err as { status?: number }).status;
-      if (status === 403 && !/protected/i.test((err as Error).message)) checks.push(writeAccessRefused(this.account));
+      const { status, protectedCell } = err as SheetsError;
+      if (status === 403 && !protectedCell) checks.push(writeAccessRefused(this.account));
       else if (status === 401 || status === 403)
         checks.push({ check: 'write access', ok: false, text: (err as Error).message.replace(/^Google Sheets /, 'Google answered ') });
       else throw err;
@@ -495,16 +495,21 @@ function advice(
   }
 }
 
+/** A refusal by Google Sheets: its HTTP status, and whether Google named a protected cell (a 403 of protection, not of sharing). */
+type SheetsError = Error & { status?: number; protectedCell?: boolean };
+
 /** A short error naming the Sheets status, Google's message and what to do, never the token. */
 function sheetsError(err: unknown, status: number | undefined, ctx: { spreadsheetId: string; account?: string; on401?: string }): Error {
   // The sign-in failed before Sheets was asked: that error already names the key or account and what to do.
   if (err instanceof GoogleAuthError) return err;
   const data = (err as { response?: { data?: { error?: { message?: string; status?: string } } } })?.response?.data?.error;
   const msg = data?.message ?? (err as Error)?.message ?? String(err);
-  const todo = advice(status, { ...ctx, protectedCell: /protected cell/i.test(msg) });
-  const e = new Error(
+  const protectedCell = /protected cell/i.test(msg);
+  const todo = advice(status, { ...ctx, protectedCell });
+  const e: SheetsError = new Error(
     `Google Sheets${status ? ` ${status}` : ''}${data?.status ? ` ${data.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}${todo ? ` (${todo})` : ''}`,
   );
-  (e as Error & { status?: number }).status = status;
+  e.status = status;
+  e.protectedCell = protectedCell;
   return e;
 }

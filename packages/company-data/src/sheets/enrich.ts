@@ -162,10 +162,13 @@ const KEY_HEADER_PATTERNS: RegExp[] = [
   /^(company([\s_-]*name)?|name|nimi|ettevõte|ettevõtte[\s_-]*nimi|firma|organisation|organization)$/i,
 ];
 
+/** How a header is matched by name, wherever it is looked up: spaces around it and case do not count. */
+const headerName = (h: string): string => h.trim().toLowerCase();
+
 export function findKeyColumn(header: readonly string[], wanted?: string): number {
-  const norm = header.map((h) => h.trim().toLowerCase());
+  const norm = header.map(headerName);
   if (wanted !== undefined) {
-    const i = norm.indexOf(wanted.trim().toLowerCase());
+    const i = norm.indexOf(headerName(wanted));
     if (i < 0) throw new Error(`column: no header "${wanted}" in the first row (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
     return i;
   }
@@ -437,6 +440,13 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   let paying = false;
   const sectionsDone =
     !opts.dryRun && sections.length ? sectionWork().catch((e: unknown) => void (failure ??= { error: e })) : Promise.resolve();
+  /** What was sent and billed, and what came free, into the report. */
+  const countPaid = (requests: number, billed: number) => {
+    report.requests = requests;
+    report.billedQueries = billed;
+    report.fromJournal = answers.fromJournal;
+    report.fromCache = answers.fromCache;
+  };
   /** Ends the run on an error: nothing more is sent, requests in flight finish (their answers reach the journal), the journal is kept. */
   const fail = async (e: unknown): Promise<never> => {
     stopAll = true;
@@ -447,10 +457,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     await sectionsDone;
     answers.finish(true);
     if (paying && !(e instanceof PreflightError) && e && typeof e === 'object') {
-      report.requests = totals.requests;
-      report.billedQueries = totals.billed;
-      report.fromJournal = answers.fromJournal;
-      report.fromCache = answers.fromCache;
+      countPaid(totals.requests, totals.billed);
       report.interrupted = true;
       report.failed = { keptAnswers: totals.billed, stateDir };
       Object.defineProperty(e, 'enrichReport', { value: report, enumerable: false, configurable: true });
@@ -543,10 +550,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
         capName: 'max-billed-queries',
         dryRun: true,
       });
-      report.requests = r.requests;
-      report.billedQueries = r.billedQueries;
-      report.fromJournal = answers.fromJournal;
-      report.fromCache = answers.fromCache;
+      countPaid(r.requests, r.billedQueries);
       report.profileRequests = sections.length ? dedupe.unique.size : 0;
       return report;
     } finally {
@@ -727,10 +731,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   } catch (e) {
     return fail(e);
   }
-  report.fromJournal = answers.fromJournal;
-  report.fromCache = answers.fromCache;
-  report.requests = totals.requests;
-  report.billedQueries = totals.billed;
+  countPaid(totals.requests, totals.billed);
   report.interrupted = totals.stopped || aborted();
   const counter = { matched: 'matched', vat_group: 'vatGroups', no_match: 'noMatch', skipped: 'skipped' } as const;
   for (const [key, rows] of sendRows) {
@@ -879,9 +880,10 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   async function movedSince(read: NonNullable<Table['readColumns']>, last: SheetView, intended: ReadonlyMap<number, string>) {
     const keyAt = last.at(Lay.keyCol);
     const got = await read([keyAt]);
-    const name = (c: number) => Lay.header[c]!.trim().toLowerCase();
-    if ([Lay.keyCol, ...ourCols].some((c) => last.at(c) >= 0 && (got.header[last.at(c)] ?? '').trim().toLowerCase() !== name(c)))
-      return true;
+    // Columns found where the last view put them, by the same rule readView places them.
+    const cols = [Lay.keyCol, ...ourCols].filter((c) => last.at(c) >= 0);
+    const found = placeColumnsFor(Lay)(got.header, cols, last.place);
+    if (cols.some((c) => found.get(c) !== last.at(c))) return true;
     const keys = got.columns.get(keyAt) ?? [];
     for (const [i, key] of intended) if ((keys[i] ?? '') !== key) return true;
     return false;
@@ -995,9 +997,9 @@ interface SheetView {
  */
 function placeColumnsFor(L: Layout) {
   return (header: readonly string[], wanted: readonly number[], was: ReadonlyMap<number, number>): Map<number, number> => {
-    const norm = header.map((h) => h.trim().toLowerCase());
+    const norm = header.map(headerName);
     const out = new Map<number, number>();
-    const name = (c: number) => L.header[c]!.trim().toLowerCase();
+    const name = (c: number) => headerName(L.header[c]!);
     const keyAt = (() => {
       const w = was.get(L.keyCol) ?? -1;
       return w >= 0 && norm[w] === name(L.keyCol) ? w : norm.indexOf(name(L.keyCol));
@@ -1025,7 +1027,7 @@ function placeColumnsFor(L: Layout) {
 function layOut(header: string[], column: string | undefined, fields: readonly SummaryField[], sections: readonly IncludeSection[]) {
   const keyCol = findKeyColumn(header, column);
   const width = header.length;
-  const norm = header.map((h) => h.trim().toLowerCase());
+  const norm = header.map(headerName);
   const headerWrites: [number, string][] = [];
   const colOf = (name: string): number => {
     const i = norm.findIndex((h, j) => j !== keyCol && h === name);

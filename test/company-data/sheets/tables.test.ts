@@ -7,7 +7,7 @@ import { OAuth2Client } from 'googleapis-common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsvTable } from '../../../packages/company-data/src/sheets/csv-table';
 import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
-import { columnLetters, toBlocks } from '../../../packages/company-data/src/sheets/table';
+import { columnLetters, packSpans, PendingCells } from '../../../packages/company-data/src/sheets/table';
 import { XlsxTable } from '../../../packages/company-data/src/sheets/xlsx-table';
 import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
 
@@ -19,7 +19,15 @@ describe('blocks and A1 letters', () => {
   });
   it('merges adjacent cells into rectangles', () => {
     const cells = [0, 1, 2].flatMap((row) => [3, 4].map((col) => ({ row, col, value: `${row}${col}` })));
-    expect(toBlocks([...cells, { row: 5, col: 0, value: 'x' }])).toEqual([
+    const pending = new PendingCells();
+    pending.add([...cells, { row: 5, col: 0, value: 'x' }]);
+    const [all] = packSpans(pending);
+    const rectangles = all!.spans.map((s) => ({
+      row: s.row,
+      col: s.col,
+      values: Array.from({ length: s.height }, (_, i) => pending.line(s.row + i, s.col, s.width)),
+    }));
+    expect(rectangles).toEqual([
       {
         row: 0,
         col: 3,

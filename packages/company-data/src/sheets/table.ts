@@ -98,13 +98,6 @@ export function columnIndex(letters: string): number {
   return n - 1;
 }
 
-/** A rectangle of values starting at (row, col); used to batch writes into few ranges. */
-export interface Block {
-  row: number;
-  col: number;
-  values: string[][];
-}
-
 /** Where a rectangle of pending cells is: `height` rows from `row`, `width` columns from `col`. */
 export interface Span {
   row: number;
@@ -264,21 +257,6 @@ export function* packSpans(pending: PendingCells, budget?: RequestBudget): Gener
     }
   }
   if (part.length) yield { spans: part, bytes };
-}
-
-/**
- * Groups cell writes into rectangles: runs of adjacent columns in a row, then consecutive rows with the
- * same run. Later writes to the same cell win.
- */
-export function toBlocks(cells: readonly CellWrite[]): Block[] {
-  const pending = new PendingCells();
-  pending.add(cells);
-  const [all] = packSpans(pending);
-  return (all?.spans ?? []).map((s) => ({
-    row: s.row,
-    col: s.col,
-    values: Array.from({ length: s.height }, (_, i) => pending.line(s.row + i, s.col, s.width)),
-  }));
 }
 
 /** Applies writes to an in-memory grid (header + rows), growing it as needed. */

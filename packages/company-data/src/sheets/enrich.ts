@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '@company-data/core/bulk-lookup';
 import type { CompanyDataError } from '@company-data/core/errors';
@@ -20,6 +18,7 @@ import type { CompanySummary } from '@company-data/core/schemas/company';
 import { flatCompany, flatCompanyFields, type FlatCompanyField } from '@company-data/core/simplify';
 import { lockSheet } from './writer-lock';
 import { PaidAnswers } from './paid-answers';
+import { defaultStateDir } from './state-dir';
 import { sectionText } from './profile-sections';
 import { CsvTable } from './csv-table';
 import { addRow, PreflightError, type WriteCheck, type WritePlan } from './preflight';
@@ -190,10 +189,6 @@ export function findKeyColumn(header: readonly string[], wanted?: string): numbe
 
 function isoSeconds(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-export function defaultStateDir(): string {
-  return process.env.COMPANY_DATA_STATE_DIR || join(homedir(), '.company-data', 'state');
 }
 
 /**

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { changeSummary, matchCompanySummary, type SummaryLang } from '@company-data/core/event-summary';
 import type { MonitoringChangeEvent, SearchMatchesEvent, WebhookEvent } from '@company-data/core/schemas/events';
 import { MemoryDedupeStore } from '@company-data/core/webhooks';
-import { defaultStateDir } from './enrich';
+import { defaultStateDir, tableStateFile } from './state-dir';
 import { EventLedger, LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE, type CompactionResult, type LedgerRows } from './event-ledger';
 import { capCell, CellValueError, type Table } from './table';
 import { lockSheet, type WriterLock } from './writer-lock';
@@ -212,9 +210,7 @@ export class EventSheetWriter {
   private compactedTo = 0;
 
   constructor(private readonly options: EventSheetOptions) {
-    const hash = createHash('sha256').update(options.table.id).digest('hex').slice(0, 16);
-    const dir = options.stateDir ?? defaultStateDir();
-    this.ledger = new EventLedger(options.ledgerPath ?? join(dir, `events-${hash}.jsonl`));
+    this.ledger = new EventLedger(options.ledgerPath ?? tableStateFile(options.stateDir ?? defaultStateDir(), 'events', options.table.id));
   }
 
   private compactIfLarge(): void {

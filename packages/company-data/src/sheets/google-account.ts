@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-file';
-import { defaultStateDir } from './enrich';
+import { defaultStateDir } from './state-dir';
 import type { GoogleCredentials } from './google-auth';
 
 /**

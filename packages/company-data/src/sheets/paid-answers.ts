@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { tableStateFile } from './state-dir';
 import type { LookupCache } from '@company-data/core/bulk-lookup';
 import type { Lang } from '@company-data/core/schemas/common';
 import type { LookupResult } from '@company-data/core/schemas/company';
@@ -33,15 +32,12 @@ export class PaidAnswers implements LookupCache {
   fromCache = 0;
 
   constructor(private readonly o: PaidAnswersOptions) {
-    this.journal = new LookupJournal(
-      join(o.stateDir, `enrich-${createHash('sha256').update(o.tableId).digest('hex').slice(0, 16)}.jsonl`),
-      {
-        v: 1,
-        table: o.tableId,
-        limit: o.limit,
-        lang: o.lang ?? null,
-      },
-    );
+    this.journal = new LookupJournal(tableStateFile(o.stateDir, 'enrich', o.tableId), {
+      v: 1,
+      table: o.tableId,
+      limit: o.limit,
+      lang: o.lang ?? null,
+    });
     this.cache = new AnswerCache({
       stateDir: o.stateDir,
       service: o.service,

@@ -7,6 +7,7 @@
  * webhook() directly; this one goes through sockets, where duplicated headers are real header lines.
  */
 import { request } from 'node:http';
+import { readBody } from '../support/http-server';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../packages/company-data/src/sandbox';
@@ -98,13 +99,12 @@ beforeAll(async () => {
   const { createServer } = await import('node:http');
   const captured = await new Promise<{ body: Buffer; headers: Record<string, string> }>((resolve, reject) => {
     const cap = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
+      const body = await readBody(req);
       res.writeHead(200).end();
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (k.startsWith('x-service-') || k === 'content-type') headers[k] = String(v);
       cap.close();
-      resolve({ body: Buffer.concat(chunks), headers });
+      resolve({ body, headers });
     });
     cap.listen(0, '127.0.0.1', async () => {
       const api = (method: string, path: string, body: unknown) =>

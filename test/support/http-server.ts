@@ -28,6 +28,13 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(text);
 }
 
+/** A request's whole body, for the servers tests run (stand-ins, receivers, proxies). */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
 /** A real node:http server on a loopback port whose answers each test scripts. */
 export async function startTestServer(handler: Handler = (_q, res) => json(res, 404, {})): Promise<TestServer> {
   let current = handler;

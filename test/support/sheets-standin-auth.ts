@@ -7,6 +7,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from './http-server';
 
 export const SPREADSHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -398,9 +399,7 @@ export class StandinAuth {
 }
 
 async function form(req: IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return new URLSearchParams(Buffer.concat(chunks).toString());
+  return new URLSearchParams((await readBody(req)).toString());
 }
 
 function oauthError(res: ServerResponse, e: OAuthError): void {

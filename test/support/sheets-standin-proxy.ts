@@ -4,7 +4,8 @@
  * Google applied whose answer never reaches the writer (the writer killed while it waits). Requests
  * go on over real HTTP; the stand-in stays the one model of Google.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
+import { readBody } from './http-server';
 import type { AddressInfo } from 'node:net';
 
 export interface ProxiedRequest {
@@ -25,12 +26,6 @@ export interface SheetsProxy {
   close(): Promise<void>;
 }
 
-async function bodyOf(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** `target`: the stand-in's url. `decide` is asked for every request; `onHeld` runs once a held write was applied. */
 export async function startSheetsProxy(
   target: string,
@@ -40,7 +35,11 @@ export async function startSheetsProxy(
   const refused: ProxiedRequest[] = [];
   const held: ProxiedRequest[] = [];
   const server = createServer(async (req, res) => {
-    const r: ProxiedRequest = { method: req.method ?? 'GET', path: decodeURIComponent(req.url ?? '/'), body: await bodyOf(req) };
+    const r: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      path: decodeURIComponent(req.url ?? '/'),
+      body: (await readBody(req)).toString('utf8'),
+    };
     const action = decide(r);
     if (action === 'refuse') {
       refused.push(r);

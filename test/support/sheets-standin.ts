@@ -13,6 +13,7 @@
  * (service-account keys made here, or a person signed in on its consent page), plus one fixed token.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readBody } from './http-server';
 import type { AddressInfo } from 'node:net';
 import { StandinAuth, UNAUTHENTICATED_MESSAGE, type StandinAuthOptions } from './sheets-standin-auth';
 import { applyFields, CELL_LIMIT, MESSAGES, StandinPermissions, StandinRefusal, type CellRect } from './sheets-standin-permissions';
@@ -375,15 +376,12 @@ export class SheetsStandin {
     let checked: RequestCheck | undefined;
     try {
       if (await this.auth.handle(req, res)) return;
-      const chunks: Buffer[] = [];
-      for await (const c of req) {
-        chunks.push(c as Buffer);
-        bytes += (c as Buffer).length;
-      }
+      const raw = await readBody(req);
+      bytes = raw.length;
       let body: Record<string, unknown> = {};
-      if (chunks.length) {
+      if (raw.length) {
         try {
-          body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
+          body = JSON.parse(raw.toString()) as Record<string, unknown>;
         } catch (e) {
           this.violations.push(`${req.method} ${path}: the body is not JSON (${(e as Error).message})`);
           throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid JSON payload received. ${(e as Error).message}`);
@@ -395,7 +393,7 @@ export class SheetsStandin {
           path,
           query: url.searchParams,
           contentType: req.headers['content-type'],
-          body: chunks.length ? body : undefined,
+          body: raw.length ? body : undefined,
         });
         if (checked.status) {
           this.violations.push(`${req.method} ${path}${url.search}: ${checked.problems.join('; ')}`);

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
+import { readBody } from '../../support/http-server';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,9 +57,7 @@ export async function startFanOut(opts: { workflowId: string; dir?: string }): P
   let creds: IDataObject = {};
 
   const server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const rawBody = Buffer.concat(chunks);
+    const rawBody = await readBody(req);
     const { ctx, response } = webhookContext(staticData, { rawBody, headers: req.headers }, {}, creds, opts.workflowId);
     const result = await trigger.webhook.call(ctx);
     for (const call of ctx.logger.warn.mock.calls) logs.push(String(call[0]));

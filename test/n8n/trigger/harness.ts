@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { readBody } from '../../support/http-server';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
 import type {
@@ -33,12 +34,6 @@ export const ACCOUNT = keyId(hashKey(API_KEY));
 export interface Captured {
   rawBody: Buffer;
   headers: IncomingMessage['headers'];
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
 }
 
 async function listen(server: Server): Promise<string> {

@@ -4,6 +4,7 @@
  * engine on cases the sandbox data does not pin down (VAT groups, chosen no-match codes).
  */
 import { createServer } from 'node:http';
+import { readBody } from '../../../support/http-server';
 import type { AddressInfo } from 'node:net';
 import { classifyLookupQuery } from '@company-data/core/validation';
 
@@ -48,8 +49,7 @@ export async function startLookupServer(): Promise<LookupServer> {
   };
   const stamps: number[] = [];
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    const raw = await readBody(req);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
     if (req.headers['x-api-key'] !== state.apiKey)
@@ -65,7 +65,7 @@ export async function startLookupServer(): Promise<LookupServer> {
     stamps.push(now);
     if (req.method !== 'POST' || !req.url?.startsWith('/companies/lookup'))
       return send(404, { success: false, error: { code: 'not_found', message: 'no' }, meta: { request_id: 'r' } });
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { queries: string[] };
+    const body = JSON.parse(raw.toString()) as { queries: string[] };
     state.requests++;
     state.billed += body.queries.length;
     state.received.push(...body.queries);

@@ -81,7 +81,7 @@ function readKeyFile(path: string): ServiceAccountKey {
 }
 
 /** Google's OAuth error body ({"error":"invalid_grant","error_description":"..."}) as "invalid_grant: ...". */
-function oauthErrorText(err: unknown): { code?: string; text: string; status?: number } {
+export function oauthErrorText(err: unknown): { code?: string; text: string; status?: number } {
   const e = err as GaxiosError<{ error?: unknown; error_description?: unknown }>;
   const data = e?.response?.data;
   const status = e?.response?.status;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library';
-import { SHEETS_SCOPE } from './google-auth';
+import { GOOGLE_TOKEN_URI, oauthErrorText, SHEETS_SCOPE } from './google-auth';
 import type { StoredAccount } from './google-account';
 
 /** What a "Desktop app" client JSON from the Cloud console holds (the `installed` object). */
@@ -53,7 +53,7 @@ export function readClientFile(path: string): DesktopClient {
   const clientId = str('client_id');
   const clientSecret = str('client_secret');
   if (!clientId || !clientSecret) throw new Error(`client-file: ${path} lacks client_id or client_secret; download the client JSON again`);
-  const tokenUri = str('token_uri') ?? 'https://oauth2.googleapis.com/token';
+  const tokenUri = str('token_uri') ?? GOOGLE_TOKEN_URI;
   return {
     clientId,
     clientSecret,
@@ -169,11 +169,11 @@ export async function signIn(o: SignInOptions): Promise<StoredAccount> {
       });
     } catch (err) {
       page(res, 400, 'Sign-in failed', 'Nothing was saved; see the terminal.');
-      const data = (err as { response?: { data?: { error?: unknown; error_description?: unknown } } }).response?.data;
+      const refusal = oauthErrorText(err);
       finish.reject(
-        data && typeof data.error === 'string'
+        refusal.code
           ? new Error(
-              `auth login: the token endpoint refused the sign-in (${data.error}${typeof data.error_description === 'string' ? `: ${data.error_description}` : ''}); ` +
+              `auth login: the token endpoint refused the sign-in (${refusal.text}); ` +
                 'check the client file is a current "Desktop app" client, then run it again',
             )
           : err instanceof Error && !('config' in err)

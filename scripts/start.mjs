@@ -23,13 +23,15 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 
-// On a fresh clone `npm start` alone is enough: install the (dev) dependencies the build needs first.
+// On a fresh clone `npm start` alone is enough: install the (dev) dependencies the build needs first, with
+// npm ci where the lockfile is, as npm test does (it never rewrites package-lock.json).
 if (!fs.existsSync(path.join(repoDir, 'node_modules', '.package-lock.json'))) {
-  process.stdout.write('▸ Installing dependencies (npm install), once...\n');
+  const install = fs.existsSync(path.join(repoDir, 'package-lock.json')) ? 'ci' : 'install';
+  process.stdout.write(`▸ Installing dependencies (npm ${install}), once...\n`);
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: repoDir, stdio: 'inherit' });
+  const r = spawnSync('npm', [install, '--no-audit', '--no-fund'], { cwd: repoDir, stdio: 'inherit' });
   if (r.status !== 0) {
-    process.stderr.write('npm install failed; see the messages above.\n');
+    process.stderr.write(`npm ${install} failed; see the messages above (this lockfile needs npm 11 or newer).\n`);
     process.exit(1);
   }
 }

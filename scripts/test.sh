@@ -68,9 +68,21 @@ e2e_stage() {
 }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # npm install, not npm ci: this registry lacks rollup's non-Linux optional packages, and npm ci
-  # refuses a lockfile without them. npm install still takes every locked version.
-  stage "installing dependencies" npm install --no-audit --no-fund
+  # npm ci where the lockfile is: it installs exactly the locked tree and never writes package-lock.json, so a
+  # run leaves the working tree clean (npm install may re-resolve and rewrite it: docs/assumptions.md, Install).
+  if [ -f package-lock.json ]; then
+    # The lockfile is npm 11's; npm 10's ci refuses it for optional peers npm 11 leaves out.
+    npm_major="$(npm --version | cut -d. -f1)"
+    if [ "$npm_major" -lt 11 ]; then
+      echo "== installing dependencies"
+      echo "npm $(npm --version) cannot install this lockfile: npm 11 or newer is needed (npm install -g npm@11)"
+      verdict "installing dependencies" failed "npm 11 needed"
+    else
+      stage "installing dependencies" npm ci --no-audit --no-fund
+    fi
+  else
+    stage "installing dependencies" npm install --no-audit --no-fund
+  fi
   if [ "$failed" -gt 0 ]; then
     summary
     exit 1

@@ -4,6 +4,7 @@ import { companyStatusOptions, languageNames, langs, langSchema } from './vocabu
 /** Re-exported: importers of the parameter rules find the language rule here too (defined in vocabulary.ts). */
 export { langSchema };
 import { isValidDate, normaliseVatNumber, personalCodeProblem, registryCodeProblem, vatNumberProblem } from './validation';
+import { charLength, text } from './text-length';
 
 export type ParamIn = 'path' | 'query' | 'body';
 
@@ -71,13 +72,13 @@ export const personalCodeSchema = ruleString(personalCodeProblem).meta({
 });
 /**
  * Text whose spaces around do not count: trimmed, then at least `min` characters (a maximum applies to the
- * text as sent). z.toJSONSchema states minLength of the untrimmed text, so a pattern states the rule on
- * what is left after trimming (JavaScript's trim removes exactly what \s matches).
+ * text as sent). Characters are code points (text-length.ts). z.toJSONSchema states minLength of the untrimmed
+ * text, so a pattern states the rule on what is left after trimming (JavaScript's trim removes exactly what \s
+ * matches; JSON Schema's patterns, like its lengths, read code points).
  */
-export function trimmedText(min: number, message: string, max?: number) {
+export function trimmedText(min: number, max?: number) {
   const pattern = min <= 1 ? '\\S' : `^\\s*\\S[\\s\\S]{${min - 2},}\\S\\s*$`;
-  const text = max === undefined ? z.string() : z.string().max(max, `must be at most ${max} characters`);
-  return text.trim().min(min, message).meta({ pattern });
+  return z.string().check(charLength({ max })).trim().check(charLength({ min })).meta({ pattern });
 }
 /* The webhook address as one pattern, so the document states all of the rule a fuzzer can meet. Hosts are
  * ASCII names (internationalised ones in their xn-- form) whose last label starts with a letter (a number
@@ -219,7 +220,7 @@ export const p = {
   }),
   q: param({
     in: 'query',
-    schema: z.string().min(1, 'must not be empty').optional(),
+    schema: text({ min: 1 }).optional(),
     label: 'Filter Text',
     description: 'Keep only rows whose names, numbers or roles contain this text',
     optional: true,

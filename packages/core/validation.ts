@@ -3,6 +3,7 @@
  * Facts: ../shared/reference/estonian-registry.md (check digits, forms).
  * Each validator returns null when valid, or a short rule text a non-programmer understands.
  */
+import { charCount } from './text-length';
 import { QUERY_TOO_SHORT } from './vocabulary';
 
 const REGISTRY_FIRST_DIGITS = new Set(['1', '7', '8', '9']);
@@ -131,7 +132,7 @@ export function classifyLookupQuery(query: string): LookupQueryClass {
   const vat = normaliseVatNumber(trimmed);
   if (vat) return { type: 'vat_number', normalised: vat };
   const words = trimmed.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  if (!words.some((w) => [...w].length >= 3)) return { type: 'name', normalised: trimmed, skipped: QUERY_TOO_SHORT };
+  if (!words.some((w) => charCount(w) >= 3)) return { type: 'name', normalised: trimmed, skipped: QUERY_TOO_SHORT };
   return { type: 'name', normalised: trimmed };
 }
 

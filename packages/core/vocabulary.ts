@@ -45,6 +45,29 @@ export const deliveryStatuses = ['pending', 'delivered', 'retry_scheduled', 'fai
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 export const deliveryStatusSchema = z.enum(deliveryStatuses);
 
+/**
+ * Classifier types served by GET /classifiers/{type} (decided; docs/assumptions.md): the path parameter's enum
+ * in the OpenAPI document, the MCP tool's input schema and the n8n option list, and the sandbox's tables.
+ */
+export const classifierTypes = [
+  'legal_forms',
+  'company_statuses',
+  'roles',
+  'counties',
+  'contact_types',
+  'annual_report_statuses',
+  'credit_ratings',
+  'unrated_reasons',
+  'score_rules',
+  'tax_claim_types',
+  'declaration_types',
+  'monitoring_categories',
+  'ownership_types',
+  'relations',
+] as const;
+export type ClassifierType = (typeof classifierTypes)[number];
+export const classifierTypeSchema = z.enum(classifierTypes, { message: `must be one of: ${classifierTypes.join(', ')}` });
+
 /** Why the service skipped a lookup query without searching (its `skipped` field). */
 export const skipReasons = ['query_too_short'] as const;
 export type SkipReason = (typeof skipReasons)[number];

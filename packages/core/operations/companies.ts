@@ -1,11 +1,12 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
 import { countyOptions, dateSchema, limitSchema, p, param, statusOptions, trimmedText, vatNumberSchema } from '../params';
+import { text } from '../text-length';
 import { companyProfileSchema, companySummarySchema, lookupResultSchema } from '../schemas/company';
 import { obj } from '../schemas/common';
 import { companyStatusCodeMessage, companyStatusCodeSchema } from '../vocabulary';
 
-const list = (label: string, description: string, item: z.ZodType = z.string().min(1, 'must not be empty')) =>
+const list = (label: string, description: string, item: z.ZodType = text({ min: 1 })) =>
   param({ in: 'query', schema: z.array(item).optional(), label, description, optional: true });
 
 export const search = defineOperation({
@@ -20,7 +21,7 @@ export const search = defineOperation({
   params: {
     q: param({
       in: 'query',
-      schema: trimmedText(1, 'must not be empty').optional(),
+      schema: trimmedText(1).optional(),
       label: 'Name or Code',
       description: 'Company name or part of it, or the first 3-8 digits of a registry code. At most 200 results.',
     }),
@@ -40,7 +41,7 @@ export const search = defineOperation({
     ),
     county: param({
       in: 'query',
-      schema: z.array(z.string().min(1, 'must not be empty')).optional(),
+      schema: z.array(text({ min: 1 })).optional(),
       label: 'County',
       description: 'County of the legal address, written as registered, e.g. Harju maakond',
       options: countyOptions,

@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
 import { p, param, registryCodeSchema, trimmedText } from '../params';
+import { text } from '../text-length';
 import { monitoringCategories, monitoringChangeEventSchema } from '../schemas/events';
 import { obj } from '../schemas/common';
 import { listCompaniesChangeSchema, listCompanySchema, monitoringListSchema } from '../schemas/monitoring';
@@ -33,7 +34,7 @@ export const createList = defineOperation({
   method: 'POST',
   path: '/monitoring/lists',
   params: {
-    name: param({ in: 'body', schema: trimmedText(1, 'must not be empty', 200), label: 'Name', description: 'Name of the list' }),
+    name: param({ in: 'body', schema: trimmedText(1, 200), label: 'Name', description: 'Name of the list' }),
     categories,
   },
   response: monitoringListSchema,
@@ -58,7 +59,7 @@ export const addCompanies = defineOperation({
         .array(
           obj({
             registry_code: registryCodeSchema,
-            external_ref: z.string().max(200, 'must be at most 200 characters').optional(),
+            external_ref: text({ max: 200 }).optional(),
             categories: z.array(categoryEnum).optional(),
           }),
         )
@@ -164,7 +165,7 @@ export const updateList = defineOperation({
     list_id: listId,
     name: param({
       in: 'body',
-      schema: trimmedText(1, 'must not be empty', 200).optional(),
+      schema: trimmedText(1, 200).optional(),
       label: 'Name',
       description: 'New name of the list',
       optional: true,
@@ -219,7 +220,7 @@ export const updateCompany = defineOperation({
     categories,
     external_ref: param({
       in: 'body',
-      schema: z.string().max(200).nullable().optional(),
+      schema: text({ max: 200 }).nullable().optional(),
       label: 'External Reference',
       description: 'Your own reference returned in every event',
       optional: true,

@@ -71,7 +71,7 @@ export const searchPersons = defineOperation({
   params: {
     q: param({
       in: 'query',
-      schema: trimmedText(3, 'must be at least 3 characters'),
+      schema: trimmedText(3),
       label: 'Name',
       description:
         'Name of the person or organisation, at least 3 characters; spaces around it do not count (a shorter one is refused with 400)',

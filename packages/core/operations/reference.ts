@@ -2,26 +2,9 @@ import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
 import { p, param, trimmedText } from '../params';
 import { classifierEntrySchema, emtakCodeSchema, usageSchema } from '../schemas/monitoring';
+import { classifierTypes, classifierTypeSchema } from '../vocabulary';
 
 const base = { group: 'reference', retry: 'safe', method: 'GET' } as const;
-
-/** Classifier types served by the sandbox (decided; docs/assumptions.md). */
-export const classifierTypes = [
-  'legal_forms',
-  'company_statuses',
-  'roles',
-  'counties',
-  'contact_types',
-  'annual_report_statuses',
-  'credit_ratings',
-  'unrated_reasons',
-  'score_rules',
-  'tax_claim_types',
-  'declaration_types',
-  'monitoring_categories',
-  'ownership_types',
-  'relations',
-] as const;
 
 export const classifiers = defineOperation({
   ...base,
@@ -33,7 +16,7 @@ export const classifiers = defineOperation({
   params: {
     type: param({
       in: 'path',
-      schema: z.string().regex(/^[a-z_]+$/, 'must be a classifier name such as roles or legal_forms'),
+      schema: classifierTypeSchema,
       label: 'Code List',
       description: 'Which classifier to read',
       options: classifierTypes.map((t) => ({ value: t, label: t.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()) })),
@@ -54,7 +37,7 @@ export const emtak = defineOperation({
   params: {
     q: param({
       in: 'query',
-      schema: trimmedText(1, 'must not be empty').optional(),
+      schema: trimmedText(1).optional(),
       label: 'Code or Words',
       description: 'Code prefix (e.g. 62) or words of the title',
       optional: true,

@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
 import { p, param, trimmedText } from '../params';
+import { text } from '../text-length';
 import { obj } from '../schemas/common';
 import { searchMatchesEventSchema } from '../schemas/events';
 import { savedSearchSchema } from '../schemas/monitoring';
@@ -21,9 +22,9 @@ const searchId = param({
  */
 export const savedSearchFiltersSchema = z.strictObject({
   activity: z.array(z.string().regex(/^\d{1,5}$/, 'each activity must be an EMTAK code prefix of 1 to 5 digits')).optional(),
-  county: z.array(z.string().min(1)).optional(),
+  county: z.array(text({ min: 1 })).optional(),
   registered_within_days: z.number().int('must be a whole number').min(1, 'must be 1 or more').max(3650, 'must be at most 3650').optional(),
-  legal_form: z.array(z.string().min(1)).optional(),
+  legal_form: z.array(text({ min: 1 })).optional(),
   status: z.array(companyStatusCodeSchema()).optional(),
 });
 
@@ -36,7 +37,7 @@ export const create = defineOperation({
   method: 'POST',
   path: '/searches',
   params: {
-    name: param({ in: 'body', schema: trimmedText(1, 'must not be empty', 200), label: 'Name', description: 'Name of the saved search' }),
+    name: param({ in: 'body', schema: trimmedText(1, 200), label: 'Name', description: 'Name of the saved search' }),
     filters: param({
       in: 'body',
       schema: savedSearchFiltersSchema,

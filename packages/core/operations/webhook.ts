@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import { defineOperation } from '../operation';
 import { p, param, webhookUrlSchema } from '../params';
+import { text } from '../text-length';
 import { obj } from '../schemas/common';
 import { deliverySchema, webhookConfigSchema } from '../schemas/monitoring';
 import { deliveryStatusSchema } from '../vocabulary';
@@ -108,7 +109,7 @@ export const retryDelivery = defineOperation({
   params: {
     delivery_id: param({
       in: 'path',
-      schema: z.string().min(1, 'must not be empty'),
+      schema: text({ min: 1 }),
       label: 'Delivery ID',
       description: 'ID of the failed delivery, e.g. dlv_12',
       picker: 'failedDelivery',

@@ -90,13 +90,12 @@ describe('authentication and errors', () => {
     expect(r.body.paths['/companies/lookup'].post['x-billing']).toMatch(/per query/);
     expect(r.body.paths['/companies'].get.responses['429']).toBeDefined();
   });
-  it('404 for unknown company, route, year, person, classifier', async () => {
+  it('404 for unknown company, route, year, person', async () => {
     for (const p of [
       `/companies/${sb.fixtures.unknown_registry_code}`,
       '/nowhere',
       `/companies/${code('active')}/annual-reports/1995`,
       '/persons/99999999',
-      '/classifiers/nope',
     ]) {
       const r = await call(p);
       expect([p, r.status, r.body.error.code]).toEqual([p, 404, 'not_found']);

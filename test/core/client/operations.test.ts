@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { operationId } from '@company-data/core/operation';
 import { operations } from '@company-data/core/operations';
-import { classifierTypes } from '@company-data/core/operations/reference';
+import { classifierTypes } from '@company-data/core/vocabulary';
 import { includeSections } from '@company-data/core/params';
 import { json, startTestServer, type TestServer } from '../../support/http-server';
 import { FX, startClientRig, waitFor, type ClientRig } from './support';

@@ -8,6 +8,7 @@ import type { CoreClient } from '@company-data/core/client';
 import { ValidationError } from '@company-data/core/errors';
 import { operationGroups } from '@company-data/core/operations';
 import { registryCodeProblem } from '@company-data/core/validation';
+import { classifierTypes, classifierTypeSchema } from '@company-data/core/vocabulary';
 import { toolName } from './tools';
 
 const OPENAPI_URI = 'company-data://openapi.json';
@@ -37,7 +38,7 @@ export const resourceTemplates: ResourceTemplate[] = [
     uriTemplate: `${CLASSIFIER_PREFIX}{type}`,
     name: 'classifier',
     title: 'A classifier of the service',
-    description: `Codes and labels of one classifier; type is one of ${classifierOptions.map((o) => o.value).join(', ')}.`,
+    description: `Codes and labels of one classifier; type is one of ${classifierTypes.join(', ')}.`,
     mimeType: 'application/json',
   },
 ];
@@ -48,8 +49,10 @@ export async function readResource(client: CoreClient, uri: string): Promise<Rea
   });
   if (uri === OPENAPI_URI) return json((await client.reference.openapi()).data);
   if (uri.startsWith(CLASSIFIER_PREFIX)) {
-    const type = uri.slice(CLASSIFIER_PREFIX.length);
-    return json((await client.reference.classifiers({ type })).data);
+    const type = classifierTypeSchema.safeParse(uri.slice(CLASSIFIER_PREFIX.length));
+    if (!type.success)
+      throw new ValidationError({ field: 'uri', rule: `names no classifier; type is one of ${classifierTypes.join(', ')}` });
+    return json((await client.reference.classifiers({ type: type.data })).data);
   }
   throw new ValidationError({
     field: 'uri',

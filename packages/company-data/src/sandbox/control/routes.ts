@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import { validationErrorFromIssues } from '@company-data/core/client';
 import { dateSchema, registryCodeSchema } from '@company-data/core/params';
+import { text } from '@company-data/core/text-length';
 import { monitoringCategories } from '@company-data/core/schemas/events';
 import { MAX_ADVANCE_SECONDS, MAX_TIME_SCALE } from '../clock';
 import { ApiError } from '../http/errors';
@@ -27,9 +28,9 @@ interface ControlRoute {
 
 const companyInput = z.strictObject({
   registry_code: registryCodeSchema.optional(),
-  name: z.string().min(1).max(200).optional(),
-  legal_form: z.string().min(1).optional(),
-  county: z.string().min(1).optional(),
+  name: text({ min: 1, max: 200 }).optional(),
+  legal_form: text({ min: 1 }).optional(),
+  county: text({ min: 1 }).optional(),
   activity_code: z
     .string()
     .regex(/^\d{5}$/, 'must be a 5-digit EMTAK code')

@@ -1,5 +1,5 @@
 import type { Lang } from '@company-data/core/schemas/common';
-import { companyStatusCodes, companyStatuses } from '@company-data/core/vocabulary';
+import { companyStatusCodes, companyStatuses, type ClassifierType } from '@company-data/core/vocabulary';
 
 /** A classifier value with its label in each language (names stay as registered; labels follow lang). */
 export interface Entry {
@@ -189,8 +189,8 @@ export const scoreGroups: readonly Entry[] = [
   e('activity', 'Aktiivsus', 'Activity', 'Активность'),
 ];
 
-/** Every classifier served by GET /classifiers/{type}; keys match classifierTypes in core/operations/reference.ts. */
-export const classifierTables: Record<string, readonly Entry[]> = {
+/** Every classifier served by GET /classifiers/{type}: one table for each of classifierTypes (core/vocabulary.ts). */
+export const classifierTables: Record<ClassifierType, readonly Entry[]> = {
   legal_forms: legalForms,
   company_statuses: statuses,
   roles,

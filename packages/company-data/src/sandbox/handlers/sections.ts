@@ -62,9 +62,7 @@ const annualReport: OpHandler<'financials.annualReport'> = ({ params, ds, lang }
 };
 
 const classifiers: OpHandler<'reference.classifiers'> = ({ params, lang }) => {
-  const table = classifierTables[params.type];
-  if (!table) throw notFound(`Classifier ${params.type}`);
-  return { data: table.map((e) => ({ code: e.code, label: e[lang] })) };
+  return { data: classifierTables[params.type].map((e) => ({ code: e.code, label: e[lang] })) };
 };
 
 const emtak: OpHandler<'reference.emtak'> = ({ params, lang }) => {

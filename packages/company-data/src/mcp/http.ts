@@ -76,7 +76,6 @@ interface Session {
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer> {
   const sessions = new Map<string, Session>();
   let port = opts.port;
-  let auth: McpAuth | undefined;
 
   const originAllowed = (origin: string | undefined) => {
     if (origin === undefined || origin === opts.publicUrl?.origin) return true;
@@ -130,14 +129,14 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (auth!.serve?.(req, res)) return;
+    if (auth.serve?.(req, res)) return;
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) return jsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
     if (!originAllowed(req.headers.origin))
       return jsonRpcError(res, 403, -32000, 'Forbidden: requests from web pages of other sites are refused (Origin)');
     if (!hostAllowed(req.headers.host))
       return jsonRpcError(res, 403, -32000, 'Forbidden: this server answers only to a loopback host name (Host)');
-    const denied = await auth!.authenticate(req);
+    const denied = await auth.authenticate(req);
     if (denied) return jsonRpcError(res, denied.status, -32000, denied.message, denied.headers);
     if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: use POST, GET or DELETE', { allow: 'GET, POST, DELETE' });
@@ -185,7 +184,8 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${shownHost}:${port}${MCP_PATH}`;
   const mcpUrl = opts.publicUrl ?? new URL(url);
-  auth = opts.auth(mcpUrl);
+  // Requests come only once the server listens: `handle` reads it after this line.
+  const auth: McpAuth = opts.auth(mcpUrl);
 
   return {
     url,

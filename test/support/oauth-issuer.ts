@@ -30,6 +30,8 @@ export interface AuthServerStandIn {
   jwksFetches(): number;
   /** An access token signed with the current key; `claims` override the defaults (iss, sub, iat, exp in 5 min). */
   sign(claims: JWTPayload, opts?: { key?: SigningKey; kid?: string }): Promise<string>;
+  /** The id (kid) of the key that signs now. */
+  currentKid(): string;
   /** A new key, published beside the old ones, signs from now on. */
   rotate(): Promise<void>;
   /** A key pair the server never publishes (a forger's). */
@@ -94,6 +96,7 @@ export async function startAuthServerStandIn(opts: { path?: string; discovery?: 
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: o.kid ?? key.kid })
         .sign(key.privateKey);
     },
+    currentKid: () => keys[keys.length - 1]!.kid,
     rotate: async () => void keys.push(await newKey()),
     foreignKey: newKey,
     setKeysDown: (down) => void (keysDown = down),

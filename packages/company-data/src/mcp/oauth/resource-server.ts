@@ -23,18 +23,18 @@ export interface ResourceServerOptions {
   log?: (line: string) => void;
 }
 
-/** What went wrong with a token, in words for the person whose assistant sent it. */
+/** What went wrong with a token, in words for the person whose assistant sent it (no quotes: it goes in a header too). */
 function tokenProblem(err: unknown, resource: string, issuer: string): string | undefined {
   if (err instanceof errors.JWTExpired) return 'the access token has expired; sign in again';
   if (err instanceof errors.JWTClaimValidationFailed) {
     const missing = err.reason === 'missing';
     if (err.claim === 'aud')
       return missing
-        ? `the access token names no audience ("aud"); the authorization server must issue it for ${resource}`
-        : `the access token was issued for another service; its audience ("aud") must be ${resource}`;
+        ? `the access token names no audience (aud); the authorization server must issue it for ${resource}`
+        : `the access token was issued for another service; its audience (aud) must be ${resource}`;
     if (err.claim === 'iss') return `the access token was issued by another authorization server; this server accepts ${issuer}`;
     if (err.claim === 'nbf') return 'the access token is not valid yet';
-    return missing ? `the access token has no "${err.claim}" claim` : `the access token's "${err.claim}" claim is not acceptable`;
+    return missing ? `the access token has no ${err.claim} claim` : `the access token's ${err.claim} claim is not acceptable`;
   }
   if (err instanceof errors.JWSSignatureVerificationFailed) return "the access token's signature does not verify";
   if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
@@ -67,13 +67,12 @@ export function oauthResourceServer(iss: Issuer, opts: ResourceServerOptions = {
     // The proxy may pass the public path through or map it to /mcp: both are served, and the bare path.
     const documentPaths = new Set([WELL_KNOWN, `${WELL_KNOWN}/mcp`, metadataPath]);
     const challenge = { resource_metadata: metadataUrl };
-    const refuse = (status: 401 | 503, message: string, error?: string): Denial => ({
-      status,
+    const unauthorized = (message: string, problem?: string): Denial => ({
+      status: 401,
       message,
-      headers:
-        status === 401
-          ? { 'www-authenticate': bearerChallenge({ ...challenge, error, error_description: error ? message : undefined }) }
-          : { 'retry-after': '30' },
+      headers: {
+        'www-authenticate': bearerChallenge({ ...challenge, ...(problem && { error: 'invalid_token', error_description: problem }) }),
+      },
     });
 
     const serve = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -92,7 +91,7 @@ export function oauthResourceServer(iss: Issuer, opts: ResourceServerOptions = {
     const authenticate = async (req: IncomingMessage): Promise<Denial | undefined> => {
       const token = bearerToken(req, challenge);
       if (typeof token !== 'string') return token;
-      if (!token) return refuse(401, `Unauthorized: sign in with ${iss.issuer}; this server's OAuth metadata is at ${metadataUrl}`);
+      if (!token) return unauthorized(`Unauthorized: sign in with ${iss.issuer}; this server's OAuth metadata is at ${metadataUrl}`);
       try {
         await jwtVerify(token, iss.keys, {
           issuer: iss.issuer,
@@ -108,12 +107,16 @@ export function oauthResourceServer(iss: Issuer, opts: ResourceServerOptions = {
           // Not the token's fault: the keys could not be fetched again. A 401 would send the assistant
           // through sign-in for nothing.
           opts.log?.(`token not checked: the signing keys at ${iss.jwksUri} could not be read`);
-          return refuse(503, 'Service unavailable: the sign-in server cannot be reached to check the token; retry shortly');
+          return {
+            status: 503,
+            message: 'Service unavailable: the sign-in server cannot be reached to check the token; retry shortly',
+            headers: { 'retry-after': '30' },
+          };
         }
         const aud =
           err instanceof errors.JWTClaimValidationFailed && err.claim === 'aud' ? ` (its aud: ${JSON.stringify(err.payload.aud)})` : '';
         opts.log?.(`token refused: ${problem}${aud}`);
-        return refuse(401, `Unauthorized: ${problem}`, 'invalid_token');
+        return unauthorized(`Unauthorized: ${problem}`, problem);
       }
     };
 

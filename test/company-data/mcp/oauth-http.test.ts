@@ -20,6 +20,8 @@ import { API_KEY, cliEnv, startMcpSandbox, structured, type Sb } from './support
 let sb: Sb;
 let as: AuthServerStandIn;
 const children: ChildProcess[] = [];
+/** What each server printed so far. */
+const printed: (() => string)[] = [];
 /** Everything the servers printed and answered, to look for tokens in. */
 const seen: string[] = [];
 const tokens: string[] = [];
@@ -35,8 +37,9 @@ function startCli(args: string[], env: Record<string, string>): Promise<Running>
     env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
   let stderr = '';
+  children.push(child);
+  printed.push(() => stderr);
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(Object.assign(new Error(`exited ${code}: ${stderr}`), { code, stderr })));
@@ -259,5 +262,80 @@ describe('mcp --http --oauth-issuer (on this machine)', () => {
     expect(`${to.origin}${to.pathname}`).toBe(`${as.issuer}/authorize`);
     expect(to.searchParams.get('resource')).toBe(srv.url);
     expect(to.searchParams.get('client_id')).toBe('company-data-tests');
+  });
+});
+
+describe('mcp --http --oauth-issuer behind a reverse proxy (--public-url)', () => {
+  const PUBLIC = 'https://mcp.example.test';
+  let srv: Running;
+  beforeAll(async () => {
+    // Set by environment, as a service unit would.
+    srv = await startCli(['--http', '--port', '0'], { COMPANY_DATA_MCP_OAUTH_ISSUER: as.issuer, COMPANY_DATA_MCP_PUBLIC_URL: PUBLIC });
+  });
+  const viaProxy = (headers: Record<string, string> = {}) => ({ ...headers, host: 'mcp.example.test' });
+
+  it('takes the public address as the resource: /mcp added to an origin, the metadata and 401s name it', async () => {
+    expect(srv.stderr()).toContain(`Clients connect to ${PUBLIC}/mcp`);
+    const doc = await raw(`${new URL(srv.url).origin}/.well-known/oauth-protected-resource/mcp`, 'GET', viaProxy());
+    expect(JSON.parse(doc.text)).toMatchObject({ resource: `${PUBLIC}/mcp`, authorization_servers: [as.issuer] });
+    const res = await raw(srv.url, 'POST', viaProxy(mcpHeaders), initialize);
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`);
+  });
+
+  it('accepts a token issued for the public URL, with the Host the proxy passes on; refuses one for the local address', async () => {
+    const ok = await raw(srv.url, 'POST', viaProxy(withToken(await token({ aud: `${PUBLIC}/mcp` }))), initialize);
+    expect(ok.status).toBe(200);
+    const local = await raw(srv.url, 'POST', viaProxy(withToken(await token({ aud: srv.url }))), initialize);
+    expect(local.status).toBe(401);
+    expect(JSON.parse(local.text).error.message).toContain(`must be ${PUBLIC}/mcp`);
+    // Another host name is still refused (DNS rebinding), and so are web pages of other sites.
+    const rebound = await raw(
+      srv.url,
+      'POST',
+      { ...withToken(await token({ aud: `${PUBLIC}/mcp` })), host: 'evil.example.test' },
+      initialize,
+    );
+    expect(rebound.status).toBe(403);
+  });
+});
+
+describe('mcp --http --oauth-issuer: what stops it at start', () => {
+  it('an issuer it cannot reach: exits 1 naming the addresses tried, before serving anyone', async () => {
+    const gone = await startTestServer();
+    await gone.close();
+    const { code, stderr } = await failedStart(['--oauth-issuer', `${gone.url}/realms/team`]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /--oauth-issuer: no authorization server metadata .* could be read for http:\/\/127\.0\.0\.1:\d+\/realms\/team; tried /,
+    );
+    expect(stderr).toContain('/.well-known/oauth-authorization-server/realms/team (ECONNREFUSED)');
+    expect(stderr).not.toMatch(/listening/);
+  });
+
+  it('an address reachable from other machines without --public-url (the tokens must name the address clients use)', async () => {
+    const { code, stderr } = await failedStart(['--host', '0.0.0.0', '--oauth-issuer', as.issuer]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/--public-url: is required with --oauth-issuer on 0\.0\.0\.0/);
+  });
+
+  it('a plain-http public URL or issuer on another machine', async () => {
+    expect((await failedStart(['--oauth-issuer', as.issuer, '--public-url', 'http://mcp.example.test'])).stderr).toMatch(
+      /--public-url: must be an https:\/\/ address/,
+    );
+    expect((await failedStart(['--oauth-issuer', 'http://sso.example.test/realms/team'])).stderr).toMatch(
+      /--oauth-issuer: must be an https:\/\/ address/,
+    );
+  });
+
+  it('neither the API key nor any access token is in any answer or log line', () => {
+    const logs = printed.map((p) => p()).join('\n');
+    const all = `${seen.join('\n')}\n${logs}`;
+    expect(tokens.length).toBeGreaterThan(10);
+    expect(logs).toMatch(
+      /token refused: the access token was issued for another service; .* \(its aud: "https:\/\/other\.example\.test\/mcp"\)/,
+    );
+    for (const secret of [API_KEY, ...tokens]) expect(all).not.toContain(secret);
+    for (const t of tokens) expect(all).not.toContain(t.split('.')[2]!);
   });
 });

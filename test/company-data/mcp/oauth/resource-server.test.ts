@@ -127,3 +127,20 @@ describe('signing keys', () => {
     expect(await auth.authenticate(request(await as.sign({ aud: RESOURCE.href })))).toBeUndefined();
   });
 });
+
+describe('audience', () => {
+  it('accepts another audience only when told (--oauth-audience), besides the URL', async () => {
+    const as = await standIn();
+    const issuer = await discoverIssuer(as.issuer);
+    const entraLike = await as.sign({ aud: '6f1c2a9e-0000-4000-8000-company-data' });
+    const strict = await oauthResourceServer(issuer)(RESOURCE).authenticate(request(entraLike));
+    expect(strict?.status).toBe(401);
+    expect(strict?.message).toContain(`its audience (aud) must be ${RESOURCE.href}`);
+
+    const told = oauthResourceServer(issuer, { audience: '6f1c2a9e-0000-4000-8000-company-data' })(RESOURCE);
+    expect(await told.authenticate(request(entraLike))).toBeUndefined();
+    expect(await told.authenticate(request(await as.sign({ aud: RESOURCE.href })))).toBeUndefined();
+    const other = await told.authenticate(request(await as.sign({ aud: 'https://other.example.test/mcp' })));
+    expect(other?.message).toContain(`must be ${RESOURCE.href} or 6f1c2a9e-0000-4000-8000-company-data`);
+  });
+});

@@ -11,6 +11,7 @@ interface McpFlags extends ApiFlags {
   host: string;
   lang: Lang;
   oauthIssuer?: string;
+  oauthAudience?: string;
   publicUrl?: string;
 }
 
@@ -41,6 +42,12 @@ export function mcpCommand(): Command {
         '--oauth-issuer <url>',
         "accept OAuth access tokens of this authorization server (your team's sign-in) instead of a static token",
       ).env('COMPANY_DATA_MCP_OAUTH_ISSUER'),
+    )
+    .addOption(
+      new Option(
+        '--oauth-audience <aud>',
+        'also accept tokens whose audience is this (when the sign-in server cannot use the URL, e.g. an Entra ID application id)',
+      ).env('COMPANY_DATA_MCP_OAUTH_AUDIENCE'),
     )
     .addOption(
       new Option('--public-url <url>', "the https address clients use to reach /mcp (behind a reverse proxy); the tokens' audience").env(
@@ -131,7 +138,7 @@ async function httpAccess(flags: McpFlags, token: string, say: (line: string) =>
     if (token) say('Note: COMPANY_DATA_MCP_TOKEN is not accepted with --oauth-issuer; clients sign in instead.');
     const issuer = await discoverIssuer(flags.oauthIssuer);
     say(`OAuth: accepting access tokens of ${issuer.issuer} (metadata ${issuer.metadataUrl})`);
-    return { auth: oauthResourceServer(issuer, { log: say }), publicUrl };
+    return { auth: oauthResourceServer(issuer, { audience: flags.oauthAudience?.trim() || undefined, log: say }), publicUrl };
   }
   if (!token)
     throw new Error(

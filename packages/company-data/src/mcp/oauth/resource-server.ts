@@ -20,18 +20,23 @@ export const CLOCK_TOLERANCE_S = 60;
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
 export interface ResourceServerOptions {
+  /**
+   * Another audience that names this server, for an authorization server that cannot put the URL in
+   * "aud" (Entra ID puts the API's application id there). Tokens for the URL are accepted as well.
+   */
+  audience?: string;
   log?: (line: string) => void;
 }
 
 /** What went wrong with a token, in words for the person whose assistant sent it (no quotes: it goes in a header too). */
-function tokenProblem(err: unknown, resource: string, issuer: string): string | undefined {
+function tokenProblem(err: unknown, audience: string, issuer: string): string | undefined {
   if (err instanceof errors.JWTExpired) return 'the access token has expired; sign in again';
   if (err instanceof errors.JWTClaimValidationFailed) {
     const missing = err.reason === 'missing';
     if (err.claim === 'aud')
       return missing
-        ? `the access token names no audience (aud); the authorization server must issue it for ${resource}`
-        : `the access token was issued for another service; its audience (aud) must be ${resource}`;
+        ? `the access token names no audience (aud); the authorization server must issue it for ${audience}`
+        : `the access token was issued for another service; its audience (aud) must be ${audience}`;
     if (err.claim === 'iss') return `the access token was issued by another authorization server; this server accepts ${issuer}`;
     if (err.claim === 'nbf') return 'the access token is not valid yet';
     return missing ? `the access token has no ${err.claim} claim` : `the access token's ${err.claim} claim is not acceptable`;
@@ -55,6 +60,7 @@ export function mcpPublicUrl(publicUrl: URL): URL {
 export function oauthResourceServer(iss: Issuer, opts: ResourceServerOptions = {}): McpAuthFactory {
   return (mcpUrl) => {
     const resource = mcpUrl.href;
+    const audiences = opts.audience ? [resource, opts.audience] : [resource];
     // RFC 9728 §3.1: the well-known segment goes before the resource's path.
     const metadataPath = `${WELL_KNOWN}${mcpUrl.pathname}`;
     const metadataUrl = new URL(metadataPath, mcpUrl.origin).href;
@@ -95,14 +101,14 @@ export function oauthResourceServer(iss: Issuer, opts: ResourceServerOptions = {
       try {
         await jwtVerify(token, iss.keys, {
           issuer: iss.issuer,
-          audience: resource,
+          audience: audiences,
           algorithms: ALGORITHMS,
           clockTolerance: CLOCK_TOLERANCE_S,
           requiredClaims: ['exp'],
         });
         return undefined;
       } catch (err) {
-        const problem = tokenProblem(err, resource, iss.issuer);
+        const problem = tokenProblem(err, audiences.join(' or '), iss.issuer);
         if (problem === undefined) {
           // Not the token's fault: the keys could not be fetched again. A 401 would send the assistant
           // through sign-in for nothing.

@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliBundle } from '../../drills/support/cli';
 import { waitFor } from '../../support/wait-for';
@@ -236,6 +237,25 @@ describe('mcp --http --oauth-issuer (on this machine)', () => {
       /signature does not verify/,
     ],
     ['not a JWT at all', async () => 'mcp_token_0a1b2c3d4e5f6a7b8c9d', /not a signed JWT/],
+    [
+      'signed with a shared secret (HS256) under the real key id',
+      async (aud) => {
+        const t = await new SignJWT({ iss: as.issuer, aud, exp: now() + 300 })
+          .setProtectedHeader({ alg: 'HS256', kid: as.currentKid() })
+          .sign(new TextEncoder().encode('a secret anybody could pick, 32+ bytes long'));
+        tokens.push(t);
+        return t;
+      },
+      /algorithm this server does not accept/,
+    ],
+    [
+      'unsigned (alg none)',
+      async (aud) => {
+        const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        return `${part({ alg: 'none' })}.${part({ iss: as.issuer, aud, exp: now() + 300 })}.`;
+      },
+      /algorithm this server does not accept|not a signed JWT/,
+    ],
   ])('refuses a token %s: 401 invalid_token naming the metadata', async (_name, make, problem) => {
     const res = await raw(srv.url, 'POST', withToken(await make(srv.url)), initialize);
     expect(res.status).toBe(401);

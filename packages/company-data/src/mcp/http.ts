@@ -7,16 +7,19 @@
  *   (DNS rebinding): a foreign Origin gets 403; requests without one (desktop clients, n8n) pass.
  * - Host: bound to a loopback address, only loopback host names are served (the other half of DNS
  *   rebinding: a hostile name that resolves to 127.0.0.1).
- * - Authorization: Bearer <COMPANY_DATA_MCP_TOKEN>, compared in constant time; 401 otherwise.
+ * - Authorization, by the strategy given (./oauth/strategy.ts): the static COMPANY_DATA_MCP_TOKEN, or
+ *   OAuth access tokens of the team's authorization server (--oauth-issuer), whose metadata documents
+ *   it also serves, before the guards (they are public).
  * - Body: JSON up to 4 MiB (413 past it, while reading).
  */
-import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { lingerThenClose, readCappedBody } from '../transport/capped-body';
+import type { McpAuth, McpAuthFactory } from './oauth/strategy';
 
 export const MCP_PATH = '/mcp';
 const MAX_BODY = 4 * 1024 * 1024;
@@ -28,8 +31,10 @@ const IDLE_MS = 30 * 60_000;
 export interface McpHttpOptions {
   host: string;
   port: number;
-  /** The bearer token every request must carry. */
-  token: string;
+  /** Who may call: `staticToken(token)` or `oauthResourceServer(issuer)` (./oauth/). */
+  auth: McpAuthFactory;
+  /** The address clients use, behind a reverse proxy: its host name passes the Host and Origin guards. */
+  publicUrl?: URL;
   /** A fresh server for each session (the SDK connects one server to one transport). */
   newServer(): Server;
   log?: (line: string) => void;
@@ -38,6 +43,8 @@ export interface McpHttpOptions {
 export interface McpHttpServer {
   /** http://host:port/mcp */
   url: string;
+  /** The URL of /mcp clients use: the public one when given, else `url`. */
+  mcpUrl: string;
   sessions(): number;
   close(): Promise<void>;
 }
@@ -60,8 +67,6 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
@@ -69,14 +74,11 @@ interface Session {
 }
 
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer> {
-  if (!opts.token)
-    throw new Error('mcp-token: set COMPANY_DATA_MCP_TOKEN to the token clients must send as "Authorization: Bearer <token>"');
-  const tokenDigest = digest(opts.token);
   const sessions = new Map<string, Session>();
   let port = opts.port;
 
   const originAllowed = (origin: string | undefined) => {
-    if (origin === undefined) return true;
+    if (origin === undefined || origin === opts.publicUrl?.origin) return true;
     let u: URL;
     try {
       u = new URL(origin);
@@ -90,11 +92,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   const hostAllowed = (host: string | undefined) => {
     if (!isLoopback(opts.host)) return true;
     const name = host ? hostnameOf(host) : undefined;
-    return name !== undefined && isLoopback(name);
-  };
-  const authorized = (header: string | undefined) => {
-    const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-    return !!m && timingSafeEqual(digest(m[1]!.trim()), tokenDigest);
+    return name !== undefined && (isLoopback(name) || name === opts.publicUrl?.hostname);
   };
 
   async function closeSession(id: string): Promise<void> {
@@ -131,17 +129,15 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (auth.serve?.(req, res)) return;
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) return jsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
     if (!originAllowed(req.headers.origin))
       return jsonRpcError(res, 403, -32000, 'Forbidden: requests from web pages of other sites are refused (Origin)');
     if (!hostAllowed(req.headers.host))
       return jsonRpcError(res, 403, -32000, 'Forbidden: this server answers only to a loopback host name (Host)');
-    if (!authorized(req.headers.authorization)) {
-      return jsonRpcError(res, 401, -32000, 'Unauthorized: send "Authorization: Bearer <token>" with the token of COMPANY_DATA_MCP_TOKEN', {
-        'www-authenticate': 'Bearer realm="company-data-mcp"',
-      });
-    }
+    const denied = await auth.authenticate(req);
+    if (denied) return jsonRpcError(res, denied.status, -32000, denied.message, denied.headers);
     if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: use POST, GET or DELETE', { allow: 'GET, POST, DELETE' });
     }
@@ -186,9 +182,14 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
   });
   port = (http.address() as AddressInfo).port;
   const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const url = `http://${shownHost}:${port}${MCP_PATH}`;
+  const mcpUrl = opts.publicUrl ?? new URL(url);
+  // Requests come only once the server listens: `handle` reads it after this line.
+  const auth: McpAuth = opts.auth(mcpUrl);
 
   return {
-    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    url,
+    mcpUrl: mcpUrl.href,
     sessions: () => sessions.size,
     close: async () => {
       await Promise.all([...sessions.keys()].map(closeSession));

@@ -3,12 +3,16 @@ import type { Lang } from '@company-data/core/schemas/common';
 import { langSchema } from '@company-data/core/vocabulary';
 import { addApiOptions, apiTarget, openClient, type ApiFlags } from '../config';
 import { version } from '../../../package.json';
+import type { McpAuthFactory } from '../../mcp/oauth/strategy';
 
 interface McpFlags extends ApiFlags {
   http?: boolean;
   port: number;
   host: string;
   lang: Lang;
+  oauthIssuer?: string;
+  oauthAudience?: string;
+  publicUrl?: string;
 }
 
 const port = (v: string) => {
@@ -30,20 +34,34 @@ const lang = (v: string) => {
 export function mcpCommand(): Command {
   const cmd = new Command('mcp')
     .description('Serve company data to AI assistants over the Model Context Protocol (stdio, or --http)')
-    .option('--http', 'serve Streamable HTTP at /mcp instead of stdio; needs COMPANY_DATA_MCP_TOKEN')
+    .option('--http', 'serve Streamable HTTP at /mcp instead of stdio; needs COMPANY_DATA_MCP_TOKEN or --oauth-issuer')
     .option('--port <port>', 'HTTP port (0: any free one)', port, 3333)
     .option('--host <host>', 'HTTP address to listen on', '127.0.0.1')
+    .addOption(
+      new Option(
+        '--oauth-issuer <url>',
+        "accept OAuth access tokens of this authorization server (your team's sign-in) instead of a static token",
+      ).env('COMPANY_DATA_MCP_OAUTH_ISSUER'),
+    )
+    .addOption(
+      new Option(
+        '--oauth-audience <aud>',
+        'also accept tokens whose audience is this (when the sign-in server cannot use the URL, e.g. an Entra ID application id)',
+      ).env('COMPANY_DATA_MCP_OAUTH_AUDIENCE'),
+    )
+    .addOption(
+      new Option('--public-url <url>', "the https address clients use to reach /mcp (behind a reverse proxy); the tokens' audience").env(
+        'COMPANY_DATA_MCP_PUBLIC_URL',
+      ),
+    )
     .addOption(new Option('--lang <lang>', 'language of labels when a call does not set one').argParser(lang).default('en'));
   addApiOptions(cmd);
   cmd.action(async (flags: McpFlags) => {
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const token = process.env.COMPANY_DATA_MCP_TOKEN?.trim() ?? '';
     // Checked before the sandbox starts, so a mistake costs nothing and says what to set.
-    if (flags.http && !token)
-      throw new Error(
-        'COMPANY_DATA_MCP_TOKEN: is required with --http; set it to a long random secret that clients send as "Authorization: Bearer <token>"',
-      );
-    if (flags.http && token.length < 16) throw new Error('COMPANY_DATA_MCP_TOKEN: must be at least 16 characters');
+    const access = flags.http ? await httpAccess(flags, token, say) : undefined;
+    if (!flags.http && (flags.oauthIssuer || flags.publicUrl)) say('Note: --oauth-issuer and --public-url apply to --http only.');
     apiTarget(flags);
 
     const [{ createMcpServer, mcpContext }, opened] = await Promise.all([
@@ -61,12 +79,19 @@ export function mcpCommand(): Command {
     let close: () => Promise<void>;
     if (flags.http) {
       const { startMcpHttp, isLoopback } = await import('../../mcp/http');
-      const http = await startMcpHttp({ host: flags.host, port: flags.port, token, newServer: () => createMcpServer(ctx), log: say });
+      const http = await startMcpHttp({
+        host: flags.host,
+        port: flags.port,
+        ...access!,
+        newServer: () => createMcpServer(ctx),
+        log: say,
+      });
       if (!isLoopback(flags.host))
         say(
           `Warning: listening on ${flags.host}, reachable from other machines; put TLS in front of it (the token travels in every request).`,
         );
       say(`MCP server listening on ${http.url}`);
+      if (http.mcpUrl !== http.url) say(`Clients connect to ${http.mcpUrl}`);
       close = http.close;
     } else {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
@@ -90,4 +115,35 @@ export function mcpCommand(): Command {
     process.once('SIGTERM', () => void stop());
   });
   return cmd;
+}
+
+/**
+ * Who may call the HTTP server: OAuth access tokens of --oauth-issuer, or the static token. The
+ * issuer's metadata and keys are read here, so a wrong address stops the command before anything starts.
+ */
+async function httpAccess(flags: McpFlags, token: string, say: (line: string) => void): Promise<{ auth: McpAuthFactory; publicUrl?: URL }> {
+  // Loaded here, as the server is: the other commands do not pay for the MCP SDK and jose.
+  const [{ isLoopback }, { discoverIssuer, secureUrl }, { mcpPublicUrl, oauthResourceServer }, { staticToken }] = await Promise.all([
+    import('../../mcp/http'),
+    import('../../mcp/oauth/issuer'),
+    import('../../mcp/oauth/resource-server'),
+    import('../../mcp/oauth/strategy'),
+  ]);
+  const publicUrl = flags.publicUrl ? mcpPublicUrl(secureUrl(flags.publicUrl, '--public-url')) : undefined;
+  if (flags.oauthIssuer) {
+    if (!publicUrl && !isLoopback(flags.host))
+      throw new Error(
+        `--public-url: is required with --oauth-issuer on ${flags.host}: the https address clients use for /mcp, which tokens must be issued for`,
+      );
+    if (token) say('Note: COMPANY_DATA_MCP_TOKEN is not accepted with --oauth-issuer; clients sign in instead.');
+    const issuer = await discoverIssuer(flags.oauthIssuer);
+    say(`OAuth: accepting access tokens of ${issuer.issuer} (metadata ${issuer.metadataUrl})`);
+    return { auth: oauthResourceServer(issuer, { audience: flags.oauthAudience?.trim() || undefined, log: say }), publicUrl };
+  }
+  if (!token)
+    throw new Error(
+      'COMPANY_DATA_MCP_TOKEN: is required with --http (or sign-in with --oauth-issuer); set it to a long random secret that clients send as "Authorization: Bearer <token>"',
+    );
+  if (token.length < 16) throw new Error('COMPANY_DATA_MCP_TOKEN: must be at least 16 characters');
+  return { auth: staticToken(token), publicUrl };
 }

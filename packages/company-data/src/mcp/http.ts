@@ -22,7 +22,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { lingerThenClose } from '../transport/capped-body';
 import { DEFAULT_BODY_LIMITS, jsonBodyReader, type BodyLimits } from './body-limits';
-import { invalidRequest, jsonRpcError, negotiatedVersion } from './jsonrpc-errors';
+import { invalidInitialize, invalidRequest, jsonRpcError, negotiatedVersion } from './jsonrpc-errors';
 import { SessionTable } from './sessions';
 
 export const MCP_PATH = '/mcp';
@@ -153,6 +153,8 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
     }
     const messages = Array.isArray(body) ? body : [body];
     if (req.method === 'POST' && messages.some((m) => isInitializeRequest(m))) return openSession(req, res, body);
+    const badInitialize = invalidInitialize(body);
+    if (badInitialize) return jsonRpcError(res, 400, -32602, badInitialize.message, {}, badInitialize.id);
     return jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; start with an initialize request');
   }
 

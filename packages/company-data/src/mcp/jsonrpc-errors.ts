@@ -13,6 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ErrorCode,
+  InitializeRequestSchema,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   McpError,
@@ -134,13 +135,22 @@ function issueText(issue: Issue, request: unknown): string {
   return `${field}: ${(issue.message ?? 'is not valid').replace(/^Invalid input: /, '')}`;
 }
 
+const invalidParams = (request: { method?: unknown }, issues: readonly Issue[]) =>
+  `Invalid params for ${String(request.method)}: ${issues.map((i) => issueText(i, request)).join('; ')}`;
+
+/**
+ * An initialize request whose params break the protocol's schema (-32602), or undefined. The SDK does not
+ * see it as an initialize at all and would answer that the session is missing.
+ */
+export function invalidInitialize(body: unknown): { message: string; id: Id } | undefined {
+  if (!isObject(body) || body.method !== 'initialize') return undefined;
+  const read = InitializeRequestSchema.safeParse(body);
+  return read.success ? undefined : { message: invalidParams(body, read.error.issues as Issue[]), id: idOf(body) };
+}
+
 /** The error a request handler threw, as the answer should carry it. */
 export function asJsonRpcError(err: unknown, request: { method?: unknown }): unknown {
-  if (isZodError(err))
-    return new JsonRpcError(
-      ErrorCode.InvalidParams,
-      `Invalid params for ${String(request.method)}: ${err.issues.map((i) => issueText(i, request)).join('; ')}`,
-    );
+  if (isZodError(err)) return new JsonRpcError(ErrorCode.InvalidParams, invalidParams(request, err.issues));
   if (err instanceof McpError) return new JsonRpcError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
   return err;
 }

@@ -7,7 +7,7 @@
 import { request } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonDepth } from '../../../packages/company-data/src/mcp/body-limits';
+import { ByteBudget, JsonDepth } from '../../../packages/company-data/src/mcp/body-limits';
 import { startMcpHttp } from '../../../packages/company-data/src/mcp/http';
 import {
   connectHttp,
@@ -44,6 +44,11 @@ function chunked(url: string, headers: Record<string, string>, chunks: Iterable<
   });
 }
 
+/** 4 MB of JSON nested 2,000,000 deep, as the issue sent it. */
+const nested = Buffer.from(`${'['.repeat(2_000_000)}${']'.repeat(2_000_000)}`);
+const inPieces = (b: Buffer) =>
+  Array.from({ length: Math.ceil(b.length / (64 * 1024)) }, (_, i) => b.subarray(i * 64 * 1024, (i + 1) * 64 * 1024));
+
 const errorOf = (r: RawAnswer) => (JSON.parse(r.text) as { error: { code: number; message: string } }).error;
 /** A ping whose params._meta nests `levels` arrays: the message is levels + 3 deep (message, params, _meta). */
 const pingNested = (levels: number) =>
@@ -77,13 +82,40 @@ describe('JsonDepth', () => {
   });
 });
 
+describe('ByteBudget', () => {
+  it('lets a request in while it fits; of those waiting, the smallest first; a request over the whole budget waits for all of it', async () => {
+    const budget = new ByteBudget(100);
+    const order: string[] = [];
+    const big = await budget.take(80);
+    const waiting = [
+      budget.take(60).then((h) => (order.push('60'), h)),
+      budget.take(150).then((h) => (order.push('150'), h)),
+      budget.take(30).then((h) => (order.push('30'), h)),
+    ];
+    const small = await budget.take(20); // fits beside the 80 at once
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual([]);
+    big.release();
+    small.release();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual(['30', '60']);
+    const [h60, , h30] = await Promise.all([waiting[0], Promise.resolve(), waiting[2]]);
+    h60!.keep(10); // a body smaller than the room it waited for gives the rest back
+    expect(order).toEqual(['30', '60']);
+    h30!.release();
+    h60!.release();
+    await waiting[1];
+    expect(order).toEqual(['30', '60', '150']);
+  });
+});
+
 describe('mcp --http request bodies', () => {
-  it('refuses a 4 MB body of nested brackets by its Content-Length: 413 and JSON-RPC -32600, nothing parsed', async () => {
-    const r = await rawRequest(server.url, 'POST', auth, Buffer.alloc(4 * MiB, '['));
+  it('refuses 4 MB of JSON nested 2,000,000 deep by its Content-Length: 413 and JSON-RPC -32600, nothing parsed', async () => {
+    const r = await rawRequest(server.url, 'POST', auth, nested);
     expect(r.status).toBe(413);
     expect(errorOf(r)).toEqual({
       code: -32600,
-      message: 'Invalid Request: the body is over 1 MiB; send fewer items per call (a lookup takes up to 1,000 queries, far below this)',
+      message: 'Invalid Request: the body is over 256 KiB; send fewer items per call (a lookup of 1,000 company names is about 40 KB)',
     });
   });
 
@@ -91,12 +123,8 @@ describe('mcp --http request bodies', () => {
     const deep = await rawRequest(server.url, 'POST', auth, Buffer.alloc(100_000, '['));
     expect(deep.status).toBe(400);
     expect(errorOf(deep)).toEqual({ code: -32600, message: 'Invalid Request: the JSON is nested deeper than 64 levels' });
-    // 4 MB of brackets, chunked: refused on the first chunk, long before the size limit.
-    const streamed = await chunked(
-      server.url,
-      auth,
-      Array.from({ length: 64 }, () => Buffer.alloc(64 * 1024, '[')),
-    );
+    // The same 4 MB, chunked: refused on the first chunk, long before the size limit.
+    const streamed = await chunked(server.url, auth, inPieces(nested));
     expect(streamed.status).toBe(400);
     expect(errorOf(streamed).message).toMatch(/nested deeper than 64 levels/);
     // Exactly 64 levels pass the depth check (and the ping is answered); 65 do not.
@@ -108,11 +136,11 @@ describe('mcp --http request bodies', () => {
     expect((await rawRequest(server.url, 'POST', session, pingNested(62))).status).toBe(400);
   });
 
-  it('refuses a body over 1 MiB without Content-Length once more has come: 413', async () => {
+  it('refuses a body over 256 KiB without Content-Length once more has come: 413', async () => {
     const r = await chunked(
       server.url,
       auth,
-      Array.from({ length: 40 }, () => Buffer.alloc(64 * 1024, ' ')),
+      Array.from({ length: 8 }, () => Buffer.alloc(64 * 1024, ' ')),
     );
     expect(r.status).toBe(413);
     expect(errorOf(r).code).toBe(-32600);
@@ -130,17 +158,11 @@ describe('mcp --http request bodies', () => {
     }
   }, 60_000);
 
-  it('serves a client while ten hostile 4 MB bodies arrive at once', async () => {
+  it('serves a client while ten hostile 4 MB bodies (2,000,000 deep) arrive at once', async () => {
     const { client } = await connectHttp(server.url, TOKEN);
     try {
       const hostile = Array.from({ length: 10 }, (_, i) =>
-        i % 2
-          ? rawRequest(server.url, 'POST', auth, Buffer.alloc(4 * MiB, '['))
-          : chunked(
-              server.url,
-              auth,
-              Array.from({ length: 64 }, () => Buffer.alloc(64 * 1024, '[')),
-            ),
+        i % 2 ? rawRequest(server.url, 'POST', auth, nested) : chunked(server.url, auth, inPieces(nested)),
       );
       const s = structured(await client.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } }));
       expect(s.items[0]!.registry_code).toBe('13545698');
@@ -153,14 +175,14 @@ describe('mcp --http request bodies', () => {
   });
 });
 
-describe('mcp --http body slots', () => {
-  it('answers 408 to a body that stalls while it holds a slot, and the request waiting for that slot is then served', async () => {
+describe('mcp --http body budget', () => {
+  it('answers 408 to a body that stalls while it holds the room, and the request waiting for room is then served', async () => {
     const http = await startMcpHttp({
       host: '127.0.0.1',
       port: 0,
       token: TOKEN,
       newServer: () => new Server({ name: 'slots', version: '1' }, { capabilities: {} }),
-      bodyLimits: { maxBytes: MiB, maxDepth: 64, slots: 1, timeoutMs: 1500 },
+      bodyLimits: { maxBytes: 64 * 1024, maxDepth: 64, budgetBytes: 64 * 1024, timeoutMs: 1500 },
     });
     const u = new URL(http.url);
     try {
@@ -171,9 +193,10 @@ describe('mcp --http body slots', () => {
           res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
         });
         req.on('error', reject);
-        req.write('{"jsonrpc":"2.0",'); // and nothing more
+        // Without Content-Length: it holds room for the largest body, the whole budget, and sends no more.
+        req.write('{"jsonrpc":"2.0",');
       });
-      // Sent once the staller holds the only slot: it waits, then is served.
+      // Sent once the staller holds the room: it waits, then is served.
       await new Promise((r) => setTimeout(r, 200));
       const waiting = rawRequest(http.url, 'POST', auth, JSON.stringify(initializeMessage()));
       const first = await stalled;

@@ -102,9 +102,9 @@ describe('mcp --http', () => {
     expect(noSession.status).toBe(400);
   });
 
-  it('refuses a body over 1 MiB, and a body that is not JSON', async () => {
+  it('refuses a body over 256 KiB, and a body that is not JSON', async () => {
     const auth = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
-    const huge = await raw('POST', auth, Buffer.alloc(2 * 1024 * 1024, 0x20));
+    const huge = await raw('POST', auth, Buffer.alloc(1024 * 1024, 0x20));
     expect(huge.status).toBe(413);
     expect((await raw('POST', auth, '{not json')).status).toBe(400);
   });

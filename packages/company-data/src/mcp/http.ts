@@ -136,7 +136,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
 
     let body: unknown;
     if (req.method === 'POST') {
-      const read = await readBody(req);
+      const read = await readBody(req, res);
       if (!read.ok) {
         const { status, code, message } = read.refusal;
         jsonRpcError(res, status, code, message);

@@ -13,15 +13,13 @@
  * the milliseconds added, and each server process's peak RSS (VmHWM).
  * Run: node bench/mcp-overhead.bench.mjs [--calls 300] [--codes 5] [--pace-ms 120]
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildIfStale } from '../e2e/lib/build.mjs';
-import { arg, forkSandbox, load, quantile, report, root, sleep } from './support.mjs';
+import { arg, forkSandbox, load, peakRssMb, quantile, report, root, sleep, startMcpHttpProcess } from './support.mjs';
 
 const CALLS = Number(arg('calls', 300));
 const CODES = Number(arg('codes', 5));
@@ -31,48 +29,6 @@ const WARMUP = 20;
 const lib = await load('mcp-overhead', "export { CompanyDataClient } from './packages/company-data/src/index';");
 await buildIfStale(root, (m) => console.log(`[build] ${m}`));
 const mainJs = join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js');
-
-/**
- * Peak resident set of a live process, MiB (Linux: VmHWM).
- * @param {number | null | undefined} pid
- */
-function peakRssMb(pid) {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no VmHWM for process ${pid}`);
-  return Number(m[1]) / 1024;
-}
-
-/**
- * `company-data mcp --http --port 0`; resolves with its URL once it says where it listens.
- * @param {Record<string, string>} env
- * @returns {Promise<{ url: string, pid: number | undefined, close: () => Promise<void> }>}
- */
-function startHttpServer(env) {
-  const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcp --http did not listen within 60 s:\n${err}`)), 60_000);
-    child.stderr.on('data', (b) => {
-      err += b;
-      const m = /MCP server listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          url: m[1],
-          pid: child.pid,
-          close: () =>
-            /** @type {Promise<void>} */ (
-              new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))))
-            ),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`mcp --http exited ${code}:\n${err}`)));
-  });
-}
 
 const sb = await forkSandbox({ port: 0, seed: 1, companies: 2000, rateLimit: false });
 const codes = sb.codes.slice(0, CODES);
@@ -86,7 +42,7 @@ const stdioTransport = new StdioClientTransport({
   stderr: 'ignore',
 });
 const stdio = new Client({ name: 'mcp-overhead-bench', version: '1' });
-/** @type {Awaited<ReturnType<typeof startHttpServer>> | undefined} */
+/** @type {Awaited<ReturnType<typeof startMcpHttpProcess>> | undefined} */
 let httpServer;
 const http = new Client({ name: 'mcp-overhead-bench', version: '1' });
 
@@ -113,7 +69,7 @@ const names = Object.keys(ways);
 
 try {
   await stdio.connect(stdioTransport);
-  const server = await startHttpServer({ ...env, COMPANY_DATA_MCP_TOKEN: token });
+  const server = await startMcpHttpProcess(mainJs, { ...env, COMPANY_DATA_MCP_TOKEN: token });
   httpServer = server;
   await http.connect(
     new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),

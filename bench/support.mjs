@@ -3,8 +3,8 @@
  * sources are bundled with esbuild on the fly. Bundles go to node_modules/.cache so the one package kept
  * external (n8n-workflow, the nodes' peer, as in tsup.config.ts) resolves from the repository.
  */
-import { fork } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { fork, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,51 @@ export const arg = (name, def) => {
  */
 export function report(bench, figures) {
   process.stdout.write(`BENCH_RESULT ${JSON.stringify({ bench, figures })}\n`);
+}
+
+/**
+ * Peak resident set of a live process, MiB (Linux: VmHWM).
+ * @param {number | null | undefined} pid
+ */
+export function peakRssMb(pid) {
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/**
+ * `<mainJs> mcp --http --port 0` (the built CLI, or another build of it); resolves with its URL once it says
+ * where it listens. stderr() is what it logged so far.
+ * @param {string} mainJs
+ * @param {Record<string, string>} env
+ * @returns {Promise<{ url: string, pid: number | undefined, stderr: () => string, close: () => Promise<void> }>}
+ */
+export function startMcpHttpProcess(mainJs, env) {
+  const child = spawn(process.execPath, [mainJs, 'mcp', '--http', '--port', '0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mcp --http did not listen within 60 s:\n${err}`)), 60_000);
+    child.stderr.on('data', (b) => {
+      err += b;
+      const m = /MCP server listening on (http:\/\/\S+\/mcp)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1],
+          pid: child.pid,
+          stderr: () => err,
+          close: () =>
+            /** @type {Promise<void>} */ (
+              new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))))
+            ),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`mcp --http exited ${code}:\n${err}`)));
+  });
 }
 
 /**

@@ -4,72 +4,46 @@
  * token, 403 for a web page of another site (Origin) or a rebound host name (Host), 413 for a huge
  * body, 404 for an ended session; and neither the API key nor the token in any answer or log line.
  */
-import { request } from 'node:http';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliBundle } from '../../drills/support/cli';
-import { waitFor } from '../../support/wait-for';
-import { API_KEY, cliEnv, startMcpSandbox, structured, type Sb } from './support';
+import {
+  API_KEY,
+  cliEnv,
+  connectHttp,
+  initializeMessage,
+  mcpHeaders,
+  rawRequest,
+  spawnMcpHttp,
+  startMcpSandbox,
+  structured,
+  type HttpMcp,
+  type Sb,
+} from './support';
 
 const TOKEN = 'mcp_token_HTTPDRILL_0a1b2c3d4e5f6a7b';
 let sb: Sb;
-let server: ChildProcess;
-let stderr = '';
+let server: HttpMcp;
 let url: string;
 const seen: unknown[] = [];
+const initialize = initializeMessage();
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
-const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** A raw request, so the test controls every header (Host and Origin included). */
-function raw(
-  method: string,
-  headers: Record<string, string>,
-  body?: string | Buffer,
-): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, headers }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => {
-        seen.push(text);
-        resolve({ status: res.statusCode!, headers: res.headers, text });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+async function raw(method: string, headers: Record<string, string>, body?: string | Buffer) {
+  const answer = await rawRequest(url, method, headers, body);
+  seen.push(answer.text);
+  return answer;
 }
 
-async function connect(token = TOKEN) {
-  const client = new Client({ name: 'company-data-tests', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-  await client.connect(transport);
-  return { client, transport };
-}
+const connect = (token = TOKEN) => connectHttp(url, token);
 
 beforeAll(async () => {
   sb = await startMcpSandbox();
-  server = spawn(process.execPath, [cliBundle(), 'mcp', '--http', '--port', '0', '--base-url', sb.url], {
-    env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY, COMPANY_DATA_MCP_TOKEN: TOKEN }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitFor(() => /MCP server listening on (\S+)/.test(stderr), 20_000, 'the listening line');
-  url = /MCP server listening on (\S+)/.exec(stderr)![1]!;
+  server = await spawnMcpHttp(sb, TOKEN);
+  url = server.url;
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await new Promise((r) => (server?.exitCode !== null ? r(undefined) : server.once('exit', r)));
+  await server?.close();
   await sb?.close();
 });
 
@@ -128,9 +102,9 @@ describe('mcp --http', () => {
     expect(noSession.status).toBe(400);
   });
 
-  it('refuses a body over 4 MiB while reading it, and a body that is not JSON', async () => {
+  it('refuses a body over 256 KiB, and a body that is not JSON', async () => {
     const auth = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
-    const huge = await raw('POST', auth, Buffer.alloc(5 * 1024 * 1024, 0x20));
+    const huge = await raw('POST', auth, Buffer.alloc(1024 * 1024, 0x20));
     expect(huge.status).toBe(413);
     expect((await raw('POST', auth, '{not json')).status).toBe(400);
   });
@@ -148,6 +122,7 @@ describe('mcp --http', () => {
   });
 
   it('neither the API key nor the token is in any answer or log line', () => {
+    const stderr = server.stderr();
     const all = `${JSON.stringify(seen)}\n${stderr}`;
     expect(stderr).toMatch(/session opened/);
     for (const secret of [API_KEY, TOKEN]) {

@@ -10,7 +10,11 @@
  * - Authorization, by the strategy given (./oauth/strategy.ts): the static COMPANY_DATA_MCP_TOKEN, or
  *   OAuth access tokens of the team's authorization server (--oauth-issuer), whose metadata documents
  *   it also serves, before the guards (they are public).
- * - Body: JSON up to 4 MiB (413 past it, while reading).
+ * - Session: an Mcp-Session-Id this server no longer has gets 404 (the client then initializes anew),
+ *   before its body is read.
+ * - Body: size, nesting depth and bodies parsed at once bounded (body-limits.ts); then it must be a
+ *   JSON-RPC message, and no batch where the session's protocol version forbids them (-32600).
+ * At most 100 sessions are open; at the cap the least recently used one is closed (sessions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,14 +22,16 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { lingerThenClose, readCappedBody } from '../transport/capped-body';
+import { lingerThenClose } from '../transport/capped-body';
+import { DEFAULT_BODY_LIMITS, jsonBodyReader, type BodyLimits } from './body-limits';
+import { invalidInitialize, invalidRequest, jsonRpcError, negotiatedVersion } from './jsonrpc-errors';
 import type { McpAuth, McpAuthFactory } from './oauth/strategy';
+import { SessionTable } from './sessions';
 
 export const MCP_PATH = '/mcp';
-const MAX_BODY = 4 * 1024 * 1024;
-/** Sessions open at once; past it, sessions idle longest are closed first, then new ones are refused. */
+/** Sessions open at once; at the cap the least recently used one is closed for the newcomer. */
 const MAX_SESSIONS = 100;
-/** A session unused this long is closed when room is needed. */
+/** A session unused this long is closed when the next one opens. */
 const IDLE_MS = 30 * 60_000;
 
 export interface McpHttpOptions {
@@ -38,6 +44,9 @@ export interface McpHttpOptions {
   /** A fresh server for each session (the SDK connects one server to one transport). */
   newServer(): Server;
   log?: (line: string) => void;
+  /** Tests only: other body limits and session cap. */
+  bodyLimits?: BodyLimits;
+  maxSessions?: number;
 }
 
 export interface McpHttpServer {
@@ -61,20 +70,9 @@ function hostnameOf(value: string): string | undefined {
   }
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res
-    .writeHead(status, { 'content-type': 'application/json', ...headers })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: Server;
-  lastUsed: number;
-}
-
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer> {
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable({ max: opts.maxSessions ?? MAX_SESSIONS, idleMs: IDLE_MS, log: opts.log });
+  const readBody = jsonBodyReader(opts.bodyLimits ?? DEFAULT_BODY_LIMITS);
   let port = opts.port;
 
   const originAllowed = (origin: string | undefined) => {
@@ -95,34 +93,16 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
     return name !== undefined && (isLoopback(name) || name === opts.publicUrl?.hostname);
   };
 
-  async function closeSession(id: string): Promise<void> {
-    const s = sessions.get(id);
-    if (!s) return;
-    sessions.delete(id);
-    await s.transport.close().catch(() => undefined);
-    await s.server.close().catch(() => undefined);
-  }
-
-  /** Room for one more session: idle ones go first; false when all are in use. */
-  async function makeRoom(): Promise<boolean> {
-    const now = Date.now();
-    for (const [id, s] of sessions) if (now - s.lastUsed > IDLE_MS) await closeSession(id);
-    return sessions.size < MAX_SESSIONS;
-  }
-
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (!(await makeRoom()))
-      return jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}): close unused clients, or retry later`);
     const server = opts.newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, lastUsed: Date.now() });
-        opts.log?.(`session opened (${sessions.size} open)`);
+        sessions.add(id, transport, server, negotiatedVersion(body));
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId && sessions.delete(transport.sessionId)) opts.log?.(`session closed (${sessions.size} open)`);
+      if (transport.sessionId) sessions.ended(transport.sessionId);
     };
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
@@ -142,30 +122,35 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
       return jsonRpcError(res, 405, -32000, 'Method not allowed: use POST, GET or DELETE', { allow: 'GET, POST, DELETE' });
     }
 
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readCappedBody(req, MAX_BODY);
-      if (!raw) {
-        jsonRpcError(res, 413, -32000, `Request body over ${MAX_BODY / 1024 / 1024} MiB`);
-        return lingerThenClose(req);
-      }
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-      }
-    }
-
     const id = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(id) ? id[0] : id;
-    if (sessionId) {
-      const s = sessions.get(sessionId);
-      if (!s) return jsonRpcError(res, 404, -32001, 'Session not found: it ended or the server restarted; initialize a new one');
-      s.lastUsed = Date.now();
-      return s.transport.handleRequest(req, res, body);
+    const session = sessionId ? sessions.use(sessionId) : undefined;
+    if (sessionId && !session) {
+      jsonRpcError(res, 404, -32001, 'Session not found: it ended, was closed to make room, or the server restarted; initialize a new one');
+      return req.method === 'POST' ? lingerThenClose(req) : undefined;
+    }
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req, res);
+      if (!read.ok) {
+        const { status, code, message } = read.refusal;
+        jsonRpcError(res, status, code, message);
+        return lingerThenClose(req);
+      }
+      body = read.value;
+      const invalid = invalidRequest(body, session?.protocolVersion);
+      if (invalid) return jsonRpcError(res, 400, -32600, invalid.message, {}, invalid.id);
+    }
+
+    if (session) {
+      if (req.method !== 'POST') return session.transport.handleRequest(req, res, body);
+      return sessions.serve(session, () => session.transport.handleRequest(req, res, body));
     }
     const messages = Array.isArray(body) ? body : [body];
     if (req.method === 'POST' && messages.some((m) => isInitializeRequest(m))) return openSession(req, res, body);
+    const badInitialize = invalidInitialize(body);
+    if (badInitialize) return jsonRpcError(res, 400, -32602, badInitialize.message, {}, badInitialize.id);
     return jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; start with an initialize request');
   }
 
@@ -192,7 +177,7 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
     mcpUrl: mcpUrl.href,
     sessions: () => sessions.size,
     close: async () => {
-      await Promise.all([...sessions.keys()].map(closeSession));
+      await sessions.closeAll();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -22,6 +22,7 @@ import { CompanyDataError, redact } from '@company-data/core/errors';
 import { operationGroups } from '@company-data/core/operations';
 import type { LookupResult } from '@company-data/core/schemas/company';
 import { errorResult, runTool, toolResult } from './call';
+import { cleanErrors, noCursor } from './jsonrpc-errors';
 import { getPrompt, promptList, readResource, resourceList, resourceTemplates } from './resources';
 import { toolByName, toolName, tools } from './tools';
 
@@ -99,8 +100,12 @@ export function createMcpServer(ctx: McpContext): Server {
     { name: 'company-data', title: 'Company Data (Estonia)', version: ctx.version },
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: instructions(ctx) },
   );
+  cleanErrors(server);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, (req) => {
+    noCursor(req.params, 'tools');
+    return { tools: tools.map((t) => t.definition) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const tool = toolByName.get(req.params.name);
@@ -119,8 +124,14 @@ export function createMcpServer(ctx: McpContext): Server {
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: resourceList }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates }));
+  server.setRequestHandler(ListResourcesRequestSchema, (req) => {
+    noCursor(req.params, 'resources');
+    return { resources: resourceList };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) => {
+    noCursor(req.params, 'resource templates');
+    return { resourceTemplates };
+  });
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     try {
       return await readResource(ctx.client, req.params.uri);
@@ -129,7 +140,10 @@ export function createMcpServer(ctx: McpContext): Server {
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: promptList }));
+  server.setRequestHandler(ListPromptsRequestSchema, (req) => {
+    noCursor(req.params, 'prompts');
+    return { prompts: promptList };
+  });
   server.setRequestHandler(GetPromptRequestSchema, (req) => {
     try {
       return getPrompt(req.params.name, req.params.arguments);

@@ -1,17 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * A request body read up to `max` bytes: the body, or undefined once more came (what came is dropped,
- * the rest left unread). The connection is not torn down here: the 413 still has to go out on it
- * (see lingerThenClose).
+ * A request body read up to `max` bytes: the body, or undefined once more came, or once `accept` refused
+ * a chunk (what came is dropped, the rest left unread), or when the request was torn down before its end.
+ * The connection is not torn down here: the 413 still has to go out on it (see lingerThenClose).
  */
-export function readCappedBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+export function readCappedBody(req: IncomingMessage, max: number, accept?: (chunk: Buffer) => boolean): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size <= max) return void chunks.push(c);
+      if (size <= max && (!accept || accept(c))) return void chunks.push(c);
       req.off('data', onData);
       chunks.length = 0;
       resolve(undefined);
@@ -19,6 +19,7 @@ export function readCappedBody(req: IncomingMessage, max: number): Promise<Buffe
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('error', reject);
+    req.once('close', () => resolve(undefined));
   });
 }
 

@@ -124,7 +124,7 @@ export function createMcpServer(ctx: McpContext): Server {
   });
   type Send = (n: ServerNotification) => Promise<void>;
   /**
-   * notifications/message to the client: what the server does (tool calls, sections, retries), never the
+   * notifications/message to the client: what the server does (tool calls, due-diligence sections, failures), never the
    * arguments, answers or a secret. Sent on the request's own stream when there is one (HTTP clients get it
    * with the answer); a client that has gone away loses nothing else.
    */

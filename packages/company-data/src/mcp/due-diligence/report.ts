@@ -3,7 +3,7 @@
  * flags worst first, the facts of each section in a few fields, what could not be checked and why, and
  * what the check cost. The same answer as structured content and as readable text.
  */
-import { simplified } from '@company-data/core/simplify';
+import { flatCompanyFields, simplified } from '@company-data/core/simplify';
 import { operationGroups as ops } from '@company-data/core/operations';
 import { eur, latestFigures, redFlags, riskLevel, type RedFlag } from './red-flags';
 import { sectionSpecs, type Row, type SectionFailure, type SectionKey, type Sections } from './sections';
@@ -133,21 +133,12 @@ export function buildReport(input: {
   const profile = s.profile.ok ? s.profile.rows[0] : undefined;
   const company = profile
     ? pick(simplified(ops.companies.get, profile)[0] ?? {}, [
-        'registry_code',
-        'name',
-        'legal_form',
-        'status',
-        'status_label',
-        'registered_on',
-        'deleted_on',
-        'vat_number',
-        'address',
+        ...flatCompanyFields,
         'main_activity',
         'share_capital',
         'email',
         'website',
         'consumer_blacklist_since',
-        'url',
       ])
     : undefined;
   return {

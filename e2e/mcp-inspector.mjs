@@ -228,6 +228,24 @@ async function main() {
 
   // --- stdio with a key: the server uses the sandbox above; the key goes in the server's environment.
   const online = { COMPANY_DATA_BASE_URL: sandbox.url, COMPANY_DATA_API_KEY: apiKey };
+  const bankrupt = fixtures.companies.status_bankrupt;
+  await check(
+    `stdio, with an API key: company_due_diligence of the bankrupt ${bankrupt?.registry_code} ranks the status first, with its source, and bills nothing`,
+    async () => {
+      assert(bankrupt?.registry_code, 'GET /sandbox/fixtures has no status_bankrupt company');
+      const r = await inspect(inspector, toolCall(stdioTarget(online), 'company_due_diligence', `company="${bankrupt.registry_code}"`));
+      const result = resultOf(r, 'tools/call company_due_diligence');
+      assert(!result.isError, `tool error: ${JSON.stringify(result.content).slice(0, 500)}`);
+      const report = result.structuredContent;
+      assertEqual(report?.registry_code, bankrupt.registry_code, 'company_due_diligence: registry_code');
+      assertEqual(report.risk_level, 'high', 'company_due_diligence: risk_level');
+      assertEqual(report.red_flags[0]?.code, 'status_bankrupt', 'company_due_diligence: the first red flag');
+      assertEqual(report.red_flags[0]?.source, 'companies_get', 'company_due_diligence: its source');
+      assertEqual(report.cost?.billed_queries, 0, 'company_due_diligence: billed queries');
+      const text = result.content?.find((c) => c.type === 'text')?.text ?? '';
+      assert(/^Due diligence: .*\nRisk: HIGH/.test(text), `the text does not open with the company and the verdict: ${text.slice(0, 300)}`);
+    },
+  );
   await check(
     'stdio, with an API key: companies_get answers from the service (the server does not fall back to its own sandbox)',
     async () => {

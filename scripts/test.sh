@@ -115,6 +115,9 @@ e2e_stage "real-n8n queue mode" node e2e/queue-mode.mjs
 e2e_stage "XLSX read back by LibreOffice" node e2e/xlsx-libreoffice.mjs
 # The tool's MCP server driven by the official MCP Inspector's command line (pinned in e2e/inspector, Node 24).
 e2e_stage "MCP Inspector" node e2e/mcp-inspector.mjs
+# The official MCP conformance suite (pinned in e2e/conformance, Node 24) against `company-data mcp --http`: every
+# protocol scenario must pass; the reference server's fixture scenarios are a closed not-applicable list in the script.
+e2e_stage "MCP conformance" node e2e/mcp-conformance.mjs
 # `company-data auth login` signed in by headless Chromium (Debian's chromium, installed when missing) on the
 # Google stand-in's consent page, then status, enrich --google-account and logout.
 e2e_stage "Google sign-in in Chromium" node e2e/google-signin.mjs

@@ -2,18 +2,15 @@
 // e2e cache on first use like n8n's scanner, and run in its command-line mode under the e2e's Node 24 (the
 // Inspector needs Node >= 22.19; the machine's own Node is 20).
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_VERSION, acquireLock, cacheRoot, ensureRuntime, run } from './runtime.mjs';
+import { ensurePinnedTool, node24Env } from './pinned-tool.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SPEC_DIR = path.resolve(here, '../inspector');
-const SPEC_FILES = ['package.json', 'package-lock.json'];
 
-/** @typedef {{ nodeBin: string, bin: string, dir: string, version: string }} Inspector */
+/** @typedef {import('./pinned-tool.mjs').PinnedTool} Inspector */
 /**
  * An MCP result as the Inspector prints it, the fields the checks read. structuredContent: any, as each
  * tool answers in its own shape.
@@ -32,68 +29,20 @@ const SPEC_FILES = ['package.json', 'package-lock.json'];
  * @property {number} ms
  */
 
-function inspectorDir() {
-  const hash = createHash('sha256');
-  // The Node version that ran npm ci is part of the key: the install is only trusted for the runtime it was made with.
-  hash.update(`node ${NODE_VERSION}\n`);
-  for (const f of SPEC_FILES) hash.update(fs.readFileSync(path.join(SPEC_DIR, f)));
-  return path.join(cacheRoot(), `inspector-${hash.digest('hex').slice(0, 16)}`);
-}
-
 /**
- * Node 24 for npm and the Inspector: its bin folder first on PATH, so `#!/usr/bin/env node` scripts get it too.
- * @param {string} nodeBin
- * @param {Record<string, string>} [extra]
- * @returns {NodeJS.ProcessEnv}
- */
-function node24Env(nodeBin, extra = {}) {
-  return {
-    ...process.env,
-    PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`,
-    npm_config_update_notifier: 'false',
-    ...extra,
-  };
-}
-
-/**
- * Installs the pinned Inspector when the cache lacks it (npm ci under Node 24, so its engine range is
- * checked against the Node that runs it). Returns { nodeBin, bin, dir, version }.
+ * Installs the pinned Inspector when the cache lacks it. Its only install script (install-clients.mjs)
+ * installs its clients' dependencies in a source checkout and exits at once under node_modules.
  * @param {(m: string) => void} [log]
  * @returns {Promise<Inspector>}
  */
-export async function ensureInspector(log = () => {}) {
-  const { nodeBin } = await ensureRuntime({ log });
-  const dir = inspectorDir();
-  const stamp = path.join(dir, 'stamp');
-  const bin = path.join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-  const found = () => ({
-    nodeBin,
-    bin,
-    dir,
-    version: JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'package.json'), 'utf8'))
-      .version,
+export function ensureInspector(log = () => {}) {
+  return ensurePinnedTool({
+    name: 'inspector',
+    specDir: path.resolve(here, '../inspector'),
+    packageName: '@modelcontextprotocol/inspector',
+    binPath: path.join('clients', 'launcher', 'build', 'index.js'),
+    log,
   });
-  if (fs.existsSync(stamp)) return found();
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const release = await acquireLock(`${dir}.lock`, log);
-  try {
-    if (fs.existsSync(stamp)) return found();
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    for (const f of SPEC_FILES) fs.copyFileSync(path.join(SPEC_DIR, f), path.join(dir, f));
-    log(`installing the MCP Inspector into ${dir}`);
-    // No install scripts: the Inspector's only one (install-clients.mjs) installs its clients' dependencies
-    // in a source checkout and exits at once when the package sits under node_modules.
-    await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict'], {
-      cwd: dir,
-      env: node24Env(nodeBin),
-    });
-    if (!fs.existsSync(bin)) throw new Error(`the Inspector installed without its launcher ${bin}`);
-    fs.writeFileSync(stamp, new Date().toISOString());
-  } finally {
-    release();
-  }
-  return found();
 }
 
 /**

@@ -5,11 +5,13 @@
  * mode, and the API key in no output.
  */
 import { spawn } from 'node:child_process';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { tools } from '../../../packages/company-data/src/mcp/tools';
 import { operations } from '@company-data/core/operations';
 import { cliBundle } from '../../drills/support/cli';
+import { waitFor } from '../../support/wait-for';
 import { API_KEY, cliEnv, connectStdio, errorText, startMcpSandbox, structured, type Sb, type StdioMcp } from './support';
 
 let sb: Sb;
@@ -41,8 +43,9 @@ describe('tools/list', () => {
     const { tools: listed } = await mcp.client.listTools();
     answers.push(listed);
     const names = listed.map((t) => t.name);
-    expect(names).toEqual(tools.map((t) => t.name));
-    expect(names.length).toBe(operations.filter((o) => !o.notATool).length);
+    // One tool per operation, plus the one-call due diligence (due-diligence.test.ts).
+    expect(names).toEqual([...tools.map((t) => t.name), 'company_due_diligence']);
+    expect(names.length).toBe(operations.filter((o) => !o.notATool).length + 1);
     expect(names).toEqual(
       expect.arrayContaining([
         'companies_search',
@@ -64,7 +67,7 @@ describe('tools/list', () => {
       expect(t.name).toMatch(/^[a-z][a-z0-9_]{2,63}$/);
       expect(t.description!.length).toBeGreaterThan(60);
       expect(t.inputSchema.type).toBe('object');
-      expect(t.outputSchema?.required).toEqual(['items', 'count']);
+      if (t.name !== 'company_due_diligence') expect(t.outputSchema?.required).toEqual(['items', 'count']);
     }
   });
 
@@ -231,16 +234,80 @@ describe('resources and prompts', () => {
     await expect(mcp.client.readResource({ uri: 'company-data://nothing' })).rejects.toThrow(/not a resource of this server/);
   });
 
-  it('the due-diligence prompt names the tools to call', async () => {
+  it('the due-diligence prompt has the one-call tool do the check', async () => {
     const { prompts } = await mcp.client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['company_due_diligence', 'who_is_behind']);
     const p = await mcp.client.getPrompt({ name: 'company_due_diligence', arguments: { registry_code: '13545698' } });
     const text = (p.messages[0]!.content as { text: string }).text;
-    for (const tool of ['companies_get', 'risk_credit_score', 'risk_tax_debt', 'risk_court_cases', 'people_beneficial_owners'])
-      expect(text).toContain(tool);
-    expect(text).not.toMatch(/First find its registry code/);
+    expect(text).toContain('Call company_due_diligence with company set to "13545698"');
+    expect(text).toMatch(/not_checked/);
+    expect(text).not.toMatch(/several companies match/);
     const byName = await mcp.client.getPrompt({ name: 'company_due_diligence', arguments: { registry_code: 'Lõunaranna Tarkvara' } });
-    expect((byName.messages[0]!.content as { text: string }).text).toMatch(/First find its registry code with companies_search/);
+    expect((byName.messages[0]!.content as { text: string }).text).toMatch(/several companies match, ask which one is meant/);
+  });
+});
+
+describe('completions and logging', () => {
+  const prompt = { type: 'ref/prompt' as const, name: 'company_due_diligence' };
+
+  it('declares both capabilities', () => {
+    expect(mcp.client.getServerCapabilities()).toMatchObject({ completions: {}, logging: {} });
+  });
+
+  it("completes a prompt's registry code from a prefix of digits, and a name from words of it", async () => {
+    const byCode = await mcp.client.complete({ ref: prompt, argument: { name: 'registry_code', value: '1354' } });
+    answers.push(byCode);
+    expect(byCode.completion.values).toContain('13545698');
+    for (const v of byCode.completion.values) expect(v).toMatch(/^1354\d{4}$/);
+    const search = await direct.companies.search({ q: '1354', limit: 1 });
+    expect(byCode.completion.total).toBe(search.meta.pagination!.total);
+    const byName = await mcp.client.complete({ ref: prompt, argument: { name: 'registry_code', value: 'Lõunaranna' } });
+    expect(byName.completion.values).toContain('Lõunaranna Tarkvara OÜ');
+    // Too little to search (fewer than 3 digits, no word of 3 letters): nothing is asked of the service.
+    const before = sb.usage(API_KEY).requests;
+    for (const value of ['13', 'ab', ''])
+      expect((await mcp.client.complete({ ref: prompt, argument: { name: 'registry_code', value } })).completion.values).toEqual([]);
+    expect(sb.usage(API_KEY).requests).toBe(before);
+  });
+
+  it("completes the classifier template's type from the operation table, and answers an empty list for anything else", async () => {
+    const ref = { type: 'ref/resource' as const, uri: 'company-data://classifiers/{type}' };
+    const le = await mcp.client.complete({ ref, argument: { name: 'type', value: 'le' } });
+    expect(le.completion.values).toEqual(['legal_forms']);
+    const all = await mcp.client.complete({ ref, argument: { name: 'type', value: '' } });
+    const { resources } = await mcp.client.listResources();
+    expect(all.completion.values).toEqual(
+      resources
+        .filter((r) => r.uri.startsWith('company-data://classifiers/'))
+        .map((r) => r.uri.slice('company-data://classifiers/'.length)),
+    );
+    const other = await mcp.client.complete({ ref: { type: 'ref/prompt', name: 'no_such_prompt' }, argument: { name: 'x', value: 'abc' } });
+    expect(other.completion.values).toEqual([]);
+  });
+
+  it('sends what it does as log messages at the level set, never the key', async () => {
+    const seen: { level: string; data: unknown }[] = [];
+    mcp.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push(n.params));
+    await mcp.client.setLoggingLevel('debug');
+    await call('company_due_diligence', { company: '13545698' });
+    await waitFor(() => seen.some((m) => /company_due_diligence: ok/.test(String(m.data))), 10_000, 'the tool call log line');
+    expect(seen.filter((m) => m.level === 'debug').map((m) => String(m.data))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/company_due_diligence: tax_debt read, \d+ ms/)]),
+    );
+    await call('companies_get', { registry_code: '13545699' });
+    await waitFor(
+      () => seen.some((m) => m.level === 'error' && /companies_get: error invalid_parameter/.test(String(m.data))),
+      10_000,
+      'the error line',
+    );
+    // At "error", a call that goes well says nothing.
+    await mcp.client.setLoggingLevel('error');
+    const count = seen.length;
+    await call('companies_get', { registry_code: '13545698' });
+    await mcp.client.ping();
+    expect(seen.length).toBe(count);
+    await mcp.client.setLoggingLevel('info');
+    expect(JSON.stringify(seen)).not.toContain(API_KEY);
   });
 });
 
@@ -268,7 +335,9 @@ describe('stdin closed', () => {
     const answers = out
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { id: number; result?: { structuredContent?: { items: { status: string }[] } } });
+      .map((l) => JSON.parse(l) as { id?: number; result?: { structuredContent?: { items: { status: string }[] } } })
+      // Answers only; log notifications (no id) may come between them.
+      .filter((m) => m.id !== undefined);
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1]!.result!.structuredContent!.items[0]!.status).toBe('matched');
   });

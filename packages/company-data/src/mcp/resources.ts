@@ -9,12 +9,15 @@ import { ValidationError } from '@company-data/core/errors';
 import { operationGroups } from '@company-data/core/operations';
 import { registryCodeProblem } from '@company-data/core/validation';
 import { classifierTypes, classifierTypeSchema } from '@company-data/core/vocabulary';
+import { DUE_DILIGENCE_TOOL } from './due-diligence';
 import { toolName } from './tools';
 
 const OPENAPI_URI = 'company-data://openapi.json';
 const CLASSIFIER_PREFIX = 'company-data://classifiers/';
 
 const classifierOptions = operationGroups.reference.classifiers.params.type.options ?? [];
+/** The classifier template's URI, as completion/complete names it. */
+export const classifierTemplateUri = `${CLASSIFIER_PREFIX}{type}`;
 
 export const resourceList: Resource[] = [
   {
@@ -35,7 +38,7 @@ export const resourceList: Resource[] = [
 
 export const resourceTemplates: ResourceTemplate[] = [
   {
-    uriTemplate: `${CLASSIFIER_PREFIX}{type}`,
+    uriTemplate: classifierTemplateUri,
     name: 'classifier',
     title: 'A classifier of the service',
     description: `Codes and labels of one classifier; type is one of ${classifierTypes.join(', ')}.`,
@@ -81,15 +84,13 @@ const prompts: PromptSpec[] = [
     text: ({ registry_code: code = '' }) =>
       [
         `Do a due-diligence check of the Estonian company ${code}.`,
+        `1. Call ${DUE_DILIGENCE_TOOL} with company set to ${JSON.stringify(code)}: one call reads the profile, representatives, beneficial owners, credit score, tax debt and declarations, court cases, enforcements, payment orders and annual reports, and ranks the red flags.`,
         registryCodeProblem(code) === null
           ? ''
-          : `First find its registry code with ${t(ops.companies.search)} (or ${t(ops.companies.lookup)}), and say which company you chose.`,
-        `1. ${t(ops.companies.get)}: status, age, legal form, main activity, VAT number.`,
-        `2. ${t(ops.risk.creditScore)} and ${t(ops.risk.taxDebt)}.`,
-        `3. ${t(ops.risk.courtCases)}, ${t(ops.risk.enforcements)} and ${t(ops.risk.paymentOrders)}.`,
-        `4. ${t(ops.people.beneficialOwners)} and ${t(ops.people.representatives)}.`,
-        `5. ${t(ops.financials.financials)}: the last two years' revenue, profit and equity.`,
-        'Then answer in a short report: a verdict (low, medium or high risk) with the three facts that decide it, then the details. Quote the registry code, give dates, and say plainly what the data does not show.',
+          : 'If it answers that several companies match, ask which one is meant (or pick the one the user clearly means and say so), then call it again with that registry code.',
+        '2. If not_checked lists sections, say which ones could not be checked and why; retry one with the tool named in its source when it matters.',
+        `3. Where a red flag needs detail (all enforcement proceedings, the court decisions), call the tool named in its source, e.g. ${t(ops.risk.enforcements)}.`,
+        'Then answer in a short report: a verdict (low, medium or high risk) with the three facts that decide it (with their dates and sources), then the details. Quote the registry code, and say plainly what the data does not show.',
       ]
         .filter(Boolean)
         .join('\n'),

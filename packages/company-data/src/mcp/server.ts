@@ -7,14 +7,19 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  type LoggingLevel,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { LookupCache } from '@company-data/core/bulk-lookup';
 import type { CoreClient } from '@company-data/core/client';
@@ -23,6 +28,8 @@ import { operationGroups } from '@company-data/core/operations';
 import type { LookupResult } from '@company-data/core/schemas/company';
 import { errorResult, runTool, toolResult } from './call';
 import { cleanErrors, noCursor } from './jsonrpc-errors';
+import { complete } from './completions';
+import { DUE_DILIGENCE_TOOL, dueDiligenceDefinition, dueDiligenceResult, runDueDiligence } from './due-diligence';
 import { getPrompt, promptList, readResource, resourceList, resourceTemplates } from './resources';
 import { toolByName, toolName, tools } from './tools';
 
@@ -78,6 +85,7 @@ function instructions(ctx: McpContext): string {
     ctx.offline
       ? 'OFFLINE SANDBOX: no API key is configured, so every answer comes from a built-in sandbox with synthetic companies, not real ones. Say so when you answer.'
       : 'Answers come from the live service.',
+    `For "is this company safe to deal with?" call ${DUE_DILIGENCE_TOOL} first: one call, red flags ranked, partial answers named.`,
     `Find a company with ${toolName(operationGroups.companies.search)} (by name) or ${toolName(operationGroups.companies.lookup)} (many codes, VAT numbers or names at once, billed per query); most other tools take its 8-digit registry_code.`,
     'Answers are compact by default; pass full=true for the whole object. Lists come a page at a time: follow how_to_get_more when you need more.',
     `Labels are in ${ctx.lang === 'et' ? 'Estonian' : ctx.lang === 'ru' ? 'Russian' : 'English'} unless a call sets lang.`,
@@ -95,32 +103,105 @@ function protocolError(err: unknown, secrets: readonly string[]): McpError {
   return new McpError(ErrorCode.InternalError, redact(err instanceof Error ? err.message : String(err), secrets));
 }
 
+/** Log levels, least severe first (the protocol's order). */
+const levels = LoggingLevelSchema.options;
+/** What a session gets before it sets a level: what went wrong (a section not checked, a failed call), no routine. */
+const DEFAULT_LOG_LEVEL: LoggingLevel = 'warning';
+
 export function createMcpServer(ctx: McpContext): Server {
   const server = new Server(
     { name: 'company-data', title: 'Company Data (Estonia)', version: ctx.version },
-    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: instructions(ctx) },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} },
+      instructions: instructions(ctx),
+    },
   );
   cleanErrors(server);
 
+  // One server serves one connection (one session), so the level set here is that session's.
+  let logLevel: LoggingLevel = DEFAULT_LOG_LEVEL;
+  server.setRequestHandler(SetLevelRequestSchema, (req) => {
+    logLevel = req.params.level;
+    return {};
+  });
+  type Send = (n: ServerNotification) => Promise<void>;
+  /**
+   * notifications/message to the client: what the server does (tool calls, due-diligence sections, failures), never the
+   * arguments, answers or a secret. Sent on the request's own stream when there is one (HTTP clients get it
+   * with the answer); a client that has gone away loses nothing else.
+   */
+  const notify = (level: LoggingLevel, data: string, send?: Send) => {
+    if (levels.indexOf(level) < levels.indexOf(logLevel)) return;
+    const n: ServerNotification = {
+      method: 'notifications/message',
+      params: { level, logger: 'company-data', data: redact(data, ctx.secrets) },
+    };
+    void (send ? send(n) : server.notification(n)).catch(() => undefined);
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, (req) => {
     noCursor(req.params, 'tools');
-    return { tools: tools.map((t) => t.definition) };
+    return { tools: [...tools.map((t) => t.definition), dueDiligenceDefinition] };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const tool = toolByName.get(req.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${req.params.name}: list the tools to see their names`);
+    const name = req.params.name;
+    const tool = toolByName.get(name);
+    if (!tool && name !== DUE_DILIGENCE_TOOL)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}: list the tools to see their names`);
+    const send: Send = (n) => extra.sendNotification(n);
     const started = Date.now();
+    const call = { client: ctx.client, lookupCache: ctx.lookupCache, signal: extra.signal };
     try {
-      const structured = await ctx.track(
-        runTool({ client: ctx.client, lookupCache: ctx.lookupCache, signal: extra.signal }, tool, req.params.arguments ?? {}),
-      );
-      ctx.log?.(`${tool.name}: ok, ${structured.count} rows, ${Date.now() - started} ms`);
+      if (!tool) {
+        const report = await ctx.track(
+          runDueDiligence(
+            {
+              ...call,
+              secrets: ctx.secrets,
+              onSection: (key, result, ms) =>
+                result.ok
+                  ? notify('debug', `${name}: ${key} read, ${ms} ms`, send)
+                  : notify(
+                      'warning',
+                      `${name}: ${key} not checked: ${result.error.code}${result.error.status ? ` (HTTP ${result.error.status})` : ''}`,
+                      send,
+                    ),
+            },
+            req.params.arguments ?? {},
+          ),
+        );
+        const line = `${name}: ok, risk ${report.risk_level}, ${report.red_flags.length} red flags, ${report.not_checked.length} not checked, ${Date.now() - started} ms`;
+        ctx.log?.(line);
+        notify(report.complete ? 'info' : 'warning', line, send);
+        return dueDiligenceResult(report);
+      }
+      const structured = await ctx.track(runTool(call, tool, req.params.arguments ?? {}));
+      const line = `${tool.name}: ok, ${structured.count} rows, ${Date.now() - started} ms`;
+      ctx.log?.(line);
+      notify('info', line, send);
       return toolResult(structured);
     } catch (err) {
       const result = errorResult(err, ctx.secrets);
-      ctx.log?.(`${tool.name}: error${err instanceof CompanyDataError ? ` ${err.code}` : ''}, ${Date.now() - started} ms`);
+      const line = `${name}: error${err instanceof CompanyDataError ? ` ${err.code}` : ''}, ${Date.now() - started} ms`;
+      ctx.log?.(line);
+      notify('error', line, send);
       return result;
+    }
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
+    try {
+      return await complete(
+        ctx.client,
+        req.params,
+        promptList.map((p) => p.name),
+        extra.signal,
+      );
+    } catch (err) {
+      // A suggestion list that cannot be had is an empty one: the person types on.
+      notify('warning', `completion: ${err instanceof CompanyDataError ? err.code : 'failed'}`, (n) => extra.sendNotification(n));
+      return { completion: { values: [], hasMore: false } };
     }
   });
 

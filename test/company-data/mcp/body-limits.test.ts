@@ -9,6 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ByteBudget, JsonDepth } from '../../../packages/company-data/src/mcp/body-limits';
 import { startMcpHttp } from '../../../packages/company-data/src/mcp/http';
+import { staticToken } from '../../../packages/company-data/src/mcp/oauth/strategy';
 import {
   connectHttp,
   initializeMessage,
@@ -180,7 +181,7 @@ describe('mcp --http body budget', () => {
     const http = await startMcpHttp({
       host: '127.0.0.1',
       port: 0,
-      token: TOKEN,
+      auth: staticToken(TOKEN),
       newServer: () => new Server({ name: 'slots', version: '1' }, { capabilities: {} }),
       bodyLimits: { maxBytes: 64 * 1024, maxDepth: 64, budgetBytes: 64 * 1024, timeoutMs: 1500 },
     });

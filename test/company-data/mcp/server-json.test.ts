@@ -70,8 +70,9 @@ describe('server.json (MCP Registry)', () => {
       expect(option, `${a.name} is an option of company-data mcp`).toBeDefined();
       if (a.name === '--lang') expect([...a.choices!].sort()).toEqual([...langs].sort());
     }
-    // The stdio server reads exactly these (flags win); COMPANY_DATA_MCP_TOKEN is for --http only.
-    const envOfOptions = cmd.options.map((o) => o.envVar).filter((v): v is string => !!v);
+    // The stdio server reads exactly these (flags win); the COMPANY_DATA_MCP_* ones (token, OAuth issuer and
+    // audience, public URL) are for --http only, which a registry entry of transport stdio never starts.
+    const envOfOptions = cmd.options.map((o) => o.envVar).filter((v): v is string => !!v && !v.startsWith('COMPANY_DATA_MCP_'));
     expect(entry!.environmentVariables.map((e) => e.name).sort()).toEqual(envOfOptions.sort());
     expect(entry!.environmentVariables.find((e) => e.name === 'COMPANY_DATA_API_KEY')).toMatchObject({ isSecret: true });
     // Neither is required: without both the server answers from its offline sandbox.

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { ensurePinnedTool, node24Env } from './pinned-tool.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** How long the Inspector waits for the server to answer initialize. */
+const CONNECT_TIMEOUT_MS = 60_000;
 
 /** @typedef {import('./pinned-tool.mjs').PinnedTool} Inspector */
 /**
@@ -58,10 +60,21 @@ export function ensureInspector(log = () => {}) {
  * @param {{ cwd?: string, timeoutMs?: number }} [opts]
  * @returns {Promise<InspectorRun>}
  */
-export function runInspector(inspector, args, { cwd, timeoutMs = 60_000 } = {}) {
+export function runInspector(inspector, args, { cwd, timeoutMs = 120_000 } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-inspector-home-'));
   const isHttp = args.includes('--server-url');
-  const full = [inspector.bin, '--cli', '--format', 'json', ...(isHttp ? ['--stored-auth-only'] : []), ...args];
+  // The offline server builds its sandbox's dataset before it answers: on a loaded machine that outlasts the
+  // Inspector's default 15 s to connect.
+  const full = [
+    inspector.bin,
+    '--cli',
+    '--format',
+    'json',
+    '--connect-timeout',
+    String(CONNECT_TIMEOUT_MS),
+    ...(isHttp ? ['--stored-auth-only'] : []),
+    ...args,
+  ];
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(inspector.nodeBin, full, {

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
+import { runDueDiligence } from '../../../packages/company-data/src/mcp/due-diligence';
 import { tools } from '../../../packages/company-data/src/mcp/tools';
 import { json, readBody, startTestServer, type TestServer } from '../../support/http-server';
 import { API_KEY, connectStdio, errorText, startMcpSandbox, type Sb, type StdioMcp } from './support';
@@ -238,6 +239,20 @@ describe('company_due_diligence', () => {
     const ambiguous = errorText(await dd({ company: 'Ehitus' }));
     expect(ambiguous).toMatch(/company matches more than one company: .*\(\d{8}, /);
     expect(ambiguous).toMatch(/registry code of the company meant/);
+  });
+
+  it('nothing answers (a wrong key): that error is the answer, not a report of eleven failures', async () => {
+    const wrongKey = 'sk_live_WRONGKEY_0000000000000000';
+    const client = new CompanyDataClient({ baseUrl: sb.url, apiKey: wrongKey, lang: 'en' });
+    try {
+      const run = runDueDiligence(
+        { client, lookupCache: () => ({ get: () => undefined, set: () => undefined }), secrets: [wrongKey] },
+        { company: code('active') },
+      );
+      await expect(run).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await client.close();
+    }
   });
 
   it('the API key is in no answer', () => {

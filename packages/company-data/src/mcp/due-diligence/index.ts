@@ -158,7 +158,7 @@ async function resolve(ctx: CallContext, given: string, lang: Lang | undefined):
       code: 'not_found',
       hint: 'Check the spelling, or search with companies_search and pass the registry code',
     });
-  const list = found.map((c) => `${c.name} (${c.registry_code}, ${c.status.label ?? c.status.code})`).join('; ');
+  const list = found.map((c) => `${c.name} (${c.registry_code}${c.status ? `, ${c.status.label ?? c.status.code}` : ''})`).join('; ');
   throw new ValidationError({
     field: 'company',
     rule: `matches more than one company: ${list}${(res.meta.pagination?.total ?? 0) > found.length ? '; and more' : ''}`,
@@ -188,8 +188,10 @@ export async function runDueDiligence(ctx: DueDiligenceContext, args: Record<str
     profile: resolved.profile,
     onSection: ctx.onSection,
   });
-  // No profile because there is no such company: that is the answer, not a partial report.
-  if (!sections.profile.ok && sections.profile.cause instanceof NotFoundError) throw sections.profile.cause;
+  // No profile because there is no such company, or nothing answered at all (a wrong key, the service down):
+  // that error is the answer, not a report of eleven failures under a "low" verdict.
+  if (!sections.profile.ok && (sections.profile.cause instanceof NotFoundError || sectionSpecs.every((s) => !sections[s.key].ok)))
+    throw sections.profile.cause;
   const read = sectionSpecs.filter((s) => !(s.key === 'profile' && resolved.profile)).length;
   return buildReport({
     registryCode: resolved.registryCode,

@@ -56,6 +56,8 @@ describe('JsonDepth', () => {
     expect(depthOk(1, '{"a":"\\\\"', ',"b":[1]}')).toBe(false);
     expect(depthOk(2, '{"a":"[', '[["}', '[1]')).toBe(true);
     expect(depthOk(2, '[[', '[')).toBe(false);
+    // Stray closing brackets do not buy depth (JSON.parse would stop at them anyway).
+    expect(depthOk(2, ']]]]', '[[[')).toBe(false);
     expect(depthOk(1, '{"Tõnu ÕÄÖÜ 😀 [":"ü{"}')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
  * no DELETE: 150 clients in a row are all served, the server keeps at most 100 sessions by closing the least
  * recently used, and the client of a closed session gets 404 and, as the protocol says, starts a new one.
  */
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { connectHttp, initializeMessage, mcpHeaders, mcpHttpFixture, rawRequest, structured } from './support';
 
@@ -48,15 +48,19 @@ describe('mcp --http sessions', () => {
     expect((err as StreamableHTTPError).code).toBe(404);
     expect((err as Error).message).toMatch(/Session not found/);
 
-    // Starting anew, as a client must on 404: a new transport, initialize without a session id.
+    // Starting anew, as a client must on 404: the same SDK Client closed and connected on a new transport,
+    // which initializes without a session id.
     const oldId = first.transport.sessionId;
     await first.client.close();
-    const again = await connectHttp(mcp.server.url, TOKEN);
-    expect(again.transport.sessionId).toBeTruthy();
-    expect(again.transport.sessionId).not.toBe(oldId);
-    const s = structured(await again.client.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } }));
+    const fresh = new StreamableHTTPClientTransport(new URL(mcp.server.url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    });
+    await first.client.connect(fresh);
+    expect(fresh.sessionId).toBeTruthy();
+    expect(fresh.sessionId).not.toBe(oldId);
+    const s = structured(await first.client.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } }));
     expect(s.items[0]!.registry_code).toBe('13545698');
-    await again.client.close();
+    await first.client.close();
     await regular.client.close();
   }, 180_000);
 

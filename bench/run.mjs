@@ -128,6 +128,8 @@ await bench('webhook', 'webhook.bench.mjs', ['--events', size(20_000, 5000), '--
 await bench('client', 'client.bench.mjs', []);
 // 9. What an MCP tool call adds to the client call (stdio and Streamable HTTP), and the MCP server's memory.
 await bench('mcp-overhead', 'mcp-overhead.bench.mjs', ['--calls', size(300, 60)]);
+// 9b. The MCP server over HTTP under hostile bodies and clients that never end their session (issue 30).
+await bench('mcp-limits', 'mcp-limits.bench.mjs', ['--clients', size(150, 120)]);
 // 10. The alert path on n8n's distributed engine (real n8n in queue mode; about 18 minutes in all): the full
 // burst with n8n's default expression engine and the one setting docs/performance.md recommends
 // (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true) at 1 and 2 workers; the same with nginx routing by event id;
@@ -387,6 +389,28 @@ if (m) {
     add(`  peak RSS of the ${label} server process, MiB`, m[`${way}ServerPeakRssMb`], '< 200', m[`${way}ServerPeakRssMb`] < 200, 0);
   }
 } else missing('mcp-overhead', 'MCP tool call overhead');
+const ml = results['mcp-limits'];
+if (ml) {
+  for (const [key, label] of [
+    ['nested', '10 x 4 MB bodies nested 2,000,000 deep at once'],
+    ['wide', `10 x ${fmt(ml.wide_bodyBytes / 1024, 0)} KiB valid JSON-RPC of ${ml.wide_objects} objects at once`],
+  ]) {
+    add(
+      `MCP over HTTP, ${label} (${ml[`${key}_statuses`]}): server peak RSS rise, MiB (${fmt(ml[`${key}_afterMb`], 0)} MiB after)`,
+      ml[`${key}_peakRiseMb`],
+      '< 300',
+      ml[`${key}_peakRiseMb`] < 300,
+      0,
+    );
+    add('  next client served, ms', ml[`${key}_servedMs`], '< 2000', ml[`${key}_servedMs`] < 2000, 0);
+  }
+  add(
+    `MCP over HTTP, ${ml.clients} SDK clients in a row without DELETE: served; sessions open at most (~${fmt(ml.perSessionKb, 0)} KiB a session)`,
+    `${ml.clientsServed}; ${ml.sessionsOpenAtMost}`,
+    `${ml.clients}; <= 100`,
+    ml.clientsServed === ml.clients && ml.sessionsOpenAtMost <= 100,
+  );
+} else missing('mcp-limits', 'MCP over HTTP under hostile bodies and many clients');
 
 const cpu = (() => {
   try {

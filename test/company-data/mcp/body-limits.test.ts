@@ -6,28 +6,16 @@
  */
 import { request } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ByteBudget, JsonDepth } from '../../../packages/company-data/src/mcp/body-limits';
 import { startMcpHttp } from '../../../packages/company-data/src/mcp/http';
 import { staticToken } from '../../../packages/company-data/src/mcp/oauth/strategy';
-import {
-  connectHttp,
-  initializeMessage,
-  mcpHeaders,
-  rawRequest,
-  spawnMcpHttp,
-  startMcpSandbox,
-  structured,
-  type HttpMcp,
-  type RawAnswer,
-  type Sb,
-} from './support';
+import { connectHttp, initializeMessage, mcpHeaders, mcpHttpFixture, rawRequest, structured, type RawAnswer } from './support';
 
 const TOKEN = 'mcp_token_BODYLIMITS_9a8b7c6d5e4f3a2b';
 const auth = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
 const MiB = 1024 * 1024;
-let sb: Sb;
-let server: HttpMcp;
+const mcp = mcpHttpFixture(TOKEN);
 
 /** A POST whose body goes out in chunks without Content-Length (chunked transfer encoding). */
 function chunked(url: string, headers: Record<string, string>, chunks: Iterable<Buffer>): Promise<RawAnswer> {
@@ -55,16 +43,6 @@ const errorOf = (r: RawAnswer) => (JSON.parse(r.text) as { error: { code: number
 const pingNested = (levels: number) =>
   `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x":${'['.repeat(levels)}${']'.repeat(levels)}}}}`;
 
-beforeAll(async () => {
-  sb = await startMcpSandbox();
-  server = await spawnMcpHttp(sb, TOKEN);
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sb?.close();
-});
-
 describe('JsonDepth', () => {
   const depthOk = (max: number, ...chunks: string[]) => {
     const d = new JsonDepth(max);
@@ -79,6 +57,8 @@ describe('JsonDepth', () => {
     expect(depthOk(1, '{"a":"\\\\"', ',"b":[1]}')).toBe(false);
     expect(depthOk(2, '{"a":"[', '[["}', '[1]')).toBe(true);
     expect(depthOk(2, '[[', '[')).toBe(false);
+    // Stray closing brackets do not buy depth (JSON.parse would stop at them anyway).
+    expect(depthOk(2, ']]]]', '[[[')).toBe(false);
     expect(depthOk(1, '{"Tõnu ÕÄÖÜ 😀 [":"ü{"}')).toBe(true);
   });
 });
@@ -112,7 +92,7 @@ describe('ByteBudget', () => {
 
 describe('mcp --http request bodies', () => {
   it('refuses 4 MB of JSON nested 2,000,000 deep by its Content-Length: 413 and JSON-RPC -32600, nothing parsed', async () => {
-    const r = await rawRequest(server.url, 'POST', auth, nested);
+    const r = await rawRequest(mcp.server.url, 'POST', auth, nested);
     expect(r.status).toBe(413);
     expect(errorOf(r)).toEqual({
       code: -32600,
@@ -121,25 +101,25 @@ describe('mcp --http request bodies', () => {
   });
 
   it('refuses nesting deeper than 64 levels while reading: 400 and -32600, with and without Content-Length', async () => {
-    const deep = await rawRequest(server.url, 'POST', auth, Buffer.alloc(100_000, '['));
+    const deep = await rawRequest(mcp.server.url, 'POST', auth, Buffer.alloc(100_000, '['));
     expect(deep.status).toBe(400);
     expect(errorOf(deep)).toEqual({ code: -32600, message: 'Invalid Request: the JSON is nested deeper than 64 levels' });
     // The same 4 MB, chunked: refused on the first chunk, long before the size limit.
-    const streamed = await chunked(server.url, auth, inPieces(nested));
+    const streamed = await chunked(mcp.server.url, auth, inPieces(nested));
     expect(streamed.status).toBe(400);
     expect(errorOf(streamed).message).toMatch(/nested deeper than 64 levels/);
     // Exactly 64 levels pass the depth check (and the ping is answered); 65 do not.
-    const opened = await rawRequest(server.url, 'POST', auth, JSON.stringify(initializeMessage()));
+    const opened = await rawRequest(mcp.server.url, 'POST', auth, JSON.stringify(initializeMessage()));
     const session = { ...auth, 'mcp-session-id': opened.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
-    const at64 = await rawRequest(server.url, 'POST', session, pingNested(61));
+    const at64 = await rawRequest(mcp.server.url, 'POST', session, pingNested(61));
     expect(at64.status).toBe(200);
     expect(at64.text).toMatch(/"result":\{\}/);
-    expect((await rawRequest(server.url, 'POST', session, pingNested(62))).status).toBe(400);
+    expect((await rawRequest(mcp.server.url, 'POST', session, pingNested(62))).status).toBe(400);
   });
 
   it('refuses a body over 256 KiB without Content-Length once more has come: 413', async () => {
     const r = await chunked(
-      server.url,
+      mcp.server.url,
       auth,
       Array.from({ length: 8 }, () => Buffer.alloc(64 * 1024, ' ')),
     );
@@ -148,7 +128,7 @@ describe('mcp --http request bodies', () => {
   });
 
   it('takes the largest legitimate call: a lookup of 1,000 company names', async () => {
-    const { client } = await connectHttp(server.url, TOKEN);
+    const { client } = await connectHttp(mcp.server.url, TOKEN);
     try {
       const queries = Array.from({ length: 1000 }, (_, i) => `Osaühing Põhjamaade Ehitus- ja Kinnisvarahaldus ${i}`);
       const answer = structured(await client.callTool({ name: 'companies_lookup', arguments: { queries, max_billed_queries: 1000 } }));
@@ -160,10 +140,10 @@ describe('mcp --http request bodies', () => {
   }, 60_000);
 
   it('serves a client while ten hostile 4 MB bodies (2,000,000 deep) arrive at once', async () => {
-    const { client } = await connectHttp(server.url, TOKEN);
+    const { client } = await connectHttp(mcp.server.url, TOKEN);
     try {
       const hostile = Array.from({ length: 10 }, (_, i) =>
-        i % 2 ? rawRequest(server.url, 'POST', auth, nested) : chunked(server.url, auth, inPieces(nested)),
+        i % 2 ? rawRequest(mcp.server.url, 'POST', auth, nested) : chunked(mcp.server.url, auth, inPieces(nested)),
       );
       const s = structured(await client.callTool({ name: 'companies_get', arguments: { registry_code: '13545698' } }));
       expect(s.items[0]!.registry_code).toBe('13545698');

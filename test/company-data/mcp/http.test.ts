@@ -5,51 +5,26 @@
  * body, 404 for an ended session; and neither the API key nor the token in any answer or log line.
  */
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliBundle } from '../../drills/support/cli';
-import {
-  API_KEY,
-  cliEnv,
-  connectHttp,
-  initializeMessage,
-  mcpHeaders,
-  rawRequest,
-  spawnMcpHttp,
-  startMcpSandbox,
-  structured,
-  type HttpMcp,
-  type Sb,
-} from './support';
+import { API_KEY, cliEnv, connectHttp, initializeMessage, mcpHeaders, mcpHttpFixture, rawRequest, structured } from './support';
 
 const TOKEN = 'mcp_token_HTTPDRILL_0a1b2c3d4e5f6a7b';
-let sb: Sb;
-let server: HttpMcp;
-let url: string;
+const mcp = mcpHttpFixture(TOKEN);
 const seen: unknown[] = [];
 const initialize = initializeMessage();
 
 async function raw(method: string, headers: Record<string, string>, body?: string | Buffer) {
-  const answer = await rawRequest(url, method, headers, body);
+  const answer = await rawRequest(mcp.server.url, method, headers, body);
   seen.push(answer.text);
   return answer;
 }
 
-const connect = (token = TOKEN) => connectHttp(url, token);
-
-beforeAll(async () => {
-  sb = await startMcpSandbox();
-  server = await spawnMcpHttp(sb, TOKEN);
-  url = server.url;
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sb?.close();
-});
+const connect = (token = TOKEN) => connectHttp(mcp.server.url, token);
 
 describe('mcp --http', () => {
   it('listens on loopback at /mcp', () => {
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(mcp.server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
   it('serves the SDK client with the token: tools, a call, its own session', async () => {
@@ -84,9 +59,11 @@ describe('mcp --http', () => {
     expect(foreign.status).toBe(403);
     expect(JSON.parse(foreign.text).error.message).toMatch(/Origin/);
     expect((await raw('POST', { ...auth, origin: 'http://localhost:1' }, JSON.stringify(initialize))).status).toBe(403);
-    expect((await raw('POST', { ...auth, host: `evil.example:${new URL(url).port}` }, JSON.stringify(initialize))).status).toBe(403);
+    expect((await raw('POST', { ...auth, host: `evil.example:${new URL(mcp.server.url).port}` }, JSON.stringify(initialize))).status).toBe(
+      403,
+    );
     // The server's own origin is fine (a page it served, if it ever serves one).
-    const own = await raw('POST', { ...auth, origin: new URL(url).origin }, JSON.stringify(initialize));
+    const own = await raw('POST', { ...auth, origin: new URL(mcp.server.url).origin }, JSON.stringify(initialize));
     expect(own.status).toBe(200);
   });
 
@@ -110,7 +87,7 @@ describe('mcp --http', () => {
   });
 
   it('without COMPANY_DATA_MCP_TOKEN it does not start, and says what to set', async () => {
-    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--http', '--port', '0', '--base-url', sb.url], {
+    const child = spawn(process.execPath, [cliBundle(), 'mcp', '--http', '--port', '0', '--base-url', mcp.sb.url], {
       env: cliEnv({ COMPANY_DATA_API_KEY: API_KEY }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -122,7 +99,7 @@ describe('mcp --http', () => {
   });
 
   it('neither the API key nor the token is in any answer or log line', () => {
-    const stderr = server.stderr();
+    const stderr = mcp.server.stderr();
     const all = `${JSON.stringify(seen)}\n${stderr}`;
     expect(stderr).toMatch(/session opened/);
     for (const secret of [API_KEY, TOKEN]) {

@@ -4,13 +4,12 @@
  * shows (the message with "MCP error <code>:" once, not twice, and no zod dump).
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectHttp, initializeMessage, mcpHeaders, rawRequest, spawnMcpHttp, startMcpSandbox, type HttpMcp, type Sb } from './support';
+import { describe, expect, it } from 'vitest';
+import { connectHttp, initializeMessage, mcpHeaders, mcpHttpFixture, rawRequest } from './support';
 
 const TOKEN = 'mcp_token_JSONRPC_0f1e2d3c4b5a6978';
 const auth = { ...mcpHeaders, authorization: `Bearer ${TOKEN}` };
-let sb: Sb;
-let server: HttpMcp;
+const mcp = mcpHttpFixture(TOKEN);
 
 interface Answer {
   jsonrpc: string;
@@ -28,15 +27,15 @@ function answersOf(text: string): Answer[] {
 
 /** A session opened by raw requests at `version`: its headers, and a poster of raw bodies to it. */
 async function rawSession(version: string) {
-  const opened = await rawRequest(server.url, 'POST', auth, JSON.stringify(initializeMessage(version)));
+  const opened = await rawRequest(mcp.server.url, 'POST', auth, JSON.stringify(initializeMessage(version)));
   expect(opened.status).toBe(200);
   expect(answersOf(opened.text)[0]!.result!.protocolVersion).toBe(version);
   const headers = { ...auth, 'mcp-session-id': opened.headers['mcp-session-id'] as string, 'mcp-protocol-version': version };
   expect(
-    (await rawRequest(server.url, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status,
+    (await rawRequest(mcp.server.url, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status,
   ).toBe(202);
   const post = async (body: unknown) => {
-    const r = await rawRequest(server.url, 'POST', headers, typeof body === 'string' ? body : JSON.stringify(body));
+    const r = await rawRequest(mcp.server.url, 'POST', headers, typeof body === 'string' ? body : JSON.stringify(body));
     return { status: r.status, answers: answersOf(r.text) };
   };
   return { post };
@@ -47,16 +46,6 @@ function expectClean(message: string): void {
   expect(message).not.toMatch(/MCP error/);
   expect(message).not.toMatch(/invalid_type|"code"|"path"|\[\s*\{/);
 }
-
-beforeAll(async () => {
-  sb = await startMcpSandbox();
-  server = await spawnMcpHttp(sb, TOKEN);
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sb?.close();
-});
 
 describe('mcp --http JSON-RPC errors', () => {
   it('-32602 for tools/call without a name or with arguments that are not an object: field and rule, no zod dump', async () => {
@@ -77,7 +66,7 @@ describe('mcp --http JSON-RPC errors', () => {
   });
 
   it('-32602 for an unknown tool, resource or prompt; the SDK client shows "MCP error -32602:" once', async () => {
-    const { client } = await connectHttp(server.url, TOKEN);
+    const { client } = await connectHttp(mcp.server.url, TOKEN);
     try {
       const calls: [Promise<unknown>, RegExp][] = [
         [client.callTool({ name: 'no_such_tool', arguments: {} }), /^MCP error -32602: Unknown tool no_such_tool: list the tools/],
@@ -100,7 +89,7 @@ describe('mcp --http JSON-RPC errors', () => {
   });
 
   it('-32602 for a cursor this server never gave out, on every list', async () => {
-    const { client } = await connectHttp(server.url, TOKEN);
+    const { client } = await connectHttp(mcp.server.url, TOKEN);
     try {
       const lists = [
         client.listTools({ cursor: 'page-2' }),
@@ -158,7 +147,7 @@ describe('mcp --http JSON-RPC errors', () => {
       ]);
     }
     // Without a session too (before any initialize).
-    const none = await rawRequest(server.url, 'POST', auth, JSON.stringify({ hello: 'world' }));
+    const none = await rawRequest(mcp.server.url, 'POST', auth, JSON.stringify({ hello: 'world' }));
     expect(none.status).toBe(400);
     expect(answersOf(none.text)[0]!.error!.code).toBe(-32600);
   });
@@ -185,7 +174,7 @@ describe('mcp --http JSON-RPC errors', () => {
       // One message at a time is served.
       expect((await s.post(batch[0])).answers).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
     }
-    const initBatch = await rawRequest(server.url, 'POST', auth, JSON.stringify([initializeMessage('2025-06-18')]));
+    const initBatch = await rawRequest(mcp.server.url, 'POST', auth, JSON.stringify([initializeMessage('2025-06-18')]));
     expect(initBatch.status).toBe(400);
     expect(answersOf(initBatch.text)[0]!.error!.code).toBe(-32600);
   });
@@ -207,7 +196,7 @@ describe('mcp --http JSON-RPC errors', () => {
   });
 
   it('-32602 for an initialize without its params', async () => {
-    const r = await rawRequest(server.url, 'POST', auth, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }));
+    const r = await rawRequest(mcp.server.url, 'POST', auth, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }));
     expect(r.status).toBe(400);
     const answer = answersOf(r.text)[0]!;
     expect(answer.id).toBe(1);

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll } from 'vitest';
 import { startSandbox } from '../../../packages/company-data/src/sandbox';
 import { cliBundle } from '../../drills/support/cli';
 import { waitFor } from '../../support/wait-for';
@@ -89,6 +90,23 @@ export async function spawnMcpHttp(sb: Sb, token: string): Promise<HttpMcp> {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * A sandbox and `mcp --http` serving it with the token, for the tests of one file: started before them,
+ * stopped after. Read its fields inside tests (they are set once beforeAll has run).
+ */
+export function mcpHttpFixture(token: string): { readonly sb: Sb; readonly server: HttpMcp } {
+  const f = {} as { sb: Sb; server: HttpMcp };
+  beforeAll(async () => {
+    f.sb = await startMcpSandbox();
+    f.server = await spawnMcpHttp(f.sb, token);
+  });
+  afterAll(async () => {
+    await f.server?.close();
+    await f.sb?.close();
+  });
+  return f;
 }
 
 /** The official SDK client over Streamable HTTP with the bearer token. */

@@ -76,7 +76,7 @@ export class JsonDepth {
       } else if (b === QUOTE) this.inString = true;
       else if (isOpen(b)) {
         if (++this.depth > this.max) return !(this.tooDeep = true);
-      } else if (isClose(b)) this.depth--;
+      } else if (isClose(b) && this.depth > 0) this.depth--;
     }
     return true;
   }

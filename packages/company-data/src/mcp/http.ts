@@ -44,9 +44,8 @@ export interface McpHttpOptions {
   /** A fresh server for each session (the SDK connects one server to one transport). */
   newServer(): Server;
   log?: (line: string) => void;
-  /** Tests only: other body limits and session cap. */
+  /** Tests only: other body limits. */
   bodyLimits?: BodyLimits;
-  maxSessions?: number;
 }
 
 export interface McpHttpServer {
@@ -71,7 +70,7 @@ function hostnameOf(value: string): string | undefined {
 }
 
 export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer> {
-  const sessions = new SessionTable({ max: opts.maxSessions ?? MAX_SESSIONS, idleMs: IDLE_MS, log: opts.log });
+  const sessions = new SessionTable({ max: MAX_SESSIONS, idleMs: IDLE_MS, log: opts.log });
   const readBody = jsonBodyReader(opts.bodyLimits ?? DEFAULT_BODY_LIMITS);
   let port = opts.port;
 

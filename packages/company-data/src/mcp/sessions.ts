@@ -28,7 +28,7 @@ export interface SessionTableOptions {
   now?: () => number;
 }
 
-const minutes = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+const duration = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 async function end(s: Session): Promise<void> {
   await s.transport.close().catch(() => undefined);
@@ -62,12 +62,12 @@ export class SessionTable {
   add(id: string, transport: StreamableHTTPServerTransport, server: Server, protocolVersion: string): Session {
     const now = this.now();
     for (const [oldId, s] of this.open)
-      if (s.busy === 0 && now - s.lastUsed > this.opts.idleMs) void this.close(oldId, `after ${minutes(now - s.lastUsed)} idle`);
+      if (s.busy === 0 && now - s.lastUsed > this.opts.idleMs) void this.close(oldId, `after ${duration(now - s.lastUsed)} idle`);
     while (this.open.size >= this.opts.max) {
       const [oldId, s] = this.leastRecentlyUsed();
       void this.close(
         oldId,
-        `to make room (${this.opts.max} open at most; it was the least recently used, idle ${minutes(now - s.lastUsed)})`,
+        `to make room (${this.opts.max} open at most; it was the least recently used, idle ${duration(now - s.lastUsed)})`,
       );
     }
     const session: Session = { transport, server, protocolVersion, lastUsed: now, busy: 0 };

@@ -49,7 +49,7 @@ export function matchedCodes(header: readonly string[], rows: readonly (readonly
     let code = codeCol >= 0 ? (row[codeCol] ?? '').trim() : '';
     if (code === '' && keyCol !== undefined) {
       const k = readQuery(row[keyCol] ?? '');
-      if (k.status === 'send' && k.type === 'registry_code') code = k.key;
+      if (k.status === 'send' && k.type === 'registry_code') code = k.send;
     }
     if (!/^\d{8}$/.test(code) || seen.has(code)) continue;
     seen.add(code);

@@ -1,0 +1,199 @@
+/**
+ * `company-data watch` over real HTTP: the sandbox as the service, a CSV file and the Google Sheets stand-in
+ * as the sheet. The first watch (enrich, then the list), a deleted row leaving the list and a new one joining
+ * on the next pass, changes appended once to the events sheet, the digest, and the list sync in parts.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchCommand } from '../../../packages/company-data/src/cli/commands/watch';
+import { CompanyDataClient } from '../../../packages/company-data/src/index';
+import { syncList } from '../../../packages/company-data/src/sheets/watch-list';
+import { startEventsSandbox, type EventsSandbox } from '../sandbox/monitoring/support/sandbox';
+import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
+import { runCommand } from '../../support/run-command';
+
+let h: EventsSandbox;
+let client: CompanyDataClient;
+let standin: SheetsStandin;
+let dir: string;
+beforeAll(async () => {
+  h = await startEventsSandbox({ companies: 50 });
+  client = new CompanyDataClient({ baseUrl: h.url, apiKey: h.apiKey });
+  standin = await startSheetsStandin();
+  dir = mkdtempSync(join(tmpdir(), 'watch-'));
+});
+afterAll(async () => {
+  await client.close();
+  await standin.close();
+  await h.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function control(path: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${h.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const j = (await res.json()) as { data: unknown };
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
+  return j.data;
+}
+const change = (code: string, category: string, kind: string) => control('/sandbox/changes', { registry_code: code, category, kind });
+
+async function members(listId: string): Promise<{ registry_code: string; external_ref?: string | null }[]> {
+  return (await client.collectAll(client.ops.monitoring.listCompanies, { list_id: listId }, { max: 10_000 })).items;
+}
+async function listNamed(name: string): Promise<string> {
+  const lists = (await client.monitoring.lists()).data as { id: string; name: string }[];
+  return lists.find((l) => l.name === name)!.id;
+}
+const billed = async () => {
+  const u = await client.reference.usage();
+  return (u.data as { billed_lookup_queries?: number }).billed_lookup_queries ?? 0;
+};
+
+const api = () => ['--base-url', h.url, '--api-key', h.apiKey];
+
+describe('company-data watch, a CSV file', () => {
+  it('first watch, then a deleted row leaves and a new row joins; changes appended once; the digest', async () => {
+    const file = join(dir, 'leads.csv');
+    const state = join(dir, 'state-csv');
+    const [a, b, c, d, e, f] = h.codes;
+    writeFileSync(file, `Registry code;Owner\n${a};Mari\n${b};Jaan\n${c};Mari\n${d};\nnot a code at all;Jaan\n`);
+    const run = (...extra: string[]) => runCommand(watchCommand(), [file, '--once', '--state-dir', state, ...api(), ...extra]);
+
+    const before = await billed();
+    const first = await run();
+    expect(first.out).toMatch(/List "File leads\.csv" \(lst_\w+, made now\): added 4, removed 0, kept 0/);
+    // The name row is looked up (and billed) too; without a match it is no company of the list.
+    expect(await billed()).toBe(before + 5);
+    const listId = await listNamed('File leads.csv');
+    expect((await members(listId)).map((m) => [m.registry_code, m.external_ref]).sort()).toEqual(
+      [a, b, c, d].map((code) => [code, 'file:leads.csv']).sort(),
+    );
+    // The person's column is untouched; the enrich columns are there.
+    const rows = parse(readFileSync(file, 'utf8'), { delimiter: ';' }) as string[][];
+    expect(rows[0]!.slice(0, 3)).toEqual(['Registry code', 'Owner', 'company_data_status']);
+    expect(rows.slice(1).map((r) => r[1])).toEqual(['Mari', 'Jaan', 'Mari', '', 'Jaan']);
+
+    // Nothing changed: nothing billed, nothing sent to the list.
+    const again = await run();
+    expect(again.out).toContain('Every row is enriched already (nothing billed)');
+    expect(again.out).toMatch(/added 0, removed 0, kept 4/);
+    expect(await billed()).toBe(before + 5);
+
+    // A colleague deletes b's row and adds e and f: b leaves the list, e and f join; only e and f are billed.
+    const kept = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => !l.startsWith(`${b};`));
+    writeFileSync(file, [...kept.filter(Boolean), `${e};Kati`, `${f};Kati`, ''].join('\n'));
+    const third = await run();
+    expect(third.out).toMatch(/added 2, removed 1, kept 3/);
+    expect(await billed()).toBe(before + 7);
+    expect((await members(listId)).map((m) => m.registry_code).sort()).toEqual([a, c, d, e, f].sort());
+
+    // Changes: a's tax debt (bad), c's new name (neutral), and b's (no longer watched): only the first two.
+    await change(a!, 'tax', 'tax_debt');
+    await change(c!, 'registry', 'name_changed');
+    await change(b!, 'court', 'court_case');
+    const digestFile = join(dir, 'digest.txt');
+    const fourth = await run('--digest', digestFile, '--lang', 'et');
+    expect(fourth.out).toContain('Changes appended to "Company changes": 2; already stored: 0');
+    const events = parse(readFileSync(join(dir, 'leads - Company changes.csv'), 'utf8')) as string[][];
+    expect(events).toHaveLength(3);
+    const codeAt = events[0]!.indexOf('registry_code');
+    expect(events.slice(1).map((r) => r[codeAt])).toEqual([a, c]);
+    const digest = readFileSync(digestFile, 'utf8');
+    expect(digest.split('\n')[0]).toBe('*Company Data: 2 muudatust 2 ettevõttes*');
+    expect(digest.indexOf('🔴 Maksuvõlg')).toBeGreaterThan(0);
+    expect(digest.indexOf('🔴')).toBeLessThan(digest.indexOf('⚪ Nimi'));
+
+    // The next pass: the same changes are not appended again, and the digest is empty.
+    const fifth = await run('--digest', digestFile);
+    expect(fifth.out).toContain('Changes appended to "Company changes": 0');
+    expect(readFileSync(digestFile, 'utf8')).toBe('');
+    const stdout = await run('--digest', '-');
+    expect(stdout.out).not.toContain('*Company Data');
+  });
+
+  it('refuses to enrich more than --max-billed-queries before anything is sent', async () => {
+    const file = join(dir, 'capped.csv');
+    writeFileSync(file, `Registry code\n${h.codes.slice(10, 15).join('\n')}\n`);
+    const before = await billed();
+    await expect(
+      runCommand(watchCommand(), [file, '--once', '--state-dir', join(dir, 'state-cap'), '--max-billed-queries', '2', ...api()]),
+    ).rejects.toThrow(/5/);
+    expect(await billed()).toBe(before);
+  });
+});
+
+describe('company-data watch, a Google sheet', () => {
+  it('takes the sheet address, names the list after spreadsheet and sheet, appends to the events sheet', async () => {
+    const id = 'watchSheet1';
+    const [a, b] = h.codes.slice(20);
+    standin.create(id, [
+      {
+        title: 'Leads',
+        rows: [
+          ['Company', 'Registry code'],
+          ['One', a!],
+          ['Two', b!],
+        ],
+      },
+      { title: 'Company changes', rows: [] },
+    ]);
+    const args = [
+      '--spreadsheet',
+      `https://docs.google.com/spreadsheets/d/${id}/edit#gid=0`,
+      '--sheet',
+      'Leads',
+      '--once',
+      '--state-dir',
+      join(dir, 'state-google'),
+      '--google-token',
+      standin.accessToken,
+      '--sheets-root-url',
+      standin.url,
+      ...api(),
+    ];
+    const first = await runCommand(watchCommand(), args);
+    expect(first.out).toMatch(/List "Sheet watchSheet1 \/ Leads" \(lst_\w+, made now\): added 2, removed 0, kept 0/);
+    const listId = await listNamed('Sheet watchSheet1 / Leads');
+    expect((await members(listId)).map((m) => m.external_ref)).toEqual(['gsheet:watchSheet1#Leads', 'gsheet:watchSheet1#Leads']);
+    await change(b!, 'tax', 'tax_debt');
+    const second = await runCommand(watchCommand(), args);
+    expect(second.out).toMatch(/added 0, removed 0, kept 2/);
+    const events = standin.values(id, 'Company changes');
+    expect(events).toHaveLength(2);
+    expect(events[1]).toContain(b);
+  });
+});
+
+describe('the list sync in parts', () => {
+  it('parts of a lowered size; a removal replaces with the kept companies first; the list ends exact', async () => {
+    const stateDir = join(dir, 'state-parts');
+    const codes = h.codes.slice(0, 7);
+    const base = { client, listName: 'Parts', externalRef: 'gsheet:parts#S', stateDir, tableId: 'gsheet:parts#S', partSize: 3 };
+    const first = await syncList({ ...base, codes });
+    expect(first).toMatchObject({ created: true, added: 7, removed: 0, kept: 0, partRequests: 3 });
+    expect((await members(first.listId)).map((m) => m.registry_code).sort()).toEqual([...codes].sort());
+    // Found again by its id; nothing to do: no part sent.
+    const same = await syncList({ ...base, codes });
+    expect(same).toMatchObject({ listId: first.listId, created: false, added: 0, removed: 0, kept: 7, partRequests: 0, requests: 1 });
+    // One gone, one new: replace with the kept first, in parts.
+    const next = [...codes.slice(1), h.codes[30]!];
+    const moved = await syncList({ ...base, codes: next });
+    expect(moved).toMatchObject({ added: 1, removed: 1, kept: 6, partRequests: 3 });
+    expect((await members(first.listId)).map((m) => m.registry_code).sort()).toEqual([...next].sort());
+    // A lost state folder: the list is found by name and its members read, so the counts stay true.
+    const lost = await syncList({ ...base, stateDir: join(dir, 'state-parts-lost'), codes: next });
+    expect(lost).toMatchObject({ listId: first.listId, created: false, added: 0, removed: 0, kept: 7, partRequests: 0 });
+    // An unknown code is reported, not kept as a member.
+    const bad = await syncList({ ...base, codes: [...next, '10000018'] });
+    expect(bad.invalid.map((i) => i.registry_code)).toEqual(['10000018']);
+  });
+});

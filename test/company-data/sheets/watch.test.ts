@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchCommand } from '../../../packages/company-data/src/cli/commands/watch';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { syncList } from '../../../packages/company-data/src/sheets/watch-list';
+import { spreadsheetIdOf } from '../../../packages/company-data/src/sheets/spreadsheet-address';
 import { startEventsSandbox, type EventsSandbox } from '../sandbox/monitoring/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
 import { runCommand } from '../../support/run-command';
@@ -135,6 +136,7 @@ describe('company-data watch, a Google sheet', () => {
   it('takes the sheet address, names the list after spreadsheet and sheet, appends to the events sheet', async () => {
     const id = 'watchSheet1';
     const [a, b] = h.codes.slice(20);
+    // No "Company changes" sheet yet: watch adds it.
     standin.create(id, [
       {
         title: 'Leads',
@@ -144,7 +146,6 @@ describe('company-data watch, a Google sheet', () => {
           ['Two', b!],
         ],
       },
-      { title: 'Company changes', rows: [] },
     ]);
     const args = [
       '--spreadsheet',
@@ -161,15 +162,28 @@ describe('company-data watch, a Google sheet', () => {
       ...api(),
     ];
     const first = await runCommand(watchCommand(), args);
+    expect(first.err).toContain('Added the sheet "Company changes"');
     expect(first.out).toMatch(/List "Sheet watchSheet1 \/ Leads" \(lst_\w+, made now\): added 2, removed 0, kept 0/);
     const listId = await listNamed('Sheet watchSheet1 / Leads');
     expect((await members(listId)).map((m) => m.external_ref)).toEqual(['gsheet:watchSheet1#Leads', 'gsheet:watchSheet1#Leads']);
     await change(b!, 'tax', 'tax_debt');
     const second = await runCommand(watchCommand(), args);
+    expect(second.err).not.toContain('Added the sheet');
     expect(second.out).toMatch(/added 0, removed 0, kept 2/);
     const events = standin.values(id, 'Company changes');
     expect(events).toHaveLength(2);
     expect(events[1]).toContain(b);
+  });
+});
+
+describe('--spreadsheet', () => {
+  it('takes an ID or the address the browser shows, and names a value that is neither', () => {
+    expect(spreadsheetIdOf('1AbC-d_9')).toBe('1AbC-d_9');
+    expect(spreadsheetIdOf('https://docs.google.com/spreadsheets/d/1AbC-d_9/edit#gid=12')).toBe('1AbC-d_9');
+    expect(spreadsheetIdOf(' https://docs.google.com/spreadsheets/u/1/d/1AbC/edit?usp=sharing ')).toBe('1AbC');
+    expect(() => spreadsheetIdOf('https://example.com/x')).toThrow(
+      /spreadsheet: .* is neither a spreadsheet ID nor a Google Sheets address/,
+    );
   });
 });
 

@@ -14,7 +14,16 @@ import { spreadsheetIdOf } from '../../sheets/spreadsheet-address';
 import { syncList, type ListSyncResult } from '../../sheets/watch-list';
 import type { Table } from '../../sheets/table';
 import type { CompanyDataClient } from '../../index';
-import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+import {
+  addApiOptions,
+  addGoogleOptions,
+  csvFormulasOption,
+  googleCredentials,
+  openClient,
+  openTable,
+  type ApiFlags,
+  type GoogleFlags,
+} from '../config';
 import { formatReport } from './enrich';
 import { logText } from './events-to-sheet';
 
@@ -109,6 +118,16 @@ export function watchCommand(): Command {
       openTable({ file, spreadsheet: spreadsheetId, sheet: flags.sheet, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
     // The table is opened afresh each pass: a file read once is cached, and a colleague edits between passes.
     const first = await openWatched();
+    if (spreadsheetId) {
+      const { ensureGoogleSheet } = await import('../../sheets/google-add-sheet');
+      const made = await ensureGoogleSheet({
+        spreadsheetId,
+        title: flags.eventsSheet,
+        auth: googleCredentials(flags),
+        ...(flags.sheetsRootUrl ? { rootUrl: flags.sheetsRootUrl } : {}),
+      });
+      if (made) say(`Added the sheet "${flags.eventsSheet}" for the changes.`);
+    }
     const eventsTable = spreadsheetId
       ? await openTable({ spreadsheet: spreadsheetId, sheet: flags.eventsSheet }, flags)
       : await openTable({ file: eventsFileFor(file!, flags.eventsSheet), csvFormulas: flags.csvFormulas }, flags);

@@ -14,6 +14,9 @@ import { syncList } from '../../../packages/company-data/src/sheets/watch-list';
 import { spreadsheetIdOf } from '../../../packages/company-data/src/sheets/spreadsheet-address';
 import { startEventsSandbox, type EventsSandbox } from '../sandbox/monitoring/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
+import { Colleague } from '../../support/sheets-standin-colleague';
+import { RowChangeWriter } from '../../../packages/company-data/src/sheets/watch-rows';
+import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
 import { runCommand } from '../../support/run-command';
 
 let h: EventsSandbox;
@@ -43,7 +46,8 @@ async function control(path: string, body: unknown): Promise<unknown> {
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
   return j.data;
 }
-const change = (code: string, category: string, kind: string) => control('/sandbox/changes', { registry_code: code, category, kind });
+const change = (code: string, category: string, kind: string, details?: Record<string, unknown>) =>
+  control('/sandbox/changes', { registry_code: code, category, kind, ...(details ? { details } : {}) });
 
 async function members(listId: string): Promise<{ registry_code: string; external_ref?: string | null }[]> {
   return (await client.collectAll(client.ops.monitoring.listCompanies, { list_id: listId }, { max: 10_000 })).items;
@@ -173,6 +177,126 @@ describe('company-data watch, a Google sheet', () => {
     const events = standin.values(id, 'Company changes');
     expect(events).toHaveLength(2);
     expect(events[1]).toContain(b);
+  });
+});
+
+describe('company-data watch, changes into their rows', () => {
+  it("each change goes to its company's row(s) although a colleague sorts and inserts while it writes; once; never a person's column", async () => {
+    const id = 'rowsSheet';
+    const [a, b, c, d] = h.codes.slice(40);
+    standin.create(id, [
+      {
+        title: 'Leads',
+        rows: [
+          ['Company', 'Registry code', 'Owner'],
+          ['Alfa', a!, 'Mari'],
+          ['Beeta', b!, 'Jaan'],
+          ['Gamma', c!, 'Kati'],
+          ['Delta', d!, 'Mari'],
+          ['Alfa again', a!, 'Jaan'],
+        ],
+      },
+    ]);
+    const args = [
+      '--spreadsheet',
+      id,
+      '--sheet',
+      'Leads',
+      '--once',
+      '--state-dir',
+      join(dir, 'state-rows'),
+      '--google-token',
+      standin.accessToken,
+      '--sheets-root-url',
+      standin.url,
+      ...api(),
+    ];
+    await runCommand(watchCommand(), args);
+    await change(a!, 'registry', 'name_changed', { new: 'Alfa Uus OÜ' });
+    await change(b!, 'registry', 'status_changed', { old: 'R', new: 'L' });
+    await change(c!, 'tax', 'tax_debt');
+    // A colleague sorts by Company (Z→A) just before the rows are written, and inserts a row just before the check.
+    const colleague = new Colleague(standin, id, 'Leads');
+    colleague.before('values.batchUpdate', (x) => x.sortBy(0, 'desc'));
+    colleague.before('values.batchGet', (x) => x.insertRow(2, ['Epsilon', '', 'Tiit']), 2);
+    const second = await runCommand(watchCommand(), args);
+    expect(colleague.done).toEqual(expect.arrayContaining([expect.stringMatching(/^sort/), 'insert row 2']));
+    expect(second.out).toMatch(/Rows updated: \d+/);
+    const grid = standin.values(id, 'Leads').map((r) => r.map(String));
+    const head = grid[0]!;
+    const col = (name: string) => head.indexOf(name);
+    const byCompany = (name: string) => grid.filter((r) => r[0] === name);
+    for (const r of byCompany('Alfa').concat(byCompany('Alfa again'))) {
+      expect(r[col('company_data_match_name')]).toBe('Alfa Uus OÜ');
+      expect(r[col('company_data_last_change')]).toMatch(/^Name of .* changed from .* to Alfa Uus OÜ$/);
+      expect(r[col('company_data_last_event_id')]).toMatch(/^evt_\d+$/);
+      expect(r[col('company_data_changed_at')]).toMatch(/^\d{4}-\d\d-\d\dT/);
+    }
+    const [beeta] = byCompany('Beeta');
+    // enrich's default fields have the label, not the code: only columns the sheet has are written.
+    expect(col('company_data_match_status')).toBe(-1);
+    expect(beeta![col('company_data_match_status_label')]).toBe('In liquidation');
+    expect(byCompany('Gamma')[0]![col('company_data_last_change')]).toMatch(/^Tax debt of /);
+    // No change for Delta, and none for the row the colleague inserted; the people's columns are as they were.
+    expect(byCompany('Delta')[0]![col('company_data_last_change')] ?? '').toBe('');
+    expect(byCompany('Epsilon')[0]![col('company_data_last_event_id')] ?? '').toBe('');
+    expect(Object.fromEntries(grid.slice(1).map((r) => [r[0], r[2]]))).toEqual({
+      Epsilon: 'Tiit',
+      Delta: 'Mari',
+      Gamma: 'Kati',
+      Beeta: 'Jaan',
+      'Alfa again': 'Jaan',
+      Alfa: 'Mari',
+    });
+
+    // The same changes again (a redelivery, a restart that lost its record): the rows stay as they are.
+    const events: unknown[] = [];
+    for await (const e of client.iterateEvents({})) if ([a, b, c].includes(e.data.company.registry_code)) events.push(e);
+    const table = new GoogleSheetTable({
+      spreadsheetId: id,
+      sheet: 'Leads',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    });
+    const again = await new RowChangeWriter(table, { lang: 'en' }).apply(events);
+    expect(again).toMatchObject({ rows: 0, notInSheet: 0 });
+    expect(standin.values(id, 'Leads').map((r) => r.map(String))).toEqual(grid);
+    // An older change after a newer one does not win.
+    await change(a!, 'registry', 'name_changed', { new: 'Alfa Uuem OÜ' });
+    const third = await runCommand(watchCommand(), args);
+    expect(third.out).toMatch(/Rows updated: 2/);
+    const older = events.find((e) => (e as { data: { kind: string } }).data.kind === 'name_changed')!;
+    await new RowChangeWriter(table, { lang: 'en' }).apply([older]);
+    const nameCol = standin.values(id, 'Leads')[0]!.map(String).indexOf('company_data_match_name');
+    expect(
+      standin
+        .values(id, 'Leads')
+        .filter((r) => String(r[0]).startsWith('Alfa'))
+        .map((r) => r[nameCol]),
+    ).toEqual(['Alfa Uuem OÜ', 'Alfa Uuem OÜ']);
+  });
+
+  it('a change of a company whose row was deleted goes to the events sheet only', async () => {
+    const file = join(dir, 'gone.csv');
+    const [a, b] = h.codes.slice(45);
+    writeFileSync(file, `Registry code\n${a}\n${b}\n`);
+    const run = () => runCommand(watchCommand(), [file, '--once', '--state-dir', join(dir, 'state-gone'), ...api()]);
+    await run();
+    await change(b!, 'court', 'court_case');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => !l.startsWith(b!))
+        .join('\n'),
+    );
+    const second = await run();
+    expect(second.out).toMatch(/removed 1, kept 1/);
+    expect(second.out).toContain('Changes appended to "Company changes": 1');
+    expect(second.out).toContain('changes of companies no longer in the sheet (events sheet only): 1');
+    const rows = parse(readFileSync(file, 'utf8')) as string[][];
+    expect(rows.map((r) => r[0])).toEqual(['Registry code', a]);
+    expect(rows[1]![rows[0]!.indexOf('company_data_last_event_id')] ?? '').toBe('');
   });
 });
 

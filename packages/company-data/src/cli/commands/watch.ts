@@ -12,6 +12,7 @@ import type { CsvFormulas } from '../../sheets/csv-table';
 import { defaultStateDir } from '../../sheets/state-dir';
 import { spreadsheetIdOf } from '../../sheets/spreadsheet-address';
 import { syncList, type ListSyncResult } from '../../sheets/watch-list';
+import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
 import type { Table } from '../../sheets/table';
 import type { CompanyDataClient } from '../../index';
 import {
@@ -149,11 +150,13 @@ export function watchCommand(): Command {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+    // Changes read but not yet written into their rows wait here, so a kill between the two loses none.
+    const pending = new PendingChanges(stateDir, first.id);
     try {
       await writer.open();
       if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the events sheet.`);
 
-      const pass = async (table: Table): Promise<string | undefined> => {
+      const pass = async (table: Table): Promise<{ listId: string; table: Table; header: string[] }> => {
         let report: EnrichReport;
         try {
           report = await enrichTable({
@@ -182,10 +185,10 @@ export function watchCommand(): Command {
         const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id });
         out(listLine(sync));
         for (const i of sync.invalid) say(`${i.registry_code}: not put under watch (${i.reason || 'refused by the service'})`);
-        return sync.listId;
+        return { listId: sync.listId, table, header };
       };
 
-      let listId = await pass(first);
+      let current = await pass(first);
       if (flags.webhook) {
         rx = await startWebhookReceiver({
           writer,
@@ -197,13 +200,13 @@ export function watchCommand(): Command {
         say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
       }
       for (;;) {
-        if (!flags.webhook && listId) {
+        if (!flags.webhook) {
           const polled: unknown[] = [];
           const appended = new Set<string>();
-          const id = listId;
+          const id = current.listId;
           const events: EventsClient = {
             // Only this list's changes: the account may watch other companies for other purposes.
-            iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: id }), polled),
+            iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: id }), polled, pending),
             iterateMatches: () => {
               throw new Error('watch reads monitoring changes only');
             },
@@ -222,6 +225,15 @@ export function watchCommand(): Command {
           out(
             `Changes appended to "${flags.eventsSheet}": ${writer.stats.appended - before.appended}; already stored: ${writer.stats.duplicates - before.duplicates}`,
           );
+          const rows = await new RowChangeWriter(current.table, {
+            lang: flags.lang,
+            ...(flags.column ? { column: flags.column } : {}),
+          }).apply(pending.waiting(), current.header);
+          pending.settle();
+          if (rows.changes)
+            out(
+              `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
+            );
           if (flags.digest) {
             const fresh = polled.filter((e) => appended.has(String((e as { id?: unknown }).id)));
             const d = buildDigest(fresh, { lang: flags.lang, maxLines: flags.digestLines });
@@ -233,23 +245,25 @@ export function watchCommand(): Command {
         if (flags.once || stop.signal.aborted) break;
         await Promise.race([new Promise<void>((r) => setTimeout(r, flags.interval * 1000).unref()), stopped]);
         if (stop.signal.aborted) break;
-        listId = await pass(await openWatched());
+        current = await pass(await openWatched());
       }
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await rx?.close();
       await writer.close();
+      pending.close();
       await opened.close();
     }
   });
   return cmd;
 }
 
-/** The events as they pass, kept for the digest. */
-async function* tap(source: AsyncIterable<unknown>, into: unknown[]): AsyncGenerator<unknown> {
+/** The events as they pass: kept for the digest, and recorded for their rows before the cursor moves past them. */
+async function* tap(source: AsyncIterable<unknown>, into: unknown[], pending: PendingChanges): AsyncGenerator<unknown> {
   for await (const e of source) {
     into.push(e);
+    pending.add([e]);
     yield e;
   }
 }

@@ -3,7 +3,7 @@
  * as the sheet. The first watch (enrich, then the list), a deleted row leaving the list and a new one joining
  * on the next pass, changes appended once to the events sheet, the digest, and the list sync in parts.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -15,7 +15,7 @@ import { spreadsheetIdOf } from '../../../packages/company-data/src/sheets/sprea
 import { startEventsSandbox, type EventsSandbox } from '../sandbox/monitoring/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
 import { Colleague } from '../../support/sheets-standin-colleague';
-import { RowChangeWriter } from '../../../packages/company-data/src/sheets/watch-rows';
+import { PendingChanges, RowChangeWriter } from '../../../packages/company-data/src/sheets/watch-rows';
 import { GoogleSheetTable } from '../../../packages/company-data/src/sheets/google-table';
 import { runCommand } from '../../support/run-command';
 
@@ -297,6 +297,29 @@ describe('company-data watch, changes into their rows', () => {
     const rows = parse(readFileSync(file, 'utf8')) as string[][];
     expect(rows.map((r) => r[0])).toEqual(['Registry code', a]);
     expect(rows[1]![rows[0]!.indexOf('company_data_last_event_id')] ?? '').toBe('');
+  });
+});
+
+describe('changes waiting for their rows', () => {
+  it('survive a restart and a torn last line; once applied, the file starts afresh', () => {
+    const stateDir = join(dir, 'state-pending');
+    const ev = (n: number) => ({ id: `evt_${n}`, type: 'monitoring.change', data: { company: { registry_code: '10000001', name: 'X' } } });
+    const first = new PendingChanges(stateDir, 'file:/x.csv');
+    first.add([ev(1), ev(2)]);
+    first.add([ev(2)]);
+    first.close();
+    // A process killed while writing a line leaves part of it.
+    const path = readdirSync(stateDir).map((f) => join(stateDir, f))[0]!;
+    appendFileSync(path, '{"event":{"id":"evt_3"');
+    const again = new PendingChanges(stateDir, 'file:/x.csv');
+    expect(again.waiting().map((e) => (e as { id: string }).id)).toEqual(['evt_1', 'evt_2']);
+    again.settle(['evt_1']);
+    expect(again.waiting().map((e) => (e as { id: string }).id)).toEqual(['evt_2']);
+    again.add([ev(4)]);
+    again.settle(['evt_2', 'evt_4']);
+    expect(again.waiting()).toEqual([]);
+    expect(readFileSync(path, 'utf8')).toBe('');
+    again.close();
   });
 });
 

@@ -59,9 +59,11 @@ export class PendingChanges {
     return [...byId].filter(([id]) => !done.has(id)).map(([, e]) => e);
   }
 
-  /** Every waiting change is in the rows: the file starts afresh. */
-  settle(): void {
-    this.file.rewrite([]);
+  /** These changes are in their rows; once none waits, the file starts afresh. */
+  settle(ids: readonly string[]): void {
+    if (ids.length) this.file.append({ done: ids });
+    // No await between the check and the rewrite: nothing can be added in between.
+    if (this.waiting().length === 0) this.file.rewrite([]);
   }
 
   close(): void {

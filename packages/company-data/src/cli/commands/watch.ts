@@ -132,7 +132,9 @@ export function watchCommand(): Command {
     const eventsTable = spreadsheetId
       ? await openTable({ spreadsheet: spreadsheetId, sheet: flags.eventsSheet }, flags)
       : await openTable({ file: eventsFileFor(file!, flags.eventsSheet), csvFormulas: flags.csvFormulas }, flags);
-    const writer = new EventSheetWriter({
+    // Changes read but not yet written into their rows wait here, so a kill between the two loses none.
+    const pending = new PendingChanges(stateDir, first.id);
+    const writer = new RowRecordingWriter(pending, {
       table: eventsTable,
       lang: flags.lang,
       onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
@@ -150,8 +152,6 @@ export function watchCommand(): Command {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
-    // Changes read but not yet written into their rows wait here, so a kill between the two loses none.
-    const pending = new PendingChanges(stateDir, first.id);
     try {
       await writer.open();
       if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the events sheet.`);
@@ -188,6 +188,17 @@ export function watchCommand(): Command {
         return { listId: sync.listId, table, header };
       };
 
+      /** The changes waiting (read by a poll or received as webhooks) into their rows. */
+      const applyRows = async (at: { table: Table; header: string[] }) => {
+        const waiting = pending.waiting();
+        const rows = await new RowChangeWriter(at.table, {
+          lang: flags.lang,
+          ...(flags.column ? { column: flags.column } : {}),
+        }).apply(waiting, at.header);
+        pending.settle(waiting.map((e) => String((e as { id?: unknown }).id)));
+        return rows;
+      };
+
       let current = await pass(first);
       if (flags.webhook) {
         rx = await startWebhookReceiver({
@@ -206,7 +217,7 @@ export function watchCommand(): Command {
           const id = current.listId;
           const events: EventsClient = {
             // Only this list's changes: the account may watch other companies for other purposes.
-            iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: id }), polled, pending),
+            iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: id }), polled),
             iterateMatches: () => {
               throw new Error('watch reads monitoring changes only');
             },
@@ -225,15 +236,6 @@ export function watchCommand(): Command {
           out(
             `Changes appended to "${flags.eventsSheet}": ${writer.stats.appended - before.appended}; already stored: ${writer.stats.duplicates - before.duplicates}`,
           );
-          const rows = await new RowChangeWriter(current.table, {
-            lang: flags.lang,
-            ...(flags.column ? { column: flags.column } : {}),
-          }).apply(pending.waiting(), current.header);
-          pending.settle();
-          if (rows.changes)
-            out(
-              `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
-            );
           if (flags.digest) {
             const fresh = polled.filter((e) => appended.has(String((e as { id?: unknown }).id)));
             const d = buildDigest(fresh, { lang: flags.lang, maxLines: flags.digestLines });
@@ -242,6 +244,11 @@ export function watchCommand(): Command {
             } else writeFileSync(flags.digest, d.text ? d.text + '\n' : '');
           }
         }
+        const rows = await applyRows(current);
+        if (rows.changes)
+          out(
+            `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
+          );
         if (flags.once || stop.signal.aborted) break;
         await Promise.race([new Promise<void>((r) => setTimeout(r, flags.interval * 1000).unref()), stopped]);
         if (stop.signal.aborted) break;
@@ -259,11 +266,28 @@ export function watchCommand(): Command {
   return cmd;
 }
 
-/** The events as they pass: kept for the digest, and recorded for their rows before the cursor moves past them. */
-async function* tap(source: AsyncIterable<unknown>, into: unknown[], pending: PendingChanges): AsyncGenerator<unknown> {
+/** The events as they pass, kept for the digest. */
+async function* tap(source: AsyncIterable<unknown>, into: unknown[]): AsyncGenerator<unknown> {
   for await (const e of source) {
     into.push(e);
-    pending.add([e]);
     yield e;
+  }
+}
+
+/**
+ * The events writer, recording each event for its rows before storing it: a poll moves its cursor, and a
+ * webhook is answered, only after accept, so an event is in the pending file before it can be lost.
+ */
+class RowRecordingWriter extends EventSheetWriter {
+  constructor(
+    private readonly pending: PendingChanges,
+    options: ConstructorParameters<typeof EventSheetWriter>[0],
+  ) {
+    super(options);
+  }
+
+  override accept(event: Parameters<EventSheetWriter['accept']>[0]): ReturnType<EventSheetWriter['accept']> {
+    if ((event as { type?: unknown }).type === 'monitoring.change') this.pending.add([event]);
+    return super.accept(event);
   }
 }

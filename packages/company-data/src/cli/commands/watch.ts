@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { buildDigest } from '@company-data/core/digest';
 import { defaultListName, matchedCodes, sheetExternalRef, type WatchTarget } from '@company-data/core/watch/list-sync';
 import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
@@ -26,7 +26,7 @@ import {
   type GoogleFlags,
 } from '../config';
 import { formatReport } from './enrich';
-import { logText } from './events-to-sheet';
+import { addWebhookOptions, int, logText, requireWebhookSecret } from './events-to-sheet';
 
 interface WatchFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -47,11 +47,6 @@ interface WatchFlags extends ApiFlags, GoogleFlags {
   digestLines: number;
   csvFormulas: CsvFormulas;
 }
-
-const int = (flag: string, min: number) => (v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${flag}: must be a whole number of ${min} or more`);
-  return Number(v);
-};
 
 /** Enrich's fields plus the registry code, which the list is made of. */
 const WATCH_FIELDS = defaultFields.includes('registry_code') ? [...defaultFields] : [...defaultFields, 'registry_code' as const];
@@ -79,12 +74,6 @@ export function watchCommand(): Command {
     .option('--events-sheet <name>', 'sheet the changes are appended to (a file gets "<name> - <this>.csv" beside it)', 'Company changes')
     .option('--once', 'one pass (enrich new rows, sync the list, read new changes), then exit')
     .addOption(new Option('--interval <seconds>', 'seconds between passes').argParser(int('interval', 1)).default(300))
-    .option('--webhook', 'receive changes as signed webhooks on a local port instead of polling')
-    .addOption(new Option('--port <n>', 'webhook port').argParser(int('port', 0)).default(8787))
-    .option('--host <host>', 'webhook listen address', '127.0.0.1')
-    .addOption(
-      new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
-    )
     .addOption(new Option('--lang <lang>', 'language of labels, summaries and the digest').choices(summaryLangs).default('en'))
     .addOption(
       new Option(
@@ -100,13 +89,13 @@ export function watchCommand(): Command {
     )
     .addOption(csvFormulasOption())
     .addOption(new Option('--state-dir <dir>', 'where the list, the ledger and paid answers are remembered').env('COMPANY_DATA_STATE_DIR'));
+  addWebhookOptions(cmd, 'receive changes as signed webhooks on a local port instead of polling');
   addApiOptions(cmd);
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: WatchFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
     const out = (line: string) => process.stdout.write(line + '\n');
-    if (flags.webhook && !flags.secret)
-      throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
+    requireWebhookSecret(flags);
     if (flags.webhook && flags.digest) throw new Error('digest: applies to polling; with --webhook each change arrives on its own');
     const spreadsheetId = flags.spreadsheet ? spreadsheetIdOf(flags.spreadsheet) : undefined;
     const target: WatchTarget = spreadsheetId

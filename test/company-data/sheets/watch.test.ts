@@ -7,6 +7,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchCommand } from '../../../packages/company-data/src/cli/commands/watch';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
@@ -61,6 +62,7 @@ const billed = async () => {
   return (u.data as { billed_lookup_queries?: number }).billed_lookup_queries ?? 0;
 };
 
+const rows = (file: string) => parse(readFileSync(file, 'utf8')) as string[][];
 const api = () => ['--base-url', h.url, '--api-key', h.apiKey];
 
 describe('company-data watch, a CSV file', () => {
@@ -133,6 +135,32 @@ describe('company-data watch, a CSV file', () => {
       runCommand(watchCommand(), [file, '--once', '--state-dir', join(dir, 'state-cap'), '--max-billed-queries', '2', ...api()]),
     ).rejects.toThrow(/max-billed-queries.*is 2, but this run would bill 5 unique queries/);
     expect(await billed()).toBe(before);
+  });
+});
+
+describe('company-data watch, an XLSX workbook', () => {
+  it('watches one sheet of the workbook, leaves the others, and writes a change into its row', async () => {
+    const file = join(dir, 'book.xlsx');
+    const [a, b] = h.codes.slice(30);
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Leads');
+    ws.addRow(['Registry code', 'Owner']);
+    ws.addRow([a, 'Mari']);
+    ws.addRow([b, 'Jaan']);
+    wb.addWorksheet('Notes').addRow(['keep me']);
+    await wb.xlsx.writeFile(file);
+    const run = () => runCommand(watchCommand(), [file, '--sheet', 'Leads', '--once', '--state-dir', join(dir, 'state-xlsx'), ...api()]);
+    expect((await run()).out).toMatch(/List "File book\.xlsx \/ Leads" \(lst_\w+, made now\): added 2, removed 0, kept 0/);
+    await change(b!, 'registry', 'name_changed', { new: 'Beeta Uus OÜ' });
+    expect((await run()).out).toMatch(/Rows updated: 1/);
+    const back = new ExcelJS.Workbook();
+    await back.xlsx.readFile(file);
+    const sheet = back.getWorksheet('Leads')!;
+    const head = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+    expect(sheet.getCell(3, head.indexOf('company_data_match_name') + 1).value).toBe('Beeta Uus OÜ');
+    expect(sheet.getCell(2, head.indexOf('company_data_last_change') + 1).value ?? null).toBeNull();
+    expect(back.getWorksheet('Notes')!.getCell(1, 1).value).toBe('keep me');
+    expect(rows(join(dir, 'book - Company changes.csv'))).toHaveLength(2);
   });
 });
 

@@ -328,6 +328,59 @@ describe('company-data watch, changes into their rows', () => {
   });
 });
 
+describe('changes into rows, batched', () => {
+  it('1,000 changes into a 10,000-row sheet in 3 Google requests (read, write, check); the same again writes nothing', async () => {
+    const codes = Array.from({ length: 10_000 }, (_, i) => String(10_000_000 + i));
+    standin.create('bigRows', [
+      {
+        title: 'Leads',
+        rows: [
+          ['Company', 'company_data_status', 'company_data_match_registry_code', 'company_data_match_name'],
+          ...codes.map((c) => [`Firma ${c}`, 'matched', c, 'Old']),
+        ],
+      },
+    ]);
+    const events = codes.slice(0, 1000).map((c, i) => ({
+      id: `evt_${i + 1}`,
+      type: 'monitoring.change',
+      data: {
+        company: { registry_code: c, name: 'Old' },
+        kind: 'name_changed',
+        tone: 'neutral',
+        details: { old: 'Old', new: `New ${i}` },
+        detected_at: '2026-11-20T05:00:00Z',
+      },
+    }));
+    const table = new GoogleSheetTable({
+      spreadsheetId: 'bigRows',
+      sheet: 'Leads',
+      auth: { accessToken: standin.accessToken },
+      rootUrl: standin.url,
+    });
+    const { header } = await table.read();
+    const n0 = standin.calls.length;
+    expect(await new RowChangeWriter(table, { lang: 'en' }).apply(events, header)).toEqual({
+      changes: 1000,
+      rows: 1000,
+      notInSheet: 0,
+      restored: 0,
+    });
+    expect(standin.calls.slice(n0).map((c) => c.method)).toEqual(['values.batchGet', 'values.batchUpdate', 'values.batchGet']);
+    const grid = standin.values('bigRows', 'Leads');
+    expect(grid[1]!.slice(3).map(String)).toEqual([
+      'New 0',
+      'Name of Old (10000000) changed from Old to New 0',
+      '2026-11-20T05:00:00Z',
+      'evt_1',
+    ]);
+    expect(grid[1001]![3]).toBe('Old');
+    const n1 = standin.calls.length;
+    expect((await new RowChangeWriter(table, { lang: 'en' }).apply(events, header)).rows).toBe(0);
+    // The header given is from before the columns were added: read again by the new one, nothing written.
+    expect(standin.calls.slice(n1).map((c) => c.method)).toEqual(['values.batchGet', 'values.batchGet']);
+  });
+});
+
 describe('changes waiting for their rows', () => {
   it('survive a restart and a torn last line; once applied, the file starts afresh', () => {
     const stateDir = join(dir, 'state-pending');

@@ -119,13 +119,18 @@ export class RowChangeWriter {
     }
     // A Google sheet: the header and the columns that matter, read in one request now.
     let known: string[] = header;
-    for (let attempt = 0; ; attempt++) {
-      const keyCol = findKeyColumn(known, this.opts.column);
-      const cols = this.columnsOf(known, keyCol);
+    const wantedOf = (h: readonly string[]) => {
+      const keyCol = findKeyColumn(h, this.opts.column);
+      const cols = this.columnsOf(h, keyCol);
       const wanted = [keyCol, ...[CODE, ...OWN, ...changeFields].map((n) => cols.get(n)).filter((i): i is number => i !== undefined)];
-      const v = await table.readColumns([...new Set(wanted)]);
-      // Columns moved since the header was known: ask again by the new header.
-      if (attempt < 2 && wanted.some((i) => norm(v.header[i] ?? '') !== norm(known[i] ?? ''))) {
+      return { keyCol, wanted: [...new Set(wanted)] };
+    };
+    for (let attempt = 0; ; attempt++) {
+      const { keyCol, wanted } = wantedOf(known);
+      const v = await table.readColumns(wanted);
+      // Columns moved, or added, since the header was known: ask again by the header as it is now.
+      const now = wantedOf(v.header);
+      if (attempt < 2 && (now.keyCol !== keyCol || now.wanted.join() !== wanted.join())) {
         known = v.header;
         continue;
       }

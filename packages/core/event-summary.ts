@@ -157,15 +157,34 @@ function listsSuffix(lists: ChangeEventLike['data']['lists'], lang: SummaryLang)
   return ` — ${lists.length === 1 ? w.list : w.lists}: ${named.join(', ')}`;
 }
 
+export interface ChangeSummaryOptions {
+  /** Name the company in the sentence (default true); false where a heading already names it (the digest). */
+  company?: boolean;
+  /** Name the lists at the end (default true). */
+  lists?: boolean;
+}
+
+const capitalise = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+
+/** The label of a change kind ("Tax debt", "maksuvõlg"); an unknown kind in plain words. */
+export function changeKindLabel(kind: string, lang: SummaryLang): string {
+  const text = kindTexts[kind];
+  return text ? (lang === 'et' ? text.et : text.en) : humanKind(kind);
+}
+
 /** e.g. "Tax debt of Näidis Ehitus OÜ (12345678) rose from 0 € to 4,210 € — list: Key clients (ref CRM-991)". */
-export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string {
+export function changeSummary(event: ChangeEventLike, lang: SummaryLang, opts: ChangeSummaryOptions = {}): string {
   const { company, kind, lists } = event.data;
   const details: Rec = isRec(event.data.details) ? event.data.details : {};
   const text = kindTexts[kind];
   const format: ValueFormat = text?.format ?? 'text';
   const w = words[lang];
+  const named = opts.company !== false;
   const co = companyRef(company);
-  const label = text ? (lang === 'et' ? text.et : text.en) : humanKind(kind);
+  const label = changeKindLabel(kind, lang);
+  // Estonian puts the company first; without it the label starts the sentence.
+  const etHead = named ? `${co} ${label}` : capitalise(label);
+  const of = named ? ` of ${co}` : '';
   const { old: oldV, new: newV } = details;
   const isRecordChange = (isRec(newV) && (oldV === null || oldV === undefined)) || (isRec(oldV) && (newV === null || newV === undefined));
 
@@ -176,13 +195,13 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string
     const record = (isRec(newV) ? newV : oldV) as Rec;
     const desc = describeRecord(record, lang);
     const prep = text?.prep ?? 'for';
-    sentence =
-      lang === 'et' ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${label} ${prep ? `${prep} ` : ''}${co}${desc ? `: ${desc}` : ''}`;
+    if (lang === 'et') sentence = named ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${capitalise(label)}${desc ? ` — ${desc}` : ''}`;
+    else sentence = named ? `${label} ${prep ? `${prep} ` : ''}${co}${desc ? `: ${desc}` : ''}` : `${label}${desc ? `: ${desc}` : ''}`;
   } else if (oldV === undefined && newV === undefined) {
-    sentence = lang === 'et' ? `${co}: ${label} ${verbOf(w.changed)}` : `${label} of ${co} ${w.changed}`;
+    sentence = lang === 'et' ? `${named ? `${co}: ${label}` : capitalise(label)} ${verbOf(w.changed)}` : `${label}${of} ${w.changed}`;
   } else if (format === 'ended') {
     const was = formatValue(oldV, 'text', lang, details);
-    sentence = lang === 'et' ? `${co} ${label} ${verbOf(w.ended)}: ${was}` : `${label} of ${co} ${w.ended}: ${was}`;
+    sentence = lang === 'et' ? `${etHead} ${verbOf(w.ended)}: ${was}` : `${label}${of} ${w.ended}: ${was}`;
   } else {
     const party = isRec(details.party) ? str(details.party.name) : undefined;
     const tone = event.data.tone;
@@ -206,9 +225,9 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang): string
     const from = formatValue(oldV, format, lang, details);
     const to = formatValue(newV, format, lang, details);
     const who = party ? ` (${party})` : '';
-    sentence = lang === 'et' ? `${co} ${label}${who} ${verb}: ${from} → ${to}` : `${label}${who} of ${co} ${verb} from ${from} to ${to}`;
+    sentence = lang === 'et' ? `${etHead}${who} ${verb}: ${from} → ${to}` : `${label}${who}${of} ${verb} from ${from} to ${to}`;
   }
-  return sentence + listsSuffix(lists, lang);
+  return opts.lists === false ? sentence : sentence + listsSuffix(lists, lang);
 }
 
 export interface MatchCompanyLike {

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the subset of the Google Sheets v4 API the sheets module uses:
- * spreadsheets.get / batchUpdate (appendDimension, insertDimension), values.get / batchGet / update /
+ * spreadsheets.get / batchUpdate (appendDimension, insertDimension, addSheet), values.get / batchGet / update /
  * append / batchUpdate. It keeps Google's quota behaviour (reads and writes per minute per user → 429
  * RESOURCE_EXHAUSTED with Google's error body, sheets-standin-quota.ts), RAW vs USER_ENTERED input, the
  * value render options (FORMATTED_VALUE in the spreadsheet's locale), ragged rows, atomic batches and
@@ -648,6 +648,31 @@ export class SheetsStandin {
           s.columnCount += n;
         }
         return {};
+      };
+    }
+    if (req.addSheet) {
+      const props = ((req.addSheet as { properties?: Record<string, unknown> }).properties ?? {}) as {
+        title?: string;
+        gridProperties?: { rowCount?: number; columnCount?: number };
+      };
+      const title = props.title ?? `Sheet${ss.sheets.length + 1}`;
+      // Google compares titles without regard to case.
+      if (ss.sheets.some((x) => x.title.toLowerCase() === title.toLowerCase()))
+        throw new HttpError(
+          400,
+          'INVALID_ARGUMENT',
+          `Invalid requests[${i}].addSheet: A sheet with the name "${title}" already exists. Please enter another name.`,
+        );
+      const rowCount = props.gridProperties?.rowCount ?? 1000;
+      const columnCount = props.gridProperties?.columnCount ?? 26;
+      return () => {
+        const sheetId = Math.max(0, ...ss.sheets.map((x) => x.sheetId)) + 1;
+        ss.sheets.push({ sheetId, title, rowCount, columnCount, cells: [] });
+        return {
+          addSheet: {
+            properties: { sheetId, title, index: ss.sheets.length - 1, sheetType: 'GRID', gridProperties: { rowCount, columnCount } },
+          },
+        };
       };
     }
     throw new HttpError(400, 'INVALID_ARGUMENT', `Unsupported request in the stand-in: ${Object.keys(req).join(', ')}`);

@@ -4,6 +4,7 @@ import { clientFor } from '../transport/client';
 import { toNodeError } from '../errors';
 import { pollApi } from '../trigger/api';
 import { pollOnce, pollSources, type PollState } from '../trigger/poll';
+import { digestItems } from '../trigger/items';
 import { readTriggerOptions } from '../descriptions/trigger-properties';
 
 /**
@@ -19,11 +20,12 @@ export async function pollTrigger(ctx: IPollFunctions): Promise<INodeExecutionDa
   const client = await clientFor(ctx);
   const state = ctx.getWorkflowStaticData('node') as PollState;
   try {
-    const items = await pollOnce(pollSources(pollApi(client), { options }), state, {
+    const polled = await pollOnce(pollSources(pollApi(client), { options }), state, {
       options,
       startFrom: extra.startFrom === 'oldest' ? 'oldest' : 'now',
       manual: ctx.getMode() === 'manual',
     });
+    const items = digestItems(polled, options);
     return items.length ? [ctx.helpers.returnJsonArray(items as IDataObject[])] : null;
   } catch (error) {
     // The same mapping as the action nodes: the service's answers with their code and request id.

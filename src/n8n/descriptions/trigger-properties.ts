@@ -153,17 +153,38 @@ const onePerCompanyOption: INodeProperties = {
   description: 'Whether to output one item per newly matching company instead of one item per saved-search event',
 };
 
-/** The Options collection of both triggers: the one-item-per-company switch plus each trigger's own option. */
-function optionsCollection(own: INodeProperties): INodeProperties {
+/** The Options collection of both triggers: the one-item-per-company switch plus each trigger's own options. */
+function optionsCollection(...own: INodeProperties[]): INodeProperties {
   return {
     displayName: 'Options',
     name: 'options',
     type: 'collection',
     placeholder: 'Add Option',
     default: {},
-    options: [onePerCompanyOption, own],
+    options: [onePerCompanyOption, ...own],
   };
 }
+
+/** Poll Trigger version 2: all of a poll's changes in one chat-ready message (packages/core/digest.ts). */
+const digestOption: INodeProperties = {
+  displayName: 'One Digest per Poll',
+  name: 'digest',
+  type: 'boolean',
+  default: false,
+  displayOptions: { show: { '/events': ['monitoring.change'] } },
+  description:
+    'Whether to output one item per poll holding a digest of all new changes (bad news first, grouped by company, ready to post to Slack) instead of one item per change. The item also holds the counts and the events. Saved-search matches still come as their own items.',
+};
+
+const digestLinesOption: INodeProperties = {
+  displayName: 'Digest Lines',
+  name: 'digestLines',
+  type: 'number',
+  typeOptions: { minValue: 2, maxValue: 200 },
+  default: 20,
+  displayOptions: { show: { '/events': ['monitoring.change'] } },
+  description: 'With One Digest per Poll: at most this many lines of companies and changes; the rest is counted as "…and 37 more"',
+};
 
 const webhookNotice: INodeProperties = {
   displayName:
@@ -225,7 +246,7 @@ function pollTriggerFor(version: NodeVersion): INodeProperties[] {
     savedSearchesProperty('Saved searches whose new matches to read (Saved Search Matches events). Empty: none are read.'),
     languageProperty,
     filtersV2,
-    optionsCollection(startFromOption),
+    optionsCollection(startFromOption, digestOption, digestLinesOption),
   ];
 }
 
@@ -249,5 +270,7 @@ export function readTriggerOptions(get: GetParam): TriggerOptions {
     listIds: splitList(filters.listIds),
     searchIds: splitList(get('searchIds', [])),
     onePerCompany: options.onePerCompany === true,
+    digest: options.digest === true,
+    digestLines: typeof options.digestLines === 'number' && options.digestLines > 0 ? options.digestLines : 20,
   };
 }

@@ -1,3 +1,4 @@
+import { buildDigest } from '@company-data/core/digest';
 import { changeSummary, matchCompanySummary, matchesSummary, testSummary, type SummaryLang } from '@company-data/core/event-summary';
 
 export const triggerEventTypes = ['monitoring.change', 'search.matches', 'webhook.test'] as const;
@@ -17,6 +18,9 @@ export interface TriggerOptions {
   searchIds: string[];
   /** search.matches: one item per company instead of one per event. */
   onePerCompany: boolean;
+  /** Poll Trigger: one item per poll with a digest of its monitoring changes (digestItems). */
+  digest?: boolean;
+  digestLines?: number;
 }
 
 export const defaultTriggerOptions: TriggerOptions = {
@@ -97,4 +101,34 @@ export function eventToItems(event: unknown, opts: TriggerOptions): TriggerItem[
         ? [{ summary: `${event.type} ${String(event.id ?? '')}`.trim(), ...event }]
         : [];
   }
+}
+
+/**
+ * "One Digest per Poll": the poll's monitoring changes (after the filters) become one item, first, holding the
+ * digest as `summary` (the field a chat node posts) and `digest`, its counts and the events; other items (saved
+ * search matches) follow as they were. No changes: the other items only.
+ */
+export function digestItems(items: TriggerItem[], opts: TriggerOptions): TriggerItem[] {
+  if (!opts.digest) return items;
+  const changes = items.filter((i) => i.type === 'monitoring.change');
+  if (changes.length === 0) return items;
+  const events = changes.map((item) => {
+    const event: Rec = { ...item };
+    delete event.summary;
+    return event;
+  });
+  const d = buildDigest(events, { lang: opts.lang, maxLines: opts.digestLines });
+  const digest: TriggerItem = {
+    summary: d.text,
+    type: 'monitoring.digest',
+    digest: d.text,
+    total: d.total,
+    companies: d.companies,
+    tones: d.tones,
+    kinds: d.kinds,
+    shown: d.shown,
+    more: d.more,
+    events,
+  };
+  return [digest, ...items.filter((i) => i.type !== 'monitoring.change')];
 }

@@ -66,6 +66,13 @@ describe.each(Object.keys(triggers) as (keyof typeof triggers)[])('%s trigger: f
     expect(offeredOptions(props, version, { events: ['monitoring.change'] })).toContain(own);
   });
 
+  test.each([1, 2])('version %i: One Digest per Poll is offered by the version 2 Poll Trigger, with Monitoring Change', (version) => {
+    const offered = version === 2 && key === 'poll';
+    expect(offeredOptions(props, version, { events: ['monitoring.change'] }).includes('digest')).toBe(offered);
+    expect(offeredOptions(props, version, { events: ['monitoring.change'] }).includes('digestLines')).toBe(offered);
+    expect(offeredOptions(props, version, { events: ['search.matches'] })).not.toContain('digest');
+  });
+
   test('version 2: filters set while Events is at its default are kept when n8n saves the node; dropped once Monitoring Change is unticked', () => {
     const filters = { tones: ['bad'], kinds: ['tax_debt'] };
     // n8n leaves Events out of the saved parameters when it equals its default, and still keeps the filters.

@@ -123,6 +123,62 @@ describe('poll trigger', () => {
     }
   });
 
+  it('One Digest per Poll: one item holding the digest, its counts and the events, bad news first', async () => {
+    const { code } = watchCompany(rig);
+    const other = watchCompany(rig, 'Teine <Firma> & Co OÜ').code;
+    const p: NodeParams = { ...params, options: { digest: true, digestLines: 3 } };
+    const state: IDataObject = {};
+    expect(await poll(state, p)).toBeNull();
+    change(other, 'name_changed');
+    change(code);
+    change(code, 'address_changed');
+    const out = await poll(state, p);
+    expect(out![0]).toHaveLength(1);
+    const item = out![0]![0]!.json;
+    expect(item.type).toBe('monitoring.digest');
+    expect(item.summary).toBe(item.digest);
+    expect(item).toMatchObject({ total: 3, companies: 2, shown: 2, more: 1, tones: { bad: 1 } });
+    expect((item.events as IDataObject[]).map((e) => e.id)).toHaveLength(3);
+    expect((item.events as IDataObject[])[0]).not.toHaveProperty('summary');
+    const lines = String(item.digest).split('\n');
+    expect(lines[0]).toBe('*Company Data: 3 changes at 2 companies*');
+    // The tax debt (bad news) first; the cap of 3 lines leaves the rest counted.
+    expect(lines.slice(4)).toEqual([
+      `*Näidis Ehitus OÜ* (${code})`,
+      expect.stringMatching(/^🔴 Tax debt /),
+      expect.stringMatching(/^⚪ Address changed/),
+      '_…and 1 more_',
+    ]);
+    expect(String(item.digest)).not.toMatch(/[<>]/);
+    // Nothing new: no item at all, not an empty digest.
+    expect(await poll(state, p)).toBeNull();
+  });
+
+  it('One Digest per Poll in Estonian, after the change filters; saved-search matches keep their own items', async () => {
+    const { code } = watchCompany(rig);
+    const s = writeHandlers['searches.create']!(rig.svc, ACCOUNT, { name: 'Tartu', filters: { county: ['Tartu maakond'] } }).data as {
+      id: string;
+    };
+    const p: NodeParams = {
+      events: ['monitoring.change', 'search.matches'],
+      searchIds: s.id,
+      language: 'et',
+      filters: { tones: ['bad'] },
+      options: { digest: true },
+    };
+    const state: IDataObject = {};
+    await poll(state, p);
+    change(code);
+    change(code, 'name_changed');
+    rig.svc.registerCompanies([{ name: 'Alfa Tarkvara OÜ', county: 'Tartu maakond' }]);
+    rig.svc.runSearches(rig.svc.clock.now() + 1000, rig.svc.today());
+    const out = (await poll(state, p))![0]!.map((i) => i.json);
+    expect(out.map((i) => i.type)).toEqual(['monitoring.digest', 'search.matches']);
+    expect(out[0]).toMatchObject({ total: 1, companies: 1 });
+    expect(String(out[0]!.summary).split('\n')[0]).toBe('*Company Data: 1 muudatus 1 ettevõttes*');
+    expect(String(out[0]!.summary)).toMatch(/🔴 Maksuvõlg /);
+  });
+
   it('asks for a saved search id when only search matches are chosen', async () => {
     await expect(poll({}, { events: ['search.matches'] })).rejects.toThrow(/Saved Searches: choose at least one/);
   });

@@ -1,28 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { Rng } from '../../../packages/company-data/src/sandbox/dataset/prng';
-import type { CompanyFacts } from '../../../packages/company-data/src/sandbox/monitoring/company-port';
+import { sampleFacts } from '../../support/company-facts';
 import { kinds } from '../../../packages/company-data/src/sandbox/monitoring/kinds';
 import { changeSummary, formatMoney, type SummaryLang } from '../../../src/n8n/trigger/summary';
 
-const facts: CompanyFacts = {
-  registry_code: '14453248',
-  name: 'Kullamäe Ehitus OÜ',
-  legal_form: 'osaühing',
-  legal_form_abbr: 'OÜ',
-  status: 'R',
-  registered_on: '2018-01-01',
-  address: 'Harju maakond, Tallinn, Pärnu mnt 1, 10141',
-  county: 'Harju maakond',
-  activity_codes: ['41201'],
-  employees: 12,
-  revenue: 1_200_000,
-  tax_debt: 4210,
-  rating: 'BB',
-  score: 55,
-  board: ['Mari Tamm'],
-  share_capital: 2500,
-  vat_number: 'EE102224658',
-};
+const facts = sampleFacts;
 const company = { registry_code: facts.registry_code, name: facts.name };
 const lists = [{ id: 'lst_1', name: 'Key clients', external_ref: 'CRM-991' }];
 

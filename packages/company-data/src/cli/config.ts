@@ -21,6 +21,7 @@ import { accountCredentials } from '../sheets/google-account';
 import { CsvTable, csvFormulaModes, type CsvFormulas } from '../sheets/csv-table';
 import type { Table } from '../sheets/table';
 import type { Lang } from '@company-data/core/schemas/common';
+import { spreadsheetIdOf } from '../sheets/spreadsheet-address';
 
 export interface ApiFlags {
   baseUrl?: string;
@@ -175,7 +176,7 @@ export async function openTable(target: TableTarget, google: GoogleFlags): Promi
     if (target.out) throw new Error('out: applies to files only; a spreadsheet is updated in place');
     const { GoogleSheetTable } = await import('../sheets/google-table');
     return new GoogleSheetTable({
-      spreadsheetId: target.spreadsheet,
+      spreadsheetId: spreadsheetIdOf(target.spreadsheet),
       ...(target.sheet ? { sheet: target.sheet } : {}),
       auth: googleCredentials(google),
       ...(google.sheetsRootUrl ? { rootUrl: google.sheetsRootUrl } : {}),

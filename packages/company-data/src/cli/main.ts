@@ -3,6 +3,7 @@ import { setOfflineStarter } from './config';
 import { authCommand } from './commands/auth';
 import { enrichCommand } from './commands/enrich';
 import { eventsToSheetCommand } from './commands/events-to-sheet';
+import { watchCommand } from './commands/watch';
 import { mcpCommand } from './commands/mcp';
 import { sandboxCommand } from './commands/sandbox';
 
@@ -15,7 +16,8 @@ setOfflineStarter(async () => {
 const program = new Command('company-data')
   .description('Estonian company data from the terminal: enrich sheets, follow events, serve AI assistants (MCP), run the offline sandbox')
   .showHelpAfterError();
-for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand(), mcpCommand(), authCommand()]) program.addCommand(cmd);
+for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand(), watchCommand(), mcpCommand(), authCommand()])
+  program.addCommand(cmd);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

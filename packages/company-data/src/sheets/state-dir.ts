@@ -11,6 +11,6 @@ export function defaultStateDir(): string {
  * One table's file in the state folder, `<kind>-<16 hex>.jsonl`: named by a hash of the table's id, which
  * holds a path or a spreadsheet id and sheet title, never safe as a file name.
  */
-export function tableStateFile(stateDir: string, kind: 'enrich' | 'events', tableId: string): string {
+export function tableStateFile(stateDir: string, kind: 'enrich' | 'events' | 'watch', tableId: string): string {
   return join(stateDir, `${kind}-${createHash('sha256').update(tableId).digest('hex').slice(0, 16)}.jsonl`);
 }

@@ -145,7 +145,7 @@ export function enrichCommand(): Command {
   const cmd = new Command('enrich')
     .description('Add company data to the rows of a CSV or XLSX file or a Google sheet, by registry code, VAT number or name')
     .argument('[file]', 'a .csv or .xlsx file (enriched in place unless --out is given)')
-    .option('--spreadsheet <id>', 'Google spreadsheet ID (from its address)')
+    .option('--spreadsheet <id-or-address>', 'Google spreadsheet: its ID or its address (https://docs.google.com/spreadsheets/d/…)')
     .option('--sheet <name>', 'sheet (tab) name; the first sheet by default')
     .option('--column <header>', 'header of the column holding registry codes, VAT numbers or names (found automatically otherwise)')
     .option('--out <file>', 'write the result to this file instead of changing the input')

@@ -47,23 +47,38 @@ export function logText(s: string): string {
   );
 }
 
-const int = (flag: string, min: number) => (v: string) => {
+/** A flag's whole number of `min` or more. */
+export const int = (flag: string, min: number) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${flag}: must be a whole number of ${min} or more`);
   return Number(v);
 };
 
-export function eventsToSheetCommand(): Command {
-  const cmd = new Command('events-to-sheet')
-    .description('Append monitoring changes and saved-search matches to a sheet as rows, each event exactly once')
-    .argument('[file]', 'a .csv or .xlsx file to append to (or use --spreadsheet)')
-    .option('--spreadsheet <id>', 'Google spreadsheet ID')
-    .option('--sheet <name>', 'sheet (tab) name; the first sheet by default')
-    .option('--webhook', 'receive signed webhooks on a local port instead of polling')
+/** --webhook, --port, --host and --secret: the signed-webhook receiver's flags (events-to-sheet, watch). */
+export function addWebhookOptions(cmd: Command, what: string): Command {
+  return cmd
+    .option('--webhook', what)
     .addOption(new Option('--port <n>', 'webhook port').argParser(int('port', 0)).default(8787))
     .option('--host <host>', 'webhook listen address', '127.0.0.1')
     .addOption(
       new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
-    )
+    );
+}
+
+/** The secret --webhook cannot work without, named before anything starts. */
+export function requireWebhookSecret(flags: { webhook?: boolean; secret?: string }): void {
+  if (flags.webhook && !flags.secret)
+    throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
+}
+
+export function eventsToSheetCommand(): Command {
+  const cmd = addWebhookOptions(
+    new Command('events-to-sheet')
+      .description('Append monitoring changes and saved-search matches to a sheet as rows, each event exactly once')
+      .argument('[file]', 'a .csv or .xlsx file to append to (or use --spreadsheet)')
+      .option('--spreadsheet <id-or-address>', 'Google spreadsheet: its ID or its address (https://docs.google.com/spreadsheets/d/…)')
+      .option('--sheet <name>', 'sheet (tab) name; the first sheet by default'),
+    'receive signed webhooks on a local port instead of polling',
+  )
     .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
     .option('--once', 'poll until caught up, then stop (for cron)')
     .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
@@ -80,8 +95,7 @@ export function eventsToSheetCommand(): Command {
   addGoogleOptions(cmd);
   cmd.action(async (file: string | undefined, flags: EventsFlags) => {
     const say = (line: string) => process.stderr.write(line + '\n');
-    if (flags.webhook && !flags.secret)
-      throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
+    requireWebhookSecret(flags);
     const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, csvFormulas: flags.csvFormulas }, flags);
     const writer = new EventSheetWriter({
       table,

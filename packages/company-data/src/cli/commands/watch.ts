@@ -1,0 +1,282 @@
+import { writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { Command, Option } from 'commander';
+import { buildDigest } from '@company-data/core/digest';
+import { defaultListName, matchedCodes, sheetExternalRef, type WatchTarget } from '@company-data/core/watch/list-sync';
+import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
+import { enrichTable, findKeyColumn, defaultFields, reportOfFailedRun, type EnrichReport } from '../../sheets/enrich';
+import { pollEventsToSheet, startWebhookReceiver, type EventsClient } from '../../sheets/event-sources';
+import { EventSheetWriter } from '../../sheets/events-to-rows';
+import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
+import type { CsvFormulas } from '../../sheets/csv-table';
+import { defaultStateDir } from '../../sheets/state-dir';
+import { spreadsheetIdOf } from '../../sheets/spreadsheet-address';
+import { syncList, type ListSyncResult } from '../../sheets/watch-list';
+import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
+import type { Table } from '../../sheets/table';
+import type { CompanyDataClient } from '../../index';
+import {
+  addApiOptions,
+  addGoogleOptions,
+  csvFormulasOption,
+  googleCredentials,
+  openClient,
+  openTable,
+  type ApiFlags,
+  type GoogleFlags,
+} from '../config';
+import { formatReport } from './enrich';
+import { addWebhookOptions, int, logText, requireWebhookSecret } from './events-to-sheet';
+
+interface WatchFlags extends ApiFlags, GoogleFlags {
+  spreadsheet?: string;
+  sheet?: string;
+  column?: string;
+  list?: string;
+  eventsSheet: string;
+  once?: boolean;
+  interval: number;
+  webhook?: boolean;
+  port: number;
+  host: string;
+  secret?: string;
+  lang: SummaryLang;
+  maxBilledQueries?: number;
+  stateDir?: string;
+  digest?: string;
+  digestLines: number;
+  csvFormulas: CsvFormulas;
+}
+
+/** Enrich's fields plus the registry code, which the list is made of. */
+const WATCH_FIELDS = defaultFields.includes('registry_code') ? [...defaultFields] : [...defaultFields, 'registry_code' as const];
+
+/** Where a file's changes go: a CSV beside it, "<name> - Company changes.csv" (a CSV has no second sheet). */
+export function eventsFileFor(file: string, eventsSheet: string): string {
+  const base = basename(file, extname(file));
+  return join(dirname(file), `${base} - ${eventsSheet.replace(/[\\/:*?"<>|]/g, '_')}.csv`);
+}
+
+export function listLine(r: ListSyncResult): string {
+  return `List "${r.listName}" (${r.listId}${r.created ? ', made now' : ''}): added ${r.added}, removed ${r.removed}, kept ${r.kept}`;
+}
+
+export function watchCommand(): Command {
+  const cmd = new Command('watch')
+    .description(
+      "Keep a sheet's companies under watch: one monitoring list holds exactly the sheet's matched companies, and each change is appended to an events sheet",
+    )
+    .argument('[file]', 'a .csv or .xlsx file (or use --spreadsheet)')
+    .option('--spreadsheet <id-or-address>', 'Google spreadsheet: its ID or its address (https://docs.google.com/spreadsheets/d/…)')
+    .option('--sheet <name>', 'sheet (tab) name; the first sheet by default')
+    .option('--column <header>', 'header of the column holding registry codes, VAT numbers or names (found automatically otherwise)')
+    .option('--list <name>', 'monitoring list to keep (default: named after the spreadsheet and sheet)')
+    .option('--events-sheet <name>', 'sheet the changes are appended to (a file gets "<name> - <this>.csv" beside it)', 'Company changes')
+    .option('--once', 'one pass (enrich new rows, sync the list, read new changes), then exit')
+    .addOption(new Option('--interval <seconds>', 'seconds between passes').argParser(int('interval', 1)).default(300))
+    .addOption(new Option('--lang <lang>', 'language of labels, summaries and the digest').choices(summaryLangs).default('en'))
+    .addOption(
+      new Option(
+        '--max-billed-queries <n>',
+        'refuse to enrich new rows, before anything is sent, when that would bill more unique queries than this',
+      ).argParser(int('max-billed-queries', 1)),
+    )
+    .option('--digest <file>', 'write one digest of the pass\'s changes for chat (Slack mrkdwn) to this file, or "-" for stdout')
+    .addOption(
+      new Option('--digest-lines <n>', 'at most this many lines of companies and changes in the digest')
+        .argParser(int('digest-lines', 2))
+        .default(20),
+    )
+    .addOption(csvFormulasOption())
+    .addOption(new Option('--state-dir <dir>', 'where the list, the ledger and paid answers are remembered').env('COMPANY_DATA_STATE_DIR'));
+  addWebhookOptions(cmd, 'receive changes as signed webhooks on a local port instead of polling');
+  addApiOptions(cmd);
+  addGoogleOptions(cmd);
+  cmd.action(async (file: string | undefined, flags: WatchFlags) => {
+    const say = (line: string) => process.stderr.write(line + '\n');
+    const out = (line: string) => process.stdout.write(line + '\n');
+    requireWebhookSecret(flags);
+    if (flags.webhook && flags.digest) throw new Error('digest: applies to polling; with --webhook each change arrives on its own');
+    const spreadsheetId = flags.spreadsheet ? spreadsheetIdOf(flags.spreadsheet) : undefined;
+    const target: WatchTarget = spreadsheetId
+      ? { kind: 'google', spreadsheetId, ...(flags.sheet ? { sheet: flags.sheet } : {}) }
+      : { kind: 'file', name: basename(file ?? ''), ...(flags.sheet ? { sheet: flags.sheet } : {}) };
+    const listName = flags.list ?? defaultListName(target);
+    const externalRef = sheetExternalRef(target);
+    const stateDir = flags.stateDir ?? defaultStateDir();
+    const openWatched = () =>
+      openTable({ file, spreadsheet: spreadsheetId, sheet: flags.sheet, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
+    // The table is opened afresh each pass: a file read once is cached, and a colleague edits between passes.
+    const first = await openWatched();
+    if (spreadsheetId) {
+      const { ensureGoogleSheet } = await import('../../sheets/google-add-sheet');
+      const made = await ensureGoogleSheet({
+        spreadsheetId,
+        title: flags.eventsSheet,
+        auth: googleCredentials(flags),
+        ...(flags.sheetsRootUrl ? { rootUrl: flags.sheetsRootUrl } : {}),
+      });
+      if (made) say(`Added the sheet "${flags.eventsSheet}" for the changes.`);
+    }
+    const eventsTable = spreadsheetId
+      ? await openTable({ spreadsheet: spreadsheetId, sheet: flags.eventsSheet }, flags)
+      : await openTable({ file: eventsFileFor(file!, flags.eventsSheet), csvFormulas: flags.csvFormulas }, flags);
+    // Changes read but not yet written into their rows wait here, so a kill between the two loses none.
+    const pending = new PendingChanges(stateDir, first.id);
+    const writer = new RowRecordingWriter(pending, {
+      table: eventsTable,
+      lang: flags.lang,
+      onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
+      stateDir,
+    });
+    const opened = await openClient(flags, say, { lang: flags.lang });
+    const client = opened.client as CompanyDataClient;
+
+    const stop = new AbortController();
+    const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
+    const onSignal = () => {
+      say('Stopping after this step; what is stored is kept.');
+      stop.abort('signal');
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+    try {
+      await writer.open();
+      if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the events sheet.`);
+
+      const pass = async (table: Table): Promise<{ listId: string; table: Table; header: string[] }> => {
+        let report: EnrichReport;
+        try {
+          report = await enrichTable({
+            table,
+            client,
+            ...(flags.column ? { column: flags.column } : {}),
+            fields: WATCH_FIELDS,
+            mode: 'missing',
+            lang: flags.lang,
+            stateDir,
+            maxAgeDays: DEFAULT_MAX_AGE_DAYS,
+            ...(flags.maxBilledQueries ? { maxBilledQueries: flags.maxBilledQueries } : {}),
+            ...(opened.offline ? { service: 'offline-sandbox' } : {}),
+            signal: stop.signal,
+          });
+        } catch (err) {
+          const failed = reportOfFailedRun(err);
+          if (failed) for (const line of formatReport(failed)) out(line);
+          throw err;
+        }
+        if (report.rowsInScope > 0) for (const line of formatReport(report)) out(line);
+        else out(`Every row is enriched already (nothing billed). Key column: ${report.keyColumn}`);
+        if (report.errors) process.exitCode = 2;
+        const { header, rows } = await table.read();
+        const codes = matchedCodes(header, rows, findKeyColumn(header, flags.column));
+        const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id });
+        out(listLine(sync));
+        for (const i of sync.invalid) say(`${i.registry_code}: not put under watch (${i.reason || 'refused by the service'})`);
+        return { listId: sync.listId, table, header };
+      };
+
+      /** The changes waiting (read by a poll or received as webhooks) into their rows. */
+      const applyRows = async (at: { table: Table; header: string[] }) => {
+        const waiting = pending.waiting();
+        const rows = await new RowChangeWriter(at.table, {
+          lang: flags.lang,
+          ...(flags.column ? { column: flags.column } : {}),
+        }).apply(waiting, at.header);
+        pending.settle(waiting.map((e) => String((e as { id?: unknown }).id)));
+        return rows;
+      };
+
+      let current = await pass(first);
+      if (flags.webhook) {
+        rx = await startWebhookReceiver({
+          writer,
+          secrets: [flags.secret!],
+          port: flags.port,
+          host: flags.host,
+          onEvent: (id, outcome) => say(`${logText(id)}: ${outcome}`),
+        });
+        say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
+      }
+      for (;;) {
+        if (!flags.webhook) {
+          const polled: unknown[] = [];
+          const appended = new Set<string>();
+          const id = current.listId;
+          const events: EventsClient = {
+            // Only this list's changes: the account may watch other companies for other purposes.
+            iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: id }), polled),
+            iterateMatches: () => {
+              throw new Error('watch reads monitoring changes only');
+            },
+          };
+          const before = { ...writer.stats };
+          await pollEventsToSheet({
+            client: events,
+            writer,
+            once: true,
+            signal: stop.signal,
+            onEvent: (eventId, outcome) => {
+              if (outcome === 'appended') appended.add(eventId);
+              else if (outcome !== 'duplicate') say(`${logText(eventId)}: ${outcome}`);
+            },
+          });
+          out(
+            `Changes appended to "${flags.eventsSheet}": ${writer.stats.appended - before.appended}; already stored: ${writer.stats.duplicates - before.duplicates}`,
+          );
+          if (flags.digest) {
+            const fresh = polled.filter((e) => appended.has(String((e as { id?: unknown }).id)));
+            const d = buildDigest(fresh, { lang: flags.lang, maxLines: flags.digestLines });
+            if (flags.digest === '-') {
+              if (d.text) out(d.text);
+            } else writeFileSync(flags.digest, d.text ? d.text + '\n' : '');
+          }
+        }
+        const rows = await applyRows(current);
+        if (rows.changes)
+          out(
+            `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
+          );
+        if (flags.once || stop.signal.aborted) break;
+        await Promise.race([new Promise<void>((r) => setTimeout(r, flags.interval * 1000).unref()), stopped]);
+        if (stop.signal.aborted) break;
+        current = await pass(await openWatched());
+      }
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await rx?.close();
+      await writer.close();
+      pending.close();
+      await opened.close();
+    }
+  });
+  return cmd;
+}
+
+/** The events as they pass, kept for the digest. */
+async function* tap(source: AsyncIterable<unknown>, into: unknown[]): AsyncGenerator<unknown> {
+  for await (const e of source) {
+    into.push(e);
+    yield e;
+  }
+}
+
+/**
+ * The events writer, recording each event for its rows before storing it: a poll moves its cursor, and a
+ * webhook is answered, only after accept, so an event is in the pending file before it can be lost.
+ */
+class RowRecordingWriter extends EventSheetWriter {
+  constructor(
+    private readonly pending: PendingChanges,
+    options: ConstructorParameters<typeof EventSheetWriter>[0],
+  ) {
+    super(options);
+  }
+
+  override accept(event: Parameters<EventSheetWriter['accept']>[0]): ReturnType<EventSheetWriter['accept']> {
+    if ((event as { type?: unknown }).type === 'monitoring.change') this.pending.add([event]);
+    return super.accept(event);
+  }
+}

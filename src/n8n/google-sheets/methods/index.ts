@@ -7,6 +7,7 @@ import type {
   INodeCredentialTestResult,
   INodeListSearchResult,
   INodePropertyOptions,
+  INodeType,
 } from 'n8n-workflow';
 import { SERVICE_ACCOUNT_TEST, type GoogleAuthentication } from '../descriptions/common';
 import { toSheetsNodeError } from '../errors';
@@ -88,7 +89,7 @@ async function serviceAccountTest(this: ICredentialTestFunctions, credential: IC
 }
 
 /** What the node file puts under `methods`. */
-export const googleSheetsMethods = {
+export const googleSheetsMethods: Required<Pick<NonNullable<INodeType['methods']>, 'listSearch' | 'loadOptions' | 'credentialTest'>> = {
   listSearch: { sheetSearch },
   loadOptions: { keyColumns },
   credentialTest: { [SERVICE_ACCOUNT_TEST]: serviceAccountTest },

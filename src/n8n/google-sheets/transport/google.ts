@@ -28,13 +28,15 @@ export interface GoogleSheetsAccess {
 }
 
 /** The token endpoint through n8n's plain helper (the credential is the key itself, signed here). */
-export function n8nTokenPoster(ctx: GoogleContext, signal?: AbortSignal): TokenPoster {
+export function n8nTokenPoster(ctx: GoogleContext): TokenPoster {
   return async (url, form) => {
-    const res: TransportResponse | TransportError = await sendThroughN8n(
-      ctx,
-      { method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, timeoutMs: TOKEN_TIMEOUT_MS },
-      { signal },
-    ).catch((error: unknown) => (error instanceof TransportError ? error : new TransportError('other', 'network error')));
+    const res: TransportResponse | TransportError = await sendThroughN8n(ctx, {
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      timeoutMs: TOKEN_TIMEOUT_MS,
+    }).catch((error: unknown) => (error instanceof TransportError ? error : new TransportError('other', 'network error')));
     if (res instanceof TransportError)
       throw new ServiceAccountError(
         `The token endpoint ${url} did not answer (${res.code ?? res.kind})`,
@@ -62,11 +64,12 @@ export function serviceAccountTokenSource(tokens: ServiceAccountTokens): N8nGoog
   };
 }
 
-export async function googleSheetsAccess(
-  ctx: GoogleContext,
-  authentication: GoogleAuthentication,
-  signal?: AbortSignal,
-): Promise<GoogleSheetsAccess> {
+/**
+ * The Sheets API as the node reaches it. The node does not tie its own requests to the execution's
+ * cancel signal: after Stop the engine still saves the answers it has. (n8n's authenticated helper,
+ * used for OAuth2, ties every request to it by itself: there Stop ends the saving too.)
+ */
+export async function googleSheetsAccess(ctx: GoogleContext, authentication: GoogleAuthentication): Promise<GoogleSheetsAccess> {
   if (authentication === 'oAuth2') {
     // n8n adds the token, renews it on a 401 (which is why statuses are thrown) and adds the execution's cancel signal.
     return {
@@ -77,9 +80,9 @@ export async function googleSheetsAccess(
   }
   const cred = await ctx.getCredentials(SERVICE_ACCOUNT_CREDENTIAL);
   const key = parseServiceAccountKey(cred.serviceAccountKey);
-  const tokens = new ServiceAccountTokens(key, n8nTokenPoster(ctx, signal));
+  const tokens = new ServiceAccountTokens(key, n8nTokenPoster(ctx));
   return {
-    transport: { request: async (req) => await sendThroughN8n(ctx, req, { signal }) },
+    transport: { request: async (req) => await sendThroughN8n(ctx, req) },
     tokens: serviceAccountTokenSource(tokens),
     account: key.client_email,
   };

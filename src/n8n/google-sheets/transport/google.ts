@@ -13,7 +13,8 @@ const TOKEN_TIMEOUT_MS = 30_000;
 /** Google's access token from the node's credential (the engine's GoogleTokenSource port). */
 export interface N8nGoogleTokenSource {
   authorize(): Promise<Record<string, string>>;
-  renew(): Promise<void>;
+  /** Drops a refused token: the next authorize() fetches a new one. */
+  renew(): Promise<boolean>;
   readonly account?: string;
   readonly on401?: string;
 }
@@ -59,7 +60,7 @@ export function serviceAccountTokenSource(tokens: ServiceAccountTokens): N8nGoog
     },
     async renew() {
       if (last) tokens.refused(last);
-      last = await tokens.token();
+      return true;
     },
   };
 }

@@ -1,21 +1,15 @@
-import type { INode, INodeTypes } from 'n8n-workflow';
+import type { INodeTypes } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 import { mock } from 'jest-mock-extended';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { LookupResult } from '@company-data/core/schemas/company';
 import { staticDataAnswerStore } from '../../../src/n8n/google-sheets/ports/answer-store';
 import { inProcessWriterLocks } from '../../../src/n8n/google-sheets/ports/writer-locks';
+import { googleSheetsNode } from '../../support/n8n-google-context';
 
 /** The n8n adapters of the Sheets engine's ports that hold state: the store of paid answers, the writer lock, the clock. */
 
-const node: INode = {
-  id: 'g1',
-  name: 'Sheets',
-  type: 'n8n-nodes-company-data.companyDataGoogleSheets',
-  typeVersion: 1,
-  position: [0, 0],
-  parameters: {},
-};
+const node = googleSheetsNode;
 const answer = (code: string) => ({ status: 'matched', matches: [{ registry_code: code }] }) as unknown as LookupResult;
 const scope = (over: Record<string, unknown> = {}) => ({
   tableId: 'sheet-1:Leads',

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { flatCompanyFields } from '@company-data/core/simplify';
 import { humanize } from '../../descriptions/fields';
+import { maxBilledQueriesOption } from '../../descriptions/properties';
 
 /** The fields of Enrich Rows (operation `enrich`). */
 
@@ -53,11 +54,7 @@ export const enrichProperties: INodeProperties[] = [
     description: 'Rows enriched more than this many days ago are looked up again',
   },
   {
-    displayName: 'Max Billed Queries',
-    name: 'maxBilledQueries',
-    type: 'number',
-    typeOptions: { minValue: 0 },
-    default: 0,
+    ...maxBilledQueriesOption,
     description:
       'Stop before sending anything when this run would bill more unique queries than this (duplicates, invalid keys, rows already enriched and answers already paid for are free). 0: no cap.',
   },

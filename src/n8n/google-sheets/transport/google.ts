@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import type { Transport, TransportResponse } from '@company-data/core/transport';
+import type { GoogleTokenSource } from '@company-data/core/sheets/ports';
 import { TransportError } from '@company-data/core/transport';
 import { sendThroughN8n } from '../../transport';
 import { USER_ACCOUNT_CREDENTIAL, SERVICE_ACCOUNT_CREDENTIAL, type GoogleAuthentication } from '../descriptions/common';
@@ -10,20 +11,11 @@ export type GoogleContext = IExecuteFunctions | ILoadOptionsFunctions;
 /** What the token exchange is given: Google answers within seconds; a hung endpoint must not hold the run. */
 const TOKEN_TIMEOUT_MS = 30_000;
 
-/** Google's access token from the node's credential (the engine's GoogleTokenSource port). */
-export interface N8nGoogleTokenSource {
-  authorize(): Promise<Record<string, string>>;
-  /** Drops a refused token: the next authorize() fetches a new one. */
-  renew(): Promise<boolean>;
-  readonly account?: string;
-  readonly on401?: string;
-}
-
 /** How the node reaches the Sheets API: a transport, and the token source when the node signs in itself. */
 export interface GoogleSheetsAccess {
   transport: Transport;
   /** Set for a service account; an OAuth2 credential is applied (and renewed) by n8n's helper itself. */
-  tokens?: N8nGoogleTokenSource;
+  tokens?: GoogleTokenSource;
   /** The service account's email: whom to share the spreadsheet with. */
   account?: string;
 }
@@ -48,7 +40,7 @@ export function n8nTokenPoster(ctx: GoogleContext): TokenPoster {
 }
 
 /** A service account's tokens as the engine's token source: renewed on a 401, errors in the user's words. */
-export function serviceAccountTokenSource(tokens: ServiceAccountTokens): N8nGoogleTokenSource {
+export function serviceAccountTokenSource(tokens: ServiceAccountTokens): GoogleTokenSource {
   let last: string | undefined;
   return {
     account: tokens.key.client_email,
@@ -58,9 +50,9 @@ export function serviceAccountTokenSource(tokens: ServiceAccountTokens): N8nGoog
       last = await tokens.token();
       return { authorization: `Bearer ${last}` };
     },
+    // A refused token is dropped: the next authorize() fetches a new one.
     async renew() {
       if (last) tokens.refused(last);
-      return true;
     },
   };
 }

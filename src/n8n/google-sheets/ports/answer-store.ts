@@ -30,11 +30,16 @@ export function staticDataAnswerStore(staticData: IDataObject): OpenAnswerStore 
   return (scope: AnswerScope): PaidAnswerStore => {
     const now = scope.now();
     const all = ((staticData[ROOT] as Record<string, Progress> | undefined) ?? {}) as Record<string, Progress>;
-    for (const [k, p] of Object.entries(all)) if (now - p.at > FORGET_AFTER_DAYS * DAY_MS) delete all[k];
     const key = scopeKey(scope);
     const maxAgeMs = (scope.maxAgeDays ?? FORGET_AFTER_DAYS) * DAY_MS;
-    // Answers older than the run may reuse are not handed out (they may have changed), nor kept.
-    if (all[key] && (maxAgeMs <= 0 || now - all[key].at > maxAgeMs)) delete all[key];
+    let pruned = false;
+    for (const [k, p] of Object.entries(all)) {
+      // Answers older than the run may reuse are not handed out (they may have changed), nor kept.
+      if (now - p.at > FORGET_AFTER_DAYS * DAY_MS || (k === key && (maxAgeMs <= 0 || now - p.at > maxAgeMs))) {
+        delete all[k];
+        pruned = true;
+      }
+    }
     const progress = all[key];
     const served = new Set<string>();
     // n8n sees a change of static data through its top-level keys only: assigning the root again marks it changed.
@@ -68,8 +73,11 @@ export function staticDataAnswerStore(staticData: IDataObject): OpenAnswerStore 
         touch();
       },
       finish(keepProgress) {
-        if (!keepProgress && all[key]) delete all[key];
-        touch();
+        // Written back only when something changed: n8n then saves the workflow when the execution ends.
+        if (!keepProgress && all[key]) {
+          delete all[key];
+          touch();
+        } else if (pruned) touch();
       },
     };
   };

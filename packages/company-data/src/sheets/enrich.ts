@@ -16,7 +16,7 @@ import { fileLocks } from './writer-lock';
 import { systemClock } from '../transport/clock';
 import { PaidAnswers } from './paid-answers';
 import { defaultStateDir } from './state-dir';
-import { sectionText } from './profile-sections';
+import { sectionText } from '@company-data/core/sheets/enrich/profile-sections';
 import { CsvTable } from './csv-table';
 import { addRow, PreflightError, type WritePlan } from './preflight';
 import type { CellWrite, ColumnsView, Table, TableSnapshot } from './table';

@@ -5,7 +5,7 @@ import { maxBilledQueriesOption } from '../../descriptions/properties';
 
 /** The fields of Enrich Rows (operation `enrich`). */
 
-/** Fields a user can add from the company summary, in the CLI's order; written as company_data_<field>. */
+/** Fields a user can add from the company summary, in the CLI's order; written as company_data_match_<field>. */
 export const enrichFieldChoices: readonly string[] = [...flatCompanyFields, 'matched_previous_name'];
 export const defaultEnrichFields: readonly string[] = ['name', 'registry_code', 'status_label', 'legal_form', 'address', 'vat_number'];
 
@@ -27,7 +27,7 @@ export const enrichProperties: INodeProperties[] = [
     type: 'multiOptions',
     options: enrichFieldChoices.map((f) => ({ name: humanize(f), value: f })),
     default: [...defaultEnrichFields],
-    description: 'What to write about each company, each in its own column company_data_<field> (added at the right when missing)',
+    description: 'What to write about each company, each in its own column company_data_match_<field> (added at the right when missing)',
   },
   {
     displayName: 'Rows to Enrich',

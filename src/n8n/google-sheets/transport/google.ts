@@ -50,9 +50,10 @@ export function serviceAccountTokenSource(tokens: ServiceAccountTokens): GoogleT
       last = await tokens.token();
       return { authorization: `Bearer ${last}` };
     },
-    // A refused token is dropped: the next authorize() fetches a new one.
+    // A refused token is dropped: the next authorize() fetches a new one (a key can always sign a new request).
     async renew() {
       if (last) tokens.refused(last);
+      return true;
     },
   };
 }

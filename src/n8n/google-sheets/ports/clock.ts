@@ -28,12 +28,8 @@ export async function abortableSleep(ms: number, signals: ReadonlyArray<AbortSig
   const withAbort = n8nSleepWithAbort();
   if (withAbort) {
     const signal = live.length <= 1 ? live[0] : AbortSignal.any(live);
-    try {
-      await withAbort(ms, signal);
-    } catch (error) {
-      // sleepWithAbort rejects with a cancellation error when the signal aborts: that is the wake-up asked for.
-      if (!aborted()) throw error;
-    }
+    // sleepWithAbort rejects only when its signal aborts (ManualExecutionCancelledError): the wake-up asked for.
+    await withAbort(ms, signal).catch(() => aborted());
     return;
   }
   const end = Date.now() + ms;

@@ -166,6 +166,15 @@ describe('Enrich Rows', () => {
     expect(table(w).every((r) => r.company_data_match_name !== '')).toBe(true);
   });
 
+  test('with OAuth2 too: n8n’s helper throws Google’s 429s, the node reads them back and waits them out', async () => {
+    const w = await sheetWorld(10, { readsPerMinute: 2, writesPerMinute: 2, windowMs: 1500 });
+    w.g.share(w.id, ['oauth-user']);
+    const res = await run(w, { authentication: 'oAuth2' }, { oauth: { oauthTokenData: { access_token: w.g.accessToken } } });
+    expect(res.report).toMatchObject({ matched: 10, billedQueries: 10, interrupted: false });
+    expect(w.g.calls.filter((c) => c.status === 429).length).toBeGreaterThan(0);
+    expect(table(w).every((r) => r.company_data_match_name !== '')).toBe(true);
+  });
+
   test('Stop during a quota wait ends the run within a second or so', async () => {
     // One request a minute: the run waits on Google's quota long after it started.
     const w = await sheetWorld(20, { readsPerMinute: 1, writesPerMinute: 1, windowMs: 60_000 });

@@ -16,7 +16,7 @@ import { SheetsStandin, type StandinOptions } from '../../support/sheets-standin
 const node = new CompanyDataGoogleSheets();
 let sb: Sandbox;
 let codes: string[];
-let standins: SheetsStandin[] = [];
+const standins: SheetsStandin[] = [];
 
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });

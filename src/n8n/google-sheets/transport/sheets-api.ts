@@ -1,0 +1,91 @@
+import type { INodeParameterResourceLocator } from 'n8n-workflow';
+import { a1Sheet } from '@company-data/core/sheets';
+import { SheetsRest } from '@company-data/core/sheets/google/sheets-rest';
+import type { SheetsClock } from '@company-data/core/sheets/ports';
+import { DEFAULT_SHEETS_API_URL, SPREADSHEET_ID_REGEX, SPREADSHEET_URL_REGEX } from '../descriptions/common';
+import type { GoogleSheetsAccess } from './google';
+
+/** A field of the node set wrong (the spreadsheet, the sheet, the API address): named, with what to do. */
+export class SheetsFieldError extends Error {
+  override readonly name = 'SheetsFieldError';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The spreadsheet id of the Spreadsheet field, whichever mode (n8n extracts it; a value given otherwise is read here too). */
+export function spreadsheetIdOf(value: unknown): string {
+  const raw =
+    typeof value === 'object' && value !== null ? String((value as INodeParameterResourceLocator).value ?? '') : String(value ?? '');
+  const text = raw.trim();
+  const fromUrl = new RegExp(SPREADSHEET_URL_REGEX).exec(text)?.[1];
+  if (fromUrl) return fromUrl;
+  if (new RegExp(`^${SPREADSHEET_ID_REGEX}$`).test(text)) return text;
+  throw new SheetsFieldError(
+    text ? 'Spreadsheet: not a Google Sheets address or ID' : 'Spreadsheet: empty',
+    'Paste the address of the spreadsheet from the browser (https://docs.google.com/spreadsheets/d/…), or its ID.',
+  );
+}
+
+/** The Sheets API root from the node's options, without a trailing slash. */
+export function sheetsApiRoot(options: { sheetsApiUrl?: unknown }): string {
+  const url =
+    typeof options.sheetsApiUrl === 'string' && options.sheetsApiUrl.trim() ? options.sheetsApiUrl.trim() : DEFAULT_SHEETS_API_URL;
+  if (!/^https?:\/\//.test(url))
+    throw new SheetsFieldError(
+      'Sheets API URL: must start with http:// or https://',
+      `Leave the option out to use ${DEFAULT_SHEETS_API_URL}.`,
+    );
+  return url.replace(/\/+$/, '');
+}
+
+/** One spreadsheet through the core's Sheets REST client: Google's quota, retries and errors as the engine has them. */
+export function spreadsheetRest(access: GoogleSheetsAccess, root: string, spreadsheetId: string, clock: SheetsClock): SheetsRest {
+  return new SheetsRest({
+    spreadsheetId,
+    transport: access.transport,
+    ...(access.tokens ? { tokens: access.tokens } : {}),
+    clock,
+    rootUrl: `${root}/`,
+  });
+}
+
+/** The tabs of a spreadsheet (spreadsheets.get, properties only). */
+export async function listSheets(rest: SheetsRest): Promise<{ sheetId: number; title: string }[]> {
+  const res = await rest.send<{ sheets?: { properties?: { sheetId?: number; title?: string } }[] }>({
+    kind: 'read',
+    method: 'GET',
+    path: '',
+    query: [['fields', 'sheets.properties(sheetId,title)']],
+  });
+  return (res.sheets ?? []).flatMap(({ properties: p }) =>
+    typeof p?.sheetId === 'number' && typeof p.title === 'string' ? [{ sheetId: p.sheetId, title: p.title }] : [],
+  );
+}
+
+/**
+ * The title of the Sheet field's tab. Picked from the list, the field holds the tab's id (gid), which
+ * survives a rename; typed by name, the title itself.
+ */
+export async function sheetTitle(rest: SheetsRest, sheet: unknown): Promise<string> {
+  const rl = (typeof sheet === 'object' && sheet !== null ? sheet : { mode: 'name', value: sheet }) as INodeParameterResourceLocator;
+  const value = String(rl.value ?? '').trim();
+  if (!value) throw new SheetsFieldError('Sheet: empty', 'Pick the tab from the list, or type its name.');
+  if (rl.mode !== 'list') return value;
+  const found = (await listSheets(rest)).find((s) => String(s.sheetId) === value);
+  if (!found) throw new SheetsFieldError('Sheet: the tab picked is no longer in the spreadsheet', 'Pick the tab from the list again.');
+  return found.title;
+}
+
+/** The header row of a tab, as shown (trailing empty cells left out by Google). */
+export async function headerRow(rest: SheetsRest, title: string): Promise<string[]> {
+  const res = await rest.send<{ values?: unknown[][] }>({
+    kind: 'read',
+    method: 'GET',
+    path: `/values/${encodeURIComponent(`${a1Sheet(title)}!1:1`)}`,
+  });
+  return (res.values?.[0] ?? []).map((v) => (v === null || v === undefined ? '' : String(v)));
+}

@@ -21,7 +21,8 @@ for (const dir of fs.readdirSync(path.join(root, 'nodes'))) {
     const src = fs.readFileSync(path.join(root, 'nodes', dir, f), 'utf8');
     const name = /name: '([a-zA-Z]+)',/.exec(src)?.[1];
     if (!name) continue;
-    const version = Number(/defaultVersion: (\d+)/.exec(src)?.[1]);
+    // A node with versions names its default; a node with one version (the Google Sheets node) has only `version`.
+    const version = Number((/defaultVersion: (\d+)/.exec(src) ?? /\bversion: (\d+)/.exec(src))?.[1]);
     for (const type of [`${pkg.name}.${name}`, ...(/usableAsTool/.test(src) ? [`${pkg.name}.${name}Tool`] : [])]) {
       ourTypes.add(type);
       defaultVersionOf.set(type, version);
@@ -65,7 +66,7 @@ describe('example workflows', () => {
         expect(ourTypes, `${n.name}: ${n.type}`).toContain(n.type);
         expect(n.credentials?.companyDataApi?.name).toBe('Company Data (sandbox)');
         // Examples show what a new node looks like: the node's current default version.
-        expect(defaultVersionOf.get(n.type), `${n.type}: defaultVersion in its source`).toBeGreaterThanOrEqual(2);
+        expect(defaultVersionOf.get(n.type), `${n.type}: defaultVersion in its source`).toBeGreaterThanOrEqual(1);
         expect(n.typeVersion, `${n.name}: typeVersion`).toBe(defaultVersionOf.get(n.type));
       }
       for (const [from, outputs] of Object.entries(wf.connections)) {
@@ -75,6 +76,22 @@ describe('example workflows', () => {
       }
     });
   }
+
+  // Issue 28: a sheet is enriched by our Google Sheets node, which finds each row by its key. An update by
+  // row_number writes answers into the wrong rows when someone inserts or sorts during the run.
+  it('no example updates a Google sheet by row number; the sheet example uses the Google Sheets node', () => {
+    for (const file of files) expect(fs.readFileSync(path.join(examplesDir, file), 'utf8'), file).not.toMatch(/row_number/);
+    const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, 'enrich-google-sheet.json'), 'utf8')) as Wf;
+    expect(wf.nodes.map((n) => n.type).filter((t) => /googleSheets/i.test(t))).toEqual([`${pkg.name}.companyDataGoogleSheets`]);
+    const [node] = wf.nodes.filter((n) => n.type === `${pkg.name}.companyDataGoogleSheets`);
+    expect(node?.parameters).toMatchObject({ operation: 'enrich', authentication: 'serviceAccount' });
+    expect(Object.keys(node?.credentials ?? {}).sort()).toEqual(['companyDataApi', 'companyDataGoogleServiceAccountApi']);
+    // The sticky note says what to fill in.
+    const note = wf.nodes.find((n) => n.type === 'n8n-nodes-base.stickyNote');
+    expect(String(note?.parameters?.content)).toMatch(
+      /REPLACE_WITH_YOUR_SPREADSHEET_ID[\s\S]*Editor|Editor[\s\S]*REPLACE_WITH_YOUR_SPREADSHEET_ID/,
+    );
+  });
 
   // npm run e2e runs this example against a local OpenAI stand-in by changing only the credential's
   // Base URL (and making the chat public); these are the assumptions it rests on.

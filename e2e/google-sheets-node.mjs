@@ -303,7 +303,7 @@ async function main() {
   );
 
   await check(
-    'an access token that expires mid-run: the node signs in again and finishes; every answer is written, none billed twice',
+    'an access token that expires mid-run: the node fetches a new token and finishes; every answer is written, none billed twice',
     async () => {
       const id = 'e2eTokenExpiry0001';
       standin.create(id, [{ title: SHEET, rows: [header, ...csvRows.slice(0, 6)] }]);
@@ -314,7 +314,8 @@ async function main() {
       const r = await run(await exampleFor(id));
       succeeded(r);
       assert(r.calls.unauthenticated >= 1, 'the stand-in refused no request with 401: the token did not expire mid-run');
-      assert(standin.auth.issuedCount(JWT_BEARER) - issued0 >= 2, 'no second token was fetched after the first expired');
+      // Tokens may be kept between executions, so the run itself may fetch only the one after the expiry.
+      assert(standin.auth.issuedCount(JWT_BEARER) - issued0 >= 1, 'no new token was fetched after the expiry');
       assertEqual(r.billed, r.report?.uniqueQueries, 'billed once per distinct query');
       const rows = sheetText(standin, id);
       const status = rows[0].indexOf('company_data_status');

@@ -20,8 +20,10 @@ import {
   createCredential,
   createWorkflow,
   listExecutions,
+  loadOptionsResults,
   nodeTypes,
   resourceLocatorResults,
+  rest,
   runManual,
   startN8n,
 } from './lib/n8n.mjs';
@@ -118,19 +120,35 @@ async function main() {
     );
   });
 
-  await check('credentials: the Company Data API key and the service-account key file (JSON) are accepted', async () => {
-    credential = await createCredential(n8n, {
-      name: CREDENTIAL_NAME,
-      type: 'companyDataApi',
-      data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
-    });
-    googleCredential = await createCredential(n8n, {
-      name: 'Google service account (stand-in)',
-      type: GOOGLE_CREDENTIAL_TYPE,
-      data: { serviceAccountKey: JSON.stringify(key, null, 2) },
-    });
-    assert(credential?.id && googleCredential?.id, 'a credential has no id');
-  });
+  await check(
+    'credentials: the Company Data API key and the service-account key file (JSON); the Google credential’s Test signs in at the token endpoint',
+    async () => {
+      credential = await createCredential(n8n, {
+        name: CREDENTIAL_NAME,
+        type: 'companyDataApi',
+        data: { apiKey, baseUrl: sandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
+      });
+      googleCredential = await createCredential(n8n, {
+        name: 'Google service account (stand-in)',
+        type: GOOGLE_CREDENTIAL_TYPE,
+        data: { serviceAccountKey: JSON.stringify(key, null, 2) },
+      });
+      assert(credential?.id && googleCredential?.id, 'a credential has no id');
+      // What the editor's "Test" button does: one token exchange at the key's token_uri (the stand-in).
+      const issued0 = standin.auth.issuedCount(JWT_BEARER);
+      const test = await rest(n8n, 'POST', '/credentials/test', {
+        credentials: {
+          id: googleCredential.id,
+          name: googleCredential.name,
+          type: GOOGLE_CREDENTIAL_TYPE,
+          data: { serviceAccountKey: JSON.stringify(key) },
+        },
+      });
+      const result = test?.data ?? test;
+      assertEqual(result?.status, 'OK', `Google credential test (${result?.message})`);
+      assertEqual(standin.auth.issuedCount(JWT_BEARER) - issued0, 1, 'tokens the test fetched');
+    },
+  );
 
   /**
    * The example workflow pointed at this spreadsheet of the stand-in, stored in n8n.
@@ -179,7 +197,7 @@ async function main() {
   ]);
   standin.share(LEADS, [SERVICE_ACCOUNT]);
 
-  await check("editor: the Sheet picker lists the spreadsheet's tabs (resource-locator endpoint)", async () => {
+  await check("editor: the Sheet picker lists the spreadsheet's tabs, the Key Column list its headers", async () => {
     const description = (await nodeTypes(n8n)).find((ty) => ty.name === SHEETS_NODE_TYPE);
     const sheetProp = description?.properties.find((p) => p.name === 'sheet');
     const method = sheetProp?.modes?.find((/** @type {{ name: string }} */ m) => m.name === 'list')?.typeOptions?.searchListMethod;
@@ -197,6 +215,19 @@ async function main() {
       res.results.map((r) => r.name),
       [SHEET, 'Notes'],
       'tabs listed',
+    );
+    // The Key Column list: the headers of the tab picked from that list.
+    const picked = { ...node?.parameters, sheet: { __rl: true, mode: 'list', value: res.results[0].value } };
+    const columns = await loadOptionsResults(n8n, {
+      node: { type: SHEETS_NODE_TYPE, version: 1, parameters: picked },
+      credentialType: GOOGLE_CREDENTIAL_TYPE,
+      credential: googleCredential,
+      path: 'keyColumn',
+      methodName: description?.properties.find((p) => p.name === 'keyColumn')?.typeOptions?.loadOptionsMethod,
+    });
+    assert(
+      header.every((h) => columns.some((c) => c.value === h)),
+      `Key Column lists ${JSON.stringify(columns.map((c) => c.value))}, not every header of ${JSON.stringify(header)}`,
     );
   });
 

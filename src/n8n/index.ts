@@ -12,3 +12,4 @@ export { CREDENTIAL_TYPE } from './transport';
 export { dropSeenDeliveries, receiveDelivery, webhookLifecycle } from './actions/webhook-trigger';
 export { pollTrigger } from './actions/poll-trigger';
 export { pollTriggerProperties, triggerSubtitle, webhookTriggerProperties } from './descriptions/trigger-properties';
+export { executeGoogleSheets, googleSheetsMethods, googleSheetsProperties } from './google-sheets';

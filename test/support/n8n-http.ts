@@ -26,9 +26,16 @@ export function authenticate(credentials: ICredentialDataDecryptedObject, option
   return { ...options, headers: headers as IHttpRequestOptions['headers'] };
 }
 
+/** The request's time-out and abort signal (n8n's Stop), as n8n's helper honours both. */
+function requestSignal(options: IHttpRequestOptions): AbortSignal | undefined {
+  const signals = [options.timeout ? AbortSignal.timeout(options.timeout) : undefined, options.abortSignal as AbortSignal | undefined];
+  const live = signals.filter((s): s is AbortSignal => s !== undefined);
+  return live.length > 1 ? AbortSignal.any(live) : live[0];
+}
+
 /**
  * n8n's httpRequest contract over real HTTP (node fetch): returnFullResponse, ignoreHttpStatusErrors,
- * encoding 'text' and timeout are honoured; every request is recorded for assertions.
+ * encoding 'text', timeout and abortSignal are honoured; every request is recorded for assertions.
  */
 export async function forwardHttp(options: IHttpRequestOptions, log: SentRequest[]): Promise<unknown> {
   const url = new URL(options.url, options.baseURL);
@@ -42,15 +49,19 @@ export async function forwardHttp(options: IHttpRequestOptions, log: SentRequest
     headers,
     body,
     redirect: options.disableFollowRedirect ? 'manual' : 'follow',
-    signal: options.timeout ? AbortSignal.timeout(options.timeout) : undefined,
+    signal: requestSignal(options),
   });
   const text = await res.text();
+  const resHeaders: Record<string, string> = {};
+  res.headers.forEach((v, k) => (resHeaders[k] = v));
   if (!options.ignoreHttpStatusErrors && res.status >= 400) {
-    throw Object.assign(new Error(`Request failed with status code ${res.status}`), { httpCode: String(res.status) });
+    // As axios throws it (n8n wraps it in a NodeApiError): the answer rides along on `response`.
+    throw Object.assign(new Error(`Request failed with status code ${res.status}`), {
+      httpCode: String(res.status),
+      response: { status: res.status, headers: resHeaders, data: text },
+    });
   }
   const parsed = options.encoding === 'text' || options.json === false ? text : text ? JSON.parse(text) : undefined;
   if (!options.returnFullResponse) return parsed;
-  const resHeaders: Record<string, string> = {};
-  res.headers.forEach((v, k) => (resHeaders[k] = v));
   return { statusCode: res.status, statusMessage: res.statusText, headers: resHeaders, body: parsed };
 }

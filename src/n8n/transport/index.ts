@@ -78,6 +78,61 @@ export function transportErrorFrom(error: unknown): TransportError {
   return new TransportError('other', 'The request could not be completed', typeof code === 'string' ? code : undefined);
 }
 
+/** How one request goes through n8n's helpers. */
+export interface N8nSend {
+  /** Sent with httpRequestWithAuthentication and this credential; else with the plain httpRequest. */
+  credentialType?: string;
+  /**
+   * Let the helper throw on 4xx/5xx and read the answer back from the error. n8n renews an OAuth2
+   * token only when its helper throws on the 401, so an OAuth2 credential needs this; a plain helper
+   * does not (it returns every answer).
+   */
+  statusesThrown?: boolean;
+  /** Calls the request off (Stop); n8n's authenticated helper adds the execution's signal itself. */
+  signal?: AbortSignal;
+}
+
+/** The HTTP answer an n8n helper threw (NodeApiError around an axios error): its status, headers and body. */
+function answerInError(error: unknown): TransportResponse | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    const res = (e as { response?: { status?: unknown; headers?: Record<string, unknown>; data?: unknown } }).response;
+    if (res && typeof res.status === 'number') return { status: res.status, headers: headerMap(res.headers), body: bodyText(res.data) };
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** One core transport request through n8n's helpers: every HTTP answer resolves, only "no answer" throws (TransportError). */
+export async function sendThroughN8n(ctx: N8nRequestContext, req: TransportRequest, how: N8nSend = {}): Promise<TransportResponse> {
+  const options: IHttpRequestOptions = {
+    method: req.method as IHttpRequestMethods,
+    url: req.url,
+    headers: req.headers,
+    body: req.body,
+    json: false,
+    encoding: 'text',
+    returnFullResponse: true,
+    ignoreHttpStatusErrors: !how.statusesThrown,
+    disableFollowRedirect: true,
+    timeout: req.timeoutMs,
+    ...(how.signal ? { abortSignal: how.signal } : {}),
+  };
+  let res: FullResponse;
+  try {
+    res = (
+      how.credentialType
+        ? await ctx.helpers.httpRequestWithAuthentication.call(ctx, how.credentialType, options)
+        : await ctx.helpers.httpRequest(options)
+    ) as FullResponse;
+  } catch (error) {
+    const answer = how.statusesThrown ? answerInError(error) : undefined;
+    if (answer) return answer;
+    throw transportErrorFrom(error);
+  }
+  return { status: res.statusCode, headers: headerMap(res.headers), body: bodyText(res.body) };
+}
+
 /**
  * The core client's transport over n8n's HTTP helpers, so n8n's proxy settings and the credential's
  * authenticate rule apply. Statuses are not errors here: the client maps them itself.
@@ -91,29 +146,7 @@ export function n8nTransport(ctx: N8nRequestContext, credentialType = CREDENTIAL
         if (AUTH_HEADERS.has(k.toLowerCase())) authenticated = true;
         else headers[k] = v;
       }
-      const options: IHttpRequestOptions = {
-        method: req.method as IHttpRequestMethods,
-        url: req.url,
-        headers,
-        body: req.body,
-        json: false,
-        encoding: 'text',
-        returnFullResponse: true,
-        ignoreHttpStatusErrors: true,
-        disableFollowRedirect: true,
-        timeout: req.timeoutMs,
-      };
-      let res: FullResponse;
-      try {
-        res = (
-          authenticated
-            ? await ctx.helpers.httpRequestWithAuthentication.call(ctx, credentialType, options)
-            : await ctx.helpers.httpRequest(options)
-        ) as FullResponse;
-      } catch (error) {
-        throw transportErrorFrom(error);
-      }
-      return { status: res.statusCode, headers: headerMap(res.headers), body: bodyText(res.body) };
+      return await sendThroughN8n(ctx, { ...req, headers }, authenticated ? { credentialType } : {});
     },
   };
 }

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { QueryDedupe, resolveLookups, type LookupSender, type LookupSettled, type SendQuery } from '@company-data/core/bulk-lookup';
+import { QueryDedupe, resolveLookups, type LookupSettled, type SendQuery } from '@company-data/core/bulk-lookup';
 import type { CompanyDataError } from '@company-data/core/errors';
 import {
   alreadyLookedUp,
@@ -13,36 +13,25 @@ import {
   type QueryReading,
 } from '@company-data/core/lookup';
 import type { IncludeSection } from '@company-data/core/params';
-import type { Lang } from '@company-data/core/schemas/common';
-import type { CompanySummary } from '@company-data/core/schemas/company';
-import { flatCompany, flatCompanyFields, type FlatCompanyField } from '@company-data/core/simplify';
 import { lockSheet } from './writer-lock';
 import { PaidAnswers } from './paid-answers';
 import { defaultStateDir } from './state-dir';
 import { sectionText } from './profile-sections';
 import { CsvTable } from './csv-table';
-import { addRow, PreflightError, type WriteCheck, type WritePlan } from './preflight';
+import { addRow, PreflightError, type WritePlan } from './preflight';
 import type { CellWrite, ColumnsView, Table, TableSnapshot } from './table';
 
-/** A flat company field as cell text: the same value the n8n Lookup puts in company_data_match_<field>. */
-const flatField =
-  (f: FlatCompanyField) =>
-  (c: CompanySummary): string => {
-    const v = flatCompany(c)[f];
-    return v === null || v === undefined ? '' : String(v);
-  };
+import {
+  defaultFields,
+  summaryFields,
+  type EnrichMode,
+  type EnrichReport,
+  type SheetsEnrichOptions,
+  type SummaryField,
+} from '@company-data/core/sheets/enrich/options';
 
-/**
- * Fields a user can pick from the company summary, and how each is written as text: flatCompany's (the
- * n8n Lookup's), so `status` is the code and `status_label` the register's label in --lang, plus the
- * earlier name a name query matched.
- */
-export const summaryFields = {
-  ...(Object.fromEntries(flatCompanyFields.map((f) => [f, flatField(f)])) as Record<FlatCompanyField, (c: CompanySummary) => string>),
-  matched_previous_name: (c: CompanySummary) => c.matched_previous_name ?? '',
-};
-export type SummaryField = keyof typeof summaryFields;
-export const defaultFields: readonly SummaryField[] = ['name', 'registry_code', 'status_label', 'legal_form', 'address', 'vat_number'];
+export { defaultFields, reportOfFailedRun, summaryFields } from '@company-data/core/sheets/enrich/options';
+export type { EnrichClient, EnrichMode, EnrichProgress, EnrichReport, SummaryField } from '@company-data/core/sheets/enrich/options';
 
 /**
  * The columns of the version before issue 22: bare field names (name, status, ...) that took over a
@@ -52,107 +41,11 @@ export const defaultFields: readonly SummaryField[] = ['name', 'registry_code', 
  */
 const LEGACY = { status: 'enrich_status', at: 'enriched_at', query: 'enrich_query' } as const;
 
-export type EnrichMode = 'missing' | 'all' | { olderThanDays: number };
-
-/** What enrich needs from the client (CoreClient satisfies it). */
-export interface EnrichClient {
-  lookupSender(): LookupSender;
-  /** The client's default language, when it has one: answers are cached per language. */
-  readonly lang?: Lang;
-  /** The service's base URL: answers are cached per service. */
-  readonly serviceUrl?: string;
-  companies: { get(input: { registry_code: string; include?: IncludeSection[]; lang?: Lang }): Promise<{ data: unknown }> };
-}
-
-export interface EnrichProgress {
-  /** Distinct queries answered so far (including ones from the journal) and in all. */
-  done: number;
-  total: number;
-  requests: number;
-}
-
-export interface EnrichOptions {
-  table: Table;
-  client: EnrichClient;
-  /** Header of the key column; found automatically when not given. */
-  column?: string;
-  fields?: readonly SummaryField[];
-  /** Profile sections fetched per matched company (one extra request each). */
-  sections?: readonly IncludeSection[];
-  /** missing (default): rows not enriched yet; { olderThanDays }: also rows enriched before then; all. */
-  mode?: EnrichMode;
-  /** Overwrite non-empty cells a person typed. */
-  force?: boolean;
-  dryRun?: boolean;
-  /**
-   * Most distinct queries this run may bill (after dedupe, journal and cache). Above it nothing is
-   * sent and the run fails saying how many it would bill: check before paying, as the n8n Lookup.
-   */
-  maxBilledQueries?: number;
-  lang?: Lang;
+/** The CLI's and library's options: the core's, with the state folder and a clock of dates instead of the ports. */
+export interface EnrichOptions extends Omit<SheetsEnrichOptions, 'ports'> {
   /** Folder for the resume journal and the answer cache (default ~/.company-data/state). */
   stateDir?: string;
-  /** Reuse answers paid for in earlier runs when younger than this many days (default 30; 0: never). */
-  maxAgeDays?: number;
-  /** Which service answers, for the answer cache (default: the client's base URL). */
-  service?: string;
   now?: () => Date;
-  /** Save at most this often while running (default: the table's saveEveryMs; 10 s for XLSX and Google Sheets). A CSV is saved once, at the end. */
-  flushEveryMs?: number;
-  onProgress?: (p: EnrichProgress) => void;
-  /** Stops sending; the lookup requests in flight finish and every row answered is saved. */
-  signal?: AbortSignal;
-}
-
-export interface EnrichReport {
-  keyColumn: string;
-  /** Data rows in the table. */
-  rows: number;
-  /** Rows this run looks at (mode, non-empty key). */
-  rowsInScope: number;
-  uniqueQueries: number;
-  /** Distinct queries answered from the journal of an interrupted run (free). */
-  fromJournal: number;
-  /** Distinct queries answered from the answer cache of earlier runs (free). */
-  fromCache: number;
-  /** Lookup requests made (or, in a dry run, that would be made). */
-  requests: number;
-  billedQueries: number;
-  /** Profile requests for sections (or an upper bound in a dry run). */
-  profileRequests: number;
-  matched: number;
-  noMatch: number;
-  vatGroups: number;
-  skipped: number;
-  invalid: number;
-  errors: number;
-  /** The first error, so a run whose rows all failed says why (the client keeps secrets out of it). */
-  firstError?: { code: string; message: string; hint?: string };
-  /** Cells of the tool's columns left as a person typed them (use force to overwrite). */
-  keptCells: number;
-  /**
-   * Rows someone else changed while the run went (an inserted row, an edited key) whose key this run did
-   * not look up: left alone, for the next run. A Google sheet only; a file changed on disk is not saved at all.
-   */
-  leftAlone: number;
-  /** Headers of the sheet named like an output field ("Name", "Status"): a person's columns, left as they are. */
-  personColumns: string[];
-  /** Rows enriched by the version before the company_data_ columns, whose answers are not free: they keep their data where it is. */
-  legacyRows: number;
-  dryRun: boolean;
-  interrupted: boolean;
-  /** The checks made before paying (tables that can refuse a save: Google Sheets); a dry run reports them too. */
-  checks?: WriteCheck[];
-  /**
-   * Set when the run stopped on an error after it began paying (a refused save, revoked credentials):
-   * how many answers it paid for, all kept in the state folder, so running again bills nothing for them.
-   */
-  failed?: { keptAnswers: number; stateDir: string };
-}
-
-/** The report of a run that stopped on this error after it began paying, when there is one. */
-export function reportOfFailedRun(err: unknown): EnrichReport | undefined {
-  return (err as { enrichReport?: EnrichReport } | null)?.enrichReport;
 }
 
 const KEY_HEADER_PATTERNS: RegExp[] = [

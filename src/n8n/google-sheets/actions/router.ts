@@ -1,0 +1,35 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { SheetOperation } from '../descriptions';
+import { toSheetsNodeError } from '../errors';
+import { executeEnrich } from './enrich';
+
+/** Each operation's handler: one output item (the run's report). */
+const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData>> = {
+  enrich: executeEnrich,
+};
+
+/**
+ * Runs the chosen operation once per execution, whatever the number of input items: it works on the
+ * whole sheet. With Continue On Fail a refusal is the output item ({ error }) instead of a failed run.
+ */
+export async function executeGoogleSheets(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const operation = ctx.getNodeParameter('operation', 0) as string;
+  const handler = (handlers as Record<string, (typeof handlers)[SheetOperation] | undefined>)[operation];
+  try {
+    if (!handler)
+      throw new NodeOperationError(ctx.getNode(), `Unknown operation "${operation}"`, { description: 'Pick an operation from the list.' });
+    return [[await handler(ctx)]];
+  } catch (error) {
+    const nodeError = toSheetsNodeError(ctx.getNode(), error);
+    if (!ctx.continueOnFail()) throw nodeError;
+    return [
+      [
+        {
+          json: { error: nodeError.message, ...(nodeError.description ? { description: nodeError.description } : {}) },
+          pairedItem: { item: 0 },
+        },
+      ],
+    ];
+  }
+}

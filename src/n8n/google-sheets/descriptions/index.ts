@@ -1,0 +1,72 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { langs, languageNames } from '@company-data/core/vocabulary';
+import { authenticationProperty, DEFAULT_SHEETS_API_URL, sheetProperty, spreadsheetProperty } from './common';
+import { enrichProperties } from './enrich';
+
+/**
+ * The operations of Company Data: Google Sheets, one entry each: its choice in the Operation field and
+ * its own fields (shown for it only). A new operation is a new entry here and a handler in
+ * ../actions/router.ts.
+ */
+export const sheetOperations = [
+  {
+    value: 'enrich',
+    name: 'Enrich Rows',
+    action: 'Enrich rows with company data',
+    description:
+      'Look up the company of each row by registry code, VAT number or name and write its data into the same row, checked before paying',
+    properties: enrichProperties,
+  },
+] as const satisfies ReadonlyArray<INodePropertyOptions & { value: string; properties: INodeProperties[] }>;
+
+export type SheetOperation = (typeof sheetOperations)[number]['value'];
+
+/** An operation's field, shown for that operation only (its own displayOptions kept). */
+function forOperation(op: string, p: INodeProperties): INodeProperties {
+  const show = { ...(p.displayOptions?.show ?? {}), operation: [op] };
+  return { ...p, displayOptions: { ...p.displayOptions, show } };
+}
+
+const operationProperty: INodeProperties = {
+  displayName: 'Operation',
+  name: 'operation',
+  type: 'options',
+  noDataExpression: true,
+  options: sheetOperations.map(({ name, value, action, description }) => ({ name, value, action, description })),
+  default: 'enrich',
+};
+
+const optionsProperty: INodeProperties = {
+  displayName: 'Options',
+  name: 'options',
+  type: 'collection',
+  placeholder: 'Add option',
+  default: {},
+  options: [
+    {
+      displayName: 'Language',
+      name: 'lang',
+      type: 'options',
+      options: langs.map((value) => ({ name: languageNames[value], value })),
+      default: 'en',
+      description: 'Language of labels and classifier values written to the sheet (status, legal form). Unset: English.',
+      displayOptions: { show: { '/operation': ['enrich'] } },
+    },
+    {
+      displayName: 'Sheets API URL',
+      name: 'sheetsApiUrl',
+      type: 'string',
+      default: DEFAULT_SHEETS_API_URL,
+      description: 'Where the Google Sheets API is reached. Change it only for a proxy in front of Google, or a test server.',
+    },
+  ],
+};
+
+export const googleSheetsProperties: INodeProperties[] = [
+  authenticationProperty,
+  operationProperty,
+  spreadsheetProperty,
+  sheetProperty,
+  ...sheetOperations.flatMap((op) => op.properties.map((p) => forOperation(op.value, p))),
+  optionsProperty,
+];

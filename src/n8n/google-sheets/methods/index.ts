@@ -1,0 +1,95 @@
+import type {
+  ICredentialDataDecryptedObject,
+  ICredentialsDecrypted,
+  ICredentialTestFunctions,
+  IDataObject,
+  ILoadOptionsFunctions,
+  INodeCredentialTestResult,
+  INodeListSearchResult,
+  INodePropertyOptions,
+} from 'n8n-workflow';
+import { SERVICE_ACCOUNT_TEST, type GoogleAuthentication } from '../descriptions/common';
+import { toSheetsNodeError } from '../errors';
+import { googleSheetsAccess } from '../transport/google';
+import { headerRow, listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf } from '../transport/sheets-api';
+import { parseServiceAccountKey, ServiceAccountError, ServiceAccountTokens, type TokenAnswer } from '../transport/service-account';
+
+/** What the editor's lists need: the Google access and the spreadsheet the node points at. */
+async function editorAccess(ctx: ILoadOptionsFunctions) {
+  const authentication = ctx.getNodeParameter('authentication', 'serviceAccount') as GoogleAuthentication;
+  const options = ctx.getNodeParameter('options', {}) as IDataObject;
+  const root = sheetsApiRoot(options);
+  const spreadsheetId = spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', undefined, { extractValue: true }));
+  return { access: await googleSheetsAccess(ctx, authentication), root, spreadsheetId };
+}
+
+/** The Sheet field's list: the spreadsheet's tabs, by id (so a renamed tab stays picked). */
+async function sheetSearch(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+  try {
+    const { access, root, spreadsheetId } = await editorAccess(this);
+    const wanted = filter?.trim().toLowerCase();
+    const results = (await listSheets(access, root, spreadsheetId))
+      .filter((s) => !wanted || s.title.toLowerCase().includes(wanted))
+      .map((s) => ({
+        name: s.title,
+        value: String(s.sheetId),
+        url: `https://docs.google.com/spreadsheets/d/${spreadsheetId}/edit#gid=${s.sheetId}`,
+      }));
+    return { results };
+  } catch (error) {
+    throw toSheetsNodeError(this.getNode(), error);
+  }
+}
+
+/** The Key Column field's list: "find it from the header" first, then the headers of row 1. */
+async function keyColumns(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+  try {
+    const { access, root, spreadsheetId } = await editorAccess(this);
+    const title = await sheetTitle(access, root, spreadsheetId, this.getNodeParameter('sheet', undefined));
+    const headers = [...new Set((await headerRow(access, root, spreadsheetId, title)).map((h) => h.trim()).filter(Boolean))];
+    return [
+      { name: 'Find Automatically', value: '', description: 'The first header like Registry code, VAT number or Name' },
+      ...headers.map((h) => ({ name: h, value: h })),
+    ];
+  } catch (error) {
+    throw toSheetsNodeError(this.getNode(), error);
+  }
+}
+
+/**
+ * The service-account credential's Test: one token exchange at the key's token_uri. n8n gives a
+ * credential test only its legacy request helper (ICredentialTestFunctions has no httpRequest).
+ */
+async function serviceAccountTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+  const data: ICredentialDataDecryptedObject = credential.data ?? {};
+  try {
+    const key = parseServiceAccountKey(data.serviceAccountKey);
+    const post = async (url: string, form: string): Promise<TokenAnswer> => {
+      // n8n gives a credential test only its request helper (ICredentialTestFunctions has no httpRequest).
+      // eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions
+      const res = (await this.helpers.request({
+        method: 'POST',
+        uri: url,
+        body: form,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        json: false,
+        simple: false,
+        resolveWithFullResponse: true,
+        timeout: 30_000,
+      })) as { statusCode: number; body: unknown };
+      return { status: res.statusCode, body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body ?? '') };
+    };
+    await new ServiceAccountTokens(key, post).token();
+    return { status: 'OK', message: `Connection successful: Google issued a token for ${key.client_email}` };
+  } catch (error) {
+    if (error instanceof ServiceAccountError) return { status: 'Error', message: `${error.message}. ${error.hint}` };
+    return { status: 'Error', message: `The token endpoint could not be reached (${(error as Error).message ?? 'network error'})` };
+  }
+}
+
+/** What the node file puts under `methods`. */
+export const googleSheetsMethods = {
+  listSearch: { sheetSearch },
+  loadOptions: { keyColumns },
+  credentialTest: { [SERVICE_ACCOUNT_TEST]: serviceAccountTest },
+};

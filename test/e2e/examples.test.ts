@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { INodePropertyRegexValidation, INodeType } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -91,6 +92,34 @@ describe('example workflows', () => {
     expect(String(note?.parameters?.content)).toMatch(
       /REPLACE_WITH_YOUR_SPREADSHEET_ID[\s\S]*Editor|Editor[\s\S]*REPLACE_WITH_YOUR_SPREADSHEET_ID/,
     );
+  });
+
+  // n8n checks a resource locator's value against each regex of its mode, anchored (^regex$, n8n-workflow's
+  // validateResourceLocatorParameter), and refuses to run the node when one fails.
+  it("every picked value of our nodes in the examples passes the node's own validation as n8n applies it", async () => {
+    for (const file of files) {
+      const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8')) as Wf;
+      for (const n of wf.nodes.filter((x) => x.type.startsWith(`${pkg.name}.`))) {
+        const name = n.type.slice(pkg.name.length + 1).replace(/Tool$/, '');
+        const dir = fs.readdirSync(path.join(root, 'nodes')).find((d) => d.toLowerCase() === name.toLowerCase());
+        expect(dir, `${n.type}: its folder in nodes/`).toBeTruthy();
+        const mod = (await import(path.join(root, 'nodes', dir!, `${dir}.node.ts`))) as Record<string, new () => INodeType>;
+        const { properties } = new mod[dir!]!().description;
+        for (const [param, value] of Object.entries(n.parameters ?? {})) {
+          const rl = value as { __rl?: boolean; mode?: string; value?: unknown };
+          if (!rl?.__rl || typeof rl.value !== 'string' || rl.value.startsWith('=')) continue;
+          const prop = properties.find((p) => p.name === param && p.type === 'resourceLocator');
+          const mode = prop?.modes?.find((m) => m.name === rl.mode);
+          expect(mode, `${file} ${n.name}: ${param} mode ${rl.mode}`).toBeTruthy();
+          for (const v of mode?.validation ?? [])
+            if (typeof v === 'object' && v.type === 'regex')
+              expect(
+                new RegExp(`^${(v as INodePropertyRegexValidation).properties.regex}$`).test(rl.value),
+                `${file} ${n.name}: ${param} "${rl.value}"`,
+              ).toBe(true);
+        }
+      }
+    }
   });
 
   // npm run e2e runs this example against a local OpenAI stand-in by changing only the credential's

@@ -18,7 +18,7 @@ import {
   RateLimitError,
 } from './errors';
 import { RateLimiter, type RateLimiterOptions } from './limiter';
-import { decideRetry, defaultRetryOptions, type Failure, type RetryOptions, type RetryState } from './retry';
+import { defaultRetryOptions, withRetries, type Failure, type RetryOptions } from './retry';
 import { TransportError, type Clock, type Transport, type TransportResponse } from './transport';
 import { parseJson } from './json';
 import {
@@ -386,55 +386,56 @@ export class CoreClient extends WithNamespaces {
   }
 
   private async send(op: AnyOperation, req: Parameters<Transport['request']>[0], shouldStart?: () => boolean): Promise<TransportResponse> {
-    const state: RetryState = { errorRetries: 0, rateLimitRetries: 0 };
     const id = operationId(op);
-    for (let attempt = 1; ; attempt++) {
-      const release = this.limiter ? await this.limiter.acquire() : undefined;
-      if (shouldStart && !shouldStart()) {
-        release?.(false);
-        throw new NotSentError();
-      }
-      this.hooks.onRequest?.({ operation: id, method: req.method, url: req.url, attempt });
-      let failure: Failure;
-      let error: CompanyDataError;
-      try {
-        let res: TransportResponse;
-        try {
-          res = await this.transport.request(req);
-        } finally {
-          release?.();
+    return withRetries<TransportResponse>(
+      async (attempt) => {
+        const release = this.limiter ? await this.limiter.acquire() : undefined;
+        if (shouldStart && !shouldStart()) {
+          release?.(false);
+          throw new NotSentError();
         }
-        if (res.status < 400) return res;
-        error = errorFromResponse(res.status, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
-        failure = { kind: 'http', status: res.status, retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : undefined };
-        if (res.status === 503) failure.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.now());
-      } catch (e) {
-        // Shared with the company-data tool, so no n8n error types here: a transport that fails other than
-        // with TransportError has a bug, which keeps its own type and stack. The n8n side converts every error
-        // at its entry points (src/n8n/errors.ts toNodeError: this one becomes a NodeOperationError).
-        // eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-        if (!(e instanceof TransportError)) throw e;
-        error = this.connectionError(e);
-        failure = { kind: 'transport', transportKind: e.kind };
-      }
-      const decision = decideRetry(op.retry, failure, state, this.retryOptions);
-      if (!decision.retry) throw error;
-      if (decision.rateLimited) state.rateLimitRetries++;
-      else state.errorRetries++;
-      this.hooks.onRetry?.({
-        operation: id,
-        method: req.method,
-        url: req.url,
-        attempt,
-        reason: error.code,
-        delayMs: decision.delayMs || decision.pauseMs,
-      });
-      if (decision.pauseMs > 0) {
-        if (this.limiter) this.limiter.pause(decision.pauseMs);
-        else await this.clock.sleep(decision.pauseMs);
-      }
-      if (decision.delayMs > 0) await this.clock.sleep(decision.delayMs);
-    }
+        this.hooks.onRequest?.({ operation: id, method: req.method, url: req.url, attempt });
+        try {
+          let res: TransportResponse;
+          try {
+            res = await this.transport.request(req);
+          } finally {
+            release?.();
+          }
+          if (res.status < 400) return { ok: true, value: res };
+          const error = errorFromResponse(res.status, res.headers, res.body, { secrets: [this.apiKey], nowMs: this.clock.now() });
+          const failure: Failure = {
+            kind: 'http',
+            status: res.status,
+            retryAfterMs: error instanceof RateLimitError ? error.retryAfterMs : undefined,
+          };
+          if (res.status === 503) failure.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.now());
+          return { ok: false, failure, error };
+        } catch (e) {
+          // Shared with the company-data tool, so no n8n error types here: a transport that fails other than
+          // with TransportError has a bug, which keeps its own type and stack. The n8n side converts every error
+          // at its entry points (src/n8n/errors.ts toNodeError: this one becomes a NodeOperationError).
+          // eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+          if (!(e instanceof TransportError)) throw e;
+          return { ok: false, failure: { kind: 'transport', transportKind: e.kind }, error: this.connectionError(e) };
+        }
+      },
+      {
+        policy: op.retry,
+        options: this.retryOptions,
+        sleep: (ms) => this.clock.sleep(ms),
+        ...(this.limiter ? { pause: (ms: number) => this.limiter!.pause(ms) } : {}),
+        onRetry: ({ attempt, error, delayMs }) =>
+          this.hooks.onRetry?.({
+            operation: id,
+            method: req.method,
+            url: req.url,
+            attempt,
+            reason: (error as CompanyDataError).code,
+            delayMs,
+          }),
+      },
+    );
   }
 
   private connectionError(e: TransportError): CompanyDataError {

@@ -34,6 +34,11 @@ export interface RetryOptions {
   defaultRetryAfterMs: number;
   /** Random source in [0, 1), injectable for tests. */
   random: () => number;
+  /**
+   * A 429 also backs off exponentially (the wait is the longer of Retry-After and the back-off step), as
+   * Google advises for its quotas; the service's 429 waits for Retry-After alone. Default false.
+   */
+  rateLimitBackoff?: boolean;
 }
 
 export const defaultRetryOptions: RetryOptions = {
@@ -75,8 +80,9 @@ export function decideRetry(
 ): RetryDecision {
   if (failure.kind === 'http' && failure.status === 429) {
     if (state.rateLimitRetries >= opts.rateLimitRetries) return { retry: false };
-    const wait = failure.retryAfterMs ?? opts.defaultRetryAfterMs;
-    if (wait > opts.maxRetryAfterMs) return { retry: false };
+    const told = failure.retryAfterMs ?? (opts.rateLimitBackoff ? 0 : opts.defaultRetryAfterMs);
+    if (told > opts.maxRetryAfterMs) return { retry: false };
+    const wait = opts.rateLimitBackoff ? Math.max(told, backoffDelay(state.rateLimitRetries + 1, opts)) : told;
     return { retry: true, delayMs: 0, pauseMs: wait, rateLimited: true };
   }
   if (state.errorRetries >= opts.retries) return { retry: false };
@@ -95,4 +101,40 @@ export function decideRetry(
     return { retry: true, delayMs, pauseMs: 0, rateLimited: false };
   }
   return { retry: false };
+}
+
+/** One attempt's outcome: its value, or the failure (for the decision) and the error to throw when it is not retried. */
+export type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; failure: Failure; error: unknown };
+
+export interface RetryLoopOptions {
+  policy: RetryPolicy;
+  options?: RetryOptions;
+  /** The wait before the next attempt. */
+  sleep(ms: number): Promise<void>;
+  /** Holds every caller's requests for ms (a 429 pauses a whole queue); without it, this call sleeps. */
+  pause?(ms: number): void;
+  /** Told before each wait: which attempt failed, why, and how long the wait is. */
+  onRetry?(info: { attempt: number; error: unknown; delayMs: number }): void;
+}
+
+/**
+ * The one retry loop: the client's requests to the service and the Google Sheets table's requests to
+ * Google both go through it, each with its own policy and options (decideRetry says when to retry).
+ */
+export async function withRetries<T>(attempt: (n: number) => Promise<AttemptOutcome<T>>, o: RetryLoopOptions): Promise<T> {
+  const state: RetryState = { errorRetries: 0, rateLimitRetries: 0 };
+  for (let n = 1; ; n++) {
+    const out = await attempt(n);
+    if (out.ok) return out.value;
+    const decision = decideRetry(o.policy, out.failure, state, o.options);
+    if (!decision.retry) throw out.error;
+    if (decision.rateLimited) state.rateLimitRetries++;
+    else state.errorRetries++;
+    o.onRetry?.({ attempt: n, error: out.error, delayMs: decision.delayMs || decision.pauseMs });
+    if (decision.pauseMs > 0) {
+      if (o.pause) o.pause(decision.pauseMs);
+      else await o.sleep(decision.pauseMs);
+    }
+    if (decision.delayMs > 0) await o.sleep(decision.delayMs);
+  }
 }

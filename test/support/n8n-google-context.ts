@@ -33,7 +33,8 @@ export interface GoogleContextOptions {
   mode?: WorkflowExecuteMode;
 }
 
-const node: INode = {
+/** The node as n8n hands it to its contexts. */
+export const googleSheetsNode: INode = {
   id: 'g1',
   name: 'Company Data: Google Sheets',
   type: 'n8n-nodes-company-data.companyDataGoogleSheets',
@@ -52,7 +53,7 @@ function credentialsOf(o: Pick<GoogleContextOptions, 'companyData' | 'serviceAcc
           : type === 'companyDataGoogleSheetsOAuth2Api'
             ? o.oauth
             : undefined;
-    if (!c) throw new Error(`Node "${node.name}" does not have any credentials of type "${type}" set`);
+    if (!c) throw new Error(`Node "${googleSheetsNode.name}" does not have any credentials of type "${type}" set`);
     return c;
   };
 }
@@ -68,13 +69,13 @@ function wire(helpers: ReturnType<typeof mock<Helpers>>, o: GoogleContextOptions
   helpers.httpRequest.mockImplementation(async (r: IHttpRequestOptions) => await forwardHttp(r, requests));
   helpers.httpRequestWithAuthentication.mockImplementation(async (type: string, r: IHttpRequestOptions) => {
     const withSignal = o.signal ? { ...r, abortSignal: o.signal } : r;
-    if (type === 'companyDataApi') return await forwardHttp(authenticate(o.companyData, withSignal, node), requests);
+    if (type === 'companyDataApi') return await forwardHttp(authenticate(o.companyData, withSignal, googleSheetsNode), requests);
     if (type !== 'companyDataGoogleSheetsOAuth2Api' || !o.oauth) throw new Error(`unexpected credential type ${type}`);
     const token = (o.oauth.oauthTokenData as { access_token: string }).access_token;
     try {
       return await forwardHttp({ ...withSignal, headers: { ...withSignal.headers, Authorization: `Bearer ${token}` } }, requests);
     } catch (error) {
-      throw new NodeApiError(node, error as never);
+      throw new NodeApiError(googleSheetsNode, error as never);
     }
   });
 }
@@ -83,7 +84,7 @@ export function googleExecuteContext(o: GoogleContextOptions): { ctx: IExecuteFu
   const requests: SentRequest[] = [];
   const helpers = mock<IExecuteFunctions['helpers']>();
   const ctx = mock<IExecuteFunctions>({ helpers });
-  ctx.getNode.mockReturnValue(node);
+  ctx.getNode.mockReturnValue(googleSheetsNode);
   ctx.getInputData.mockReturnValue([{ json: {} }]);
   ctx.continueOnFail.mockReturnValue(o.continueOnFail ?? false);
   ctx.getMode.mockReturnValue(o.mode ?? 'trigger');
@@ -105,7 +106,7 @@ export function googleLoadOptionsContext(o: Omit<GoogleContextOptions, 'staticDa
   const requests: SentRequest[] = [];
   const helpers = mock<ILoadOptionsFunctions['helpers']>();
   const ctx = mock<ILoadOptionsFunctions>({ helpers });
-  ctx.getNode.mockReturnValue(node);
+  ctx.getNode.mockReturnValue(googleSheetsNode);
   ctx.getCredentials.mockImplementation(credentialsOf(o) as ILoadOptionsFunctions['getCredentials']);
   ctx.getNodeParameter.mockImplementation(((name: string, fallback?: unknown) =>
     o.params[name] === undefined ? fallback : o.params[name]) as ILoadOptionsFunctions['getNodeParameter']);

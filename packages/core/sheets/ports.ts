@@ -105,8 +105,12 @@ export interface WriterLocks {
 export interface GoogleTokenSource {
   /** Headers that authorize one request, e.g. { authorization: 'Bearer …' }. Never logged or put in errors. */
   authorize(): Promise<Record<string, string>>;
-  /** The token was refused (401): get a new one. Throws, with what to do, when it cannot be renewed. */
-  renew(): Promise<void>;
+  /**
+   * The token was refused (401): drop it, so the next authorize() gets a new one. False when it cannot be
+   * renewed (a bare access token): the 401 is then reported with on401. Errors of the sign-in itself
+   * (a revoked key) are thrown as they are, worded for the user.
+   */
+  renew(): Promise<boolean>;
   /** The service account's email, when one signs in: the address to share a spreadsheet with, in messages. */
   readonly account?: string;
   /** What a 401 that survives renew means for these credentials, in the user's words. */

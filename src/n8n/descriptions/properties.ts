@@ -290,7 +290,7 @@ function lookupSimplifyProperty(at: At): INodeProperties {
 }
 
 /** In the bulk lookup's Options: a spending cap per execution. */
-const maxBilledQueriesOption: INodeProperties = {
+export const maxBilledQueriesOption: INodeProperties = {
   displayName: 'Max Billed Queries',
   name: 'maxBilledQueries',
   type: 'number',

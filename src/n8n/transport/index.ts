@@ -88,8 +88,6 @@ export interface N8nSend {
    * does not (it returns every answer).
    */
   statusesThrown?: boolean;
-  /** Calls the request off (Stop); n8n's authenticated helper adds the execution's signal itself. */
-  signal?: AbortSignal;
 }
 
 /** The HTTP answer an n8n helper threw (NodeApiError around an axios error): its status, headers and body. */
@@ -116,7 +114,6 @@ export async function sendThroughN8n(ctx: N8nRequestContext, req: TransportReque
     ignoreHttpStatusErrors: !how.statusesThrown,
     disableFollowRedirect: true,
     timeout: req.timeoutMs,
-    ...(how.signal ? { abortSignal: how.signal } : {}),
   };
   let res: FullResponse;
   try {

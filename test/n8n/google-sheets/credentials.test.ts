@@ -169,7 +169,7 @@ describe('editor lists', () => {
     const err = await node.methods!.listSearch!.sheetSearch!.call(context(p, key)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeApiError);
     expect((err as NodeApiError).httpCode).toBe('403');
-    expect((err as NodeApiError).description).toContain('outsider@standin.iam.gserviceaccount.com');
+    expect((err as NodeApiError).message).toContain('outsider@standin.iam.gserviceaccount.com');
   });
 
   test('a spreadsheet field that is no address: a NodeOperationError naming the field', async () => {

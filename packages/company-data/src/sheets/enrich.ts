@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { QueryDedupe, resolveLookups, type LookupSettled, type SendQuery } from '@company-data/core/bulk-lookup';
 import type { CompanyDataError } from '@company-data/core/errors';
 import {
@@ -13,10 +12,11 @@ import {
   type QueryReading,
 } from '@company-data/core/lookup';
 import type { IncludeSection } from '@company-data/core/params';
-import { lockSheet } from './writer-lock';
+import { fileLocks } from './writer-lock';
+import { systemClock } from '../transport/clock';
 import { PaidAnswers } from './paid-answers';
 import { defaultStateDir } from './state-dir';
-import { sectionText } from './profile-sections';
+import { sectionText } from '@company-data/core/sheets/enrich/profile-sections';
 import { CsvTable } from './csv-table';
 import { addRow, PreflightError, type WritePlan } from './preflight';
 import type { CellWrite, ColumnsView, Table, TableSnapshot } from './table';
@@ -45,7 +45,6 @@ const LEGACY = { status: 'enrich_status', at: 'enriched_at', query: 'enrich_quer
 export interface EnrichOptions extends Omit<SheetsEnrichOptions, 'ports'> {
   /** Folder for the resume journal and the answer cache (default ~/.company-data/state). */
   stateDir?: string;
-  now?: () => Date;
 }
 
 const KEY_HEADER_PATTERNS: RegExp[] = [
@@ -95,12 +94,25 @@ function isoSeconds(d: Date): string {
  * read again before and after each save). The journal makes a killed run resumable.
  */
 export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
+  const { stateDir = defaultStateDir(), ...rest } = opts;
+  return enrichSheet({
+    ...rest,
+    ports: {
+      clock: systemClock,
+      answers: (scope) => new PaidAnswers({ ...scope, stateDir, limit: scope.limit }),
+      locks: fileLocks,
+    },
+  });
+}
+
+/** The enrich entry over ports (packages/core/sheets/ports.ts): the CLI's enrichTable fills them with files and timers. */
+export async function enrichSheet(opts: SheetsEnrichOptions): Promise<EnrichReport> {
   // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
-  const lock = opts.dryRun ? undefined : lockSheet(opts.table);
+  const lock = opts.dryRun ? undefined : await opts.ports.locks?.acquire(opts.table);
   try {
     return await enrichLocked(opts);
   } finally {
-    lock?.release();
+    await lock?.release();
   }
 }
 
@@ -160,9 +172,10 @@ const FIRST_CHUNK = 1000;
 /** Saves in a row that found rows moved under them (a colleague sorting while we write) before the run waits a whole save gap again. */
 const MAX_REPAIRS = 3;
 
-async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
+async function enrichLocked(opts: SheetsEnrichOptions): Promise<EnrichReport> {
   const { table, client } = opts;
-  const now = opts.now ?? (() => new Date());
+  const { clock } = opts.ports;
+  const now = opts.now ?? (() => new Date(clock.now()));
   const mode = opts.mode ?? 'missing';
   const fields = opts.fields ?? defaultFields;
   const sections = opts.sections ?? [];
@@ -198,9 +211,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   const nowMs = now().getTime();
   const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
   const lang = opts.lang ?? client.lang;
-  const stateDir = opts.stateDir ?? defaultStateDir();
-  const answers = new PaidAnswers({
-    stateDir,
+  const answers = await opts.ports.answers({
     tableId: table.id,
     service: opts.service ?? client.serviceUrl ?? 'unknown',
     limit: 1,
@@ -347,7 +358,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
     if (paying && !(e instanceof PreflightError) && e && typeof e === 'object') {
       countPaid(totals.requests, totals.billed);
       report.interrupted = true;
-      report.failed = { keptAnswers: totals.billed, stateDir };
+      report.failed = { keptAnswers: totals.billed, stateDir: answers.location };
       Object.defineProperty(e, 'enrichReport', { value: report, enumerable: false, configurable: true });
     }
     throw e;
@@ -648,7 +659,7 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
   async function saveWholeTable(): Promise<void> {
     const follow = table.readColumns?.bind(table);
     const every = opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
-    let lastSave = Date.now();
+    let lastSave = clock.now();
     let lastCost = 0;
     // A save that blocks the event loop (an XLSX file written) holds up the limiter's timers with it; spacing saves by
     // 50x the time they block keeps that under 2%. Only the blocked time counts: a Google sheet's save mostly waits on
@@ -678,15 +689,13 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
         // Wait for news, then for the save gap; or for the end.
         while (!allOver) {
           if (failure) throw failure.error;
-          const wait = outcomes.size !== seen ? lastSave + gap() - Date.now() : Infinity;
+          const wait = outcomes.size !== seen ? lastSave + gap() - clock.now() : Infinity;
           if (wait <= 0) break;
-          let timer: NodeJS.Timeout | undefined;
-          const due = Number.isFinite(wait) ? new Promise<void>((r) => (timer = setTimeout(r, wait))) : new Promise<void>(() => {});
-          try {
-            await Promise.race([changed.wait(), due]);
-          } finally {
-            clearTimeout(timer);
-          }
+          // News cuts the wait short: the sleep is called off, not left to run out.
+          const woke = new AbortController();
+          const news = changed.wait().then(() => woke.abort());
+          await (Number.isFinite(wait) ? clock.sleep(wait, woke.signal) : news);
+          woke.abort();
         }
       }
       if (failure) throw failure.error;
@@ -733,10 +742,10 @@ async function enrichLocked(opts: EnrichOptions): Promise<EnrichReport> {
       const wrote = writes.length > 0 || intended.size > 0;
       if (wrote) {
         await table.write(writes);
-        const loop0 = performance.eventLoopUtilization();
+        const busy = clock.busy?.();
         await table.flush();
-        lastCost = performance.eventLoopUtilization(loop0).active;
-        lastSave = Date.now();
+        lastCost = busy?.() ?? 0;
+        lastSave = clock.now();
       }
       if (view && wrote) {
         // What this view held is kept by key; its rows go before the sheet is read again (two at once would double the memory).

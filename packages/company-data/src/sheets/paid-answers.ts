@@ -1,5 +1,5 @@
 import { tableStateFile } from './state-dir';
-import type { LookupCache } from '@company-data/core/bulk-lookup';
+import type { PaidAnswerStore } from '@company-data/core/sheets/ports';
 import type { Lang } from '@company-data/core/schemas/common';
 import type { LookupResult } from '@company-data/core/schemas/company';
 import { AnswerCache } from './answer-cache';
@@ -24,14 +24,18 @@ export interface PaidAnswersOptions {
  * cache shared by all runs. It is the lookup pipeline's cache (resolveLookups): journal first, then the
  * answer cache; each request's answers are written to both as it arrives, before they reach the table.
  */
-export class PaidAnswers implements LookupCache {
+export class PaidAnswers implements PaidAnswerStore {
   private readonly journal: LookupJournal;
   private readonly cache: AnswerCache;
   /** Distinct queries answered from the journal of an interrupted run / from the answer cache. */
   fromJournal = 0;
   fromCache = 0;
 
+  /** The state folder, for a failed run's report. */
+  readonly location: string;
+
   constructor(private readonly o: PaidAnswersOptions) {
+    this.location = o.stateDir;
     this.journal = new LookupJournal(tableStateFile(o.stateDir, 'enrich', o.tableId), {
       v: 1,
       table: o.tableId,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WriterLocks } from '@company-data/core/sheets/ports';
 import { checkWritableTarget, pidAlive, removeStaleTemps, resolveTarget } from '../files/atomic-file';
 
 /**
@@ -194,3 +195,6 @@ export function lockSheet(table: { label: string; id: string; file?: string }, a
   for (const f of [identity.file, ...guarded]) if (f) removeStaleTemps(f);
   return lock;
 }
+
+/** The writer-lock port (packages/core/sheets/ports.ts WriterLocks) with lock files: what the CLI gives the engine. */
+export const fileLocks: WriterLocks = { acquire: (table, alsoGuards) => lockSheet(table, alsoGuards) };

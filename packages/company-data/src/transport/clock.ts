@@ -1,7 +1,25 @@
-import type { Clock } from '@company-data/core/transport';
+import { performance } from 'node:perf_hooks';
+import type { SheetsClock } from '@company-data/core/sheets/ports';
 
-/** The real clock: Date.now and a timer-based sleep. Library and CLI only; n8n nodes bring their own. */
-export const systemClock: Clock = {
+/**
+ * The real clock: Date.now, a timer-based sleep that an AbortSignal cuts short, and the event loop's busy
+ * time (performance.eventLoopUtilization). Library and CLI only; n8n nodes bring their own.
+ */
+export const systemClock: SheetsClock = {
   now: () => Date.now(),
-  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+  busy: () => {
+    const from = performance.eventLoopUtilization();
+    return () => performance.eventLoopUtilization(from).active;
+  },
 };

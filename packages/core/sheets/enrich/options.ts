@@ -74,6 +74,8 @@ export interface SheetsEnrichOptions {
   onProgress?: (p: EnrichProgress) => void;
   /** Stops sending; the lookup requests in flight finish and every row answered is saved. */
   signal?: AbortSignal;
+  /** The run's time, for enriched_at and the age of answers (default: the clock's). */
+  now?: () => Date;
   /** The world: clock, store of paid answers, writer lock. */
   ports: EnrichPorts;
 }

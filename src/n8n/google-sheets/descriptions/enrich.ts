@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { flatCompanyFields } from '@company-data/core/simplify';
 import { humanize } from '../../descriptions/fields';
+import { maxBilledQueriesOption } from '../../descriptions/properties';
 
 /** The fields of Enrich Rows (operation `enrich`). */
 
-/** Fields a user can add from the company summary, in the CLI's order; written as company_data_<field>. */
+/** Fields a user can add from the company summary, in the CLI's order; written as company_data_match_<field>. */
 export const enrichFieldChoices: readonly string[] = [...flatCompanyFields, 'matched_previous_name'];
 export const defaultEnrichFields: readonly string[] = ['name', 'registry_code', 'status_label', 'legal_form', 'address', 'vat_number'];
 
@@ -26,7 +27,7 @@ export const enrichProperties: INodeProperties[] = [
     type: 'multiOptions',
     options: enrichFieldChoices.map((f) => ({ name: humanize(f), value: f })),
     default: [...defaultEnrichFields],
-    description: 'What to write about each company, each in its own column company_data_<field> (added at the right when missing)',
+    description: 'What to write about each company, each in its own column company_data_match_<field> (added at the right when missing)',
   },
   {
     displayName: 'Rows to Enrich',
@@ -53,11 +54,7 @@ export const enrichProperties: INodeProperties[] = [
     description: 'Rows enriched more than this many days ago are looked up again',
   },
   {
-    displayName: 'Max Billed Queries',
-    name: 'maxBilledQueries',
-    type: 'number',
-    typeOptions: { minValue: 0 },
-    default: 0,
+    ...maxBilledQueriesOption,
     description:
       'Stop before sending anything when this run would bill more unique queries than this (duplicates, invalid keys, rows already enriched and answers already paid for are free). 0: no cap.',
   },

@@ -7,28 +7,30 @@ import type {
   INodeCredentialTestResult,
   INodeListSearchResult,
   INodePropertyOptions,
+  INodeType,
 } from 'n8n-workflow';
 import { SERVICE_ACCOUNT_TEST, type GoogleAuthentication } from '../descriptions/common';
 import { toSheetsNodeError } from '../errors';
 import { googleSheetsAccess } from '../transport/google';
-import { headerRow, listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf } from '../transport/sheets-api';
+import { n8nSheetsClock } from '../ports/clock';
+import { headerRow, listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
 import { parseServiceAccountKey, ServiceAccountError, ServiceAccountTokens, type TokenAnswer } from '../transport/service-account';
 
-/** What the editor's lists need: the Google access and the spreadsheet the node points at. */
-async function editorAccess(ctx: ILoadOptionsFunctions) {
+/** The spreadsheet the node points at, through the core's Sheets REST client, for the editor's lists. */
+async function editorSpreadsheet(ctx: ILoadOptionsFunctions) {
   const authentication = ctx.getNodeParameter('authentication', 'serviceAccount') as GoogleAuthentication;
-  const options = ctx.getNodeParameter('options', {}) as IDataObject;
-  const root = sheetsApiRoot(options);
+  const root = sheetsApiRoot(ctx.getNodeParameter('options', {}) as IDataObject);
   const spreadsheetId = spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', undefined, { extractValue: true }));
-  return { access: await googleSheetsAccess(ctx, authentication), root, spreadsheetId };
+  const access = await googleSheetsAccess(ctx, authentication);
+  return { spreadsheetId, rest: spreadsheetRest(access, root, spreadsheetId, n8nSheetsClock(undefined)) };
 }
 
 /** The Sheet field's list: the spreadsheet's tabs, by id (so a renamed tab stays picked). */
 async function sheetSearch(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
   try {
-    const { access, root, spreadsheetId } = await editorAccess(this);
+    const { rest, spreadsheetId } = await editorSpreadsheet(this);
     const wanted = filter?.trim().toLowerCase();
-    const results = (await listSheets(access, root, spreadsheetId))
+    const results = (await listSheets(rest))
       .filter((s) => !wanted || s.title.toLowerCase().includes(wanted))
       .map((s) => ({
         name: s.title,
@@ -44,9 +46,9 @@ async function sheetSearch(this: ILoadOptionsFunctions, filter?: string): Promis
 /** The Key Column field's list: "find it from the header" first, then the headers of row 1. */
 async function keyColumns(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
   try {
-    const { access, root, spreadsheetId } = await editorAccess(this);
-    const title = await sheetTitle(access, root, spreadsheetId, this.getNodeParameter('sheet', undefined));
-    const headers = [...new Set((await headerRow(access, root, spreadsheetId, title)).map((h) => h.trim()).filter(Boolean))];
+    const { rest } = await editorSpreadsheet(this);
+    const title = await sheetTitle(rest, this.getNodeParameter('sheet', undefined));
+    const headers = [...new Set((await headerRow(rest, title)).map((h) => h.trim()).filter(Boolean))];
     return [
       { name: 'Find Automatically', value: '', description: 'The first header like Registry code, VAT number or Name' },
       ...headers.map((h) => ({ name: h, value: h })),
@@ -88,7 +90,7 @@ async function serviceAccountTest(this: ICredentialTestFunctions, credential: IC
 }
 
 /** What the node file puts under `methods`. */
-export const googleSheetsMethods = {
+export const googleSheetsMethods: Required<Pick<NonNullable<INodeType['methods']>, 'listSearch' | 'loadOptions' | 'credentialTest'>> = {
   listSearch: { sheetSearch },
   loadOptions: { keyColumns },
   credentialTest: { [SERVICE_ACCOUNT_TEST]: serviceAccountTest },

@@ -1,5 +1,6 @@
 import * as workflow from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
+import type { SheetsClock } from '@company-data/core/sheets/ports';
 
 /** The longest single wait when n8n has no sleepWithAbort: Stop is seen within this. */
 const SLICE_MS = 250;
@@ -11,7 +12,7 @@ type SleepWithAbort = (ms: number, signal?: AbortSignal) => Promise<void>;
  * of the n8n it runs in. Looked up when called, so the same bundle runs in both.
  */
 const n8nSleepWithAbort = (): SleepWithAbort | undefined => {
-  const f = (workflow as { sleepWithAbort?: unknown }).sleepWithAbort;
+  const f = 'sleepWithAbort' in workflow ? (workflow as { sleepWithAbort?: unknown }).sleepWithAbort : undefined;
   return typeof f === 'function' ? (f as SleepWithAbort) : undefined;
 };
 
@@ -27,12 +28,8 @@ export async function abortableSleep(ms: number, signals: ReadonlyArray<AbortSig
   const withAbort = n8nSleepWithAbort();
   if (withAbort) {
     const signal = live.length <= 1 ? live[0] : AbortSignal.any(live);
-    try {
-      await withAbort(ms, signal);
-    } catch (error) {
-      // sleepWithAbort rejects with a cancellation error when the signal aborts: that is the wake-up asked for.
-      if (!aborted()) throw error;
-    }
+    // sleepWithAbort rejects only when its signal aborts (ManualExecutionCancelledError): the wake-up asked for.
+    await withAbort(ms, signal).catch(() => aborted());
     return;
   }
   const end = Date.now() + ms;
@@ -43,7 +40,7 @@ export async function abortableSleep(ms: number, signals: ReadonlyArray<AbortSig
  * The Sheets engine's clock in n8n: every wait (Google's quota, the save loop) also ends when the
  * execution is stopped, so Stop ends a 429 storm within a second.
  */
-export function n8nSheetsClock(executionSignal: AbortSignal | undefined) {
+export function n8nSheetsClock(executionSignal: AbortSignal | undefined): SheetsClock {
   return {
     now: () => Date.now(),
     sleep: async (ms: number, signal?: AbortSignal) => await abortableSleep(ms, [executionSignal, signal]),

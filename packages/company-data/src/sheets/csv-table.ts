@@ -19,7 +19,7 @@ import {
   utf8OrBaltic,
   type TextEncodingName,
 } from './text-encoding';
-import { applyWrites, CellValueError, snapshotOf, type CellWrite, type Table, type TableSnapshot } from './table';
+import { applyWrites, CellValueError, snapshotOf, type CellWrite, type RowEditList, type StreamedTable, type TableSnapshot } from './table';
 
 export interface CsvTableOptions {
   /** Where to save; defaults to the source (enrich in place). */
@@ -84,14 +84,14 @@ function encodingFurtherOn(readAt: (pos: number) => Uint8Array, from: number): R
 }
 
 /** One row's changes for CsvTable.rewrite: [column, value] pairs. */
-export type RowEdits = readonly (readonly [number, string])[];
+export type RowEdits = RowEditList;
 
 /**
  * CSV file as a table, read and saved keeping the encoding (UTF-8, UTF-16 or Windows-1257; see
  * text-encoding.ts), separator, byte-order mark and line ending it was read with. Two ways: read/write/flush hold the whole file (the events sheet, small tables), and
  * rows/rewrite stream it row by row (enrich: a file of 1,000,000 rows never held whole).
  */
-export class CsvTable implements Table {
+export class CsvTable implements StreamedTable {
   readonly label: string;
   readonly id: string;
   readonly file: string;

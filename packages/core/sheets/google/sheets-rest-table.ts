@@ -162,6 +162,8 @@ export class SheetsRestTable implements Table {
       if (status === 403 && !protectedCell) checks.push(writeAccessRefused(this.account));
       else if (status === 401 || status === 403)
         checks.push({ check: 'write access', ok: false, text: (err as Error).message.replace(/^Google Sheets /, 'Google answered ') });
+      // The table is shared with the CLI, so no n8n error types here: the node converts errors at its entry points.
+      // eslint-disable-next-line @n8n/community-nodes/require-node-api-error
       else throw err;
     }
     return checks;
@@ -286,6 +288,7 @@ export class SheetsRestTable implements Table {
     } catch (err) {
       // Parts already written stay written; the rest is pending again, under anything written since.
       this.pending = cells.under(this.pending);
+      // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
       throw err;
     }
   }

@@ -72,7 +72,7 @@ export class SheetsRest {
   /** Sends one call within the quota, with the retries; resolves with Google's parsed answer. */
   async send<T>(c: SheetsCall): Promise<T> {
     const url = this.url(c);
-    const res = await withRetries((_n) => this.attempt(c, url), {
+    const res = await withRetries(() => this.attempt(c, url), {
       policy: c.idempotent === false ? 'unprocessed-only' : 'safe',
       options: this.retry,
       sleep: (ms) => this.o.clock.sleep(ms),
@@ -89,6 +89,7 @@ export class SheetsRest {
       res = await this.request(c, url);
     } catch (e) {
       // Not an answer: the token source's own errors (worded for the user) go as they are.
+      // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
       if (!(e instanceof TransportError)) throw e;
       const error = sheetsError(undefined, undefined, `no answer (${e.kind}): ${e.message}`, this.context);
       return { ok: false, failure: { kind: 'transport', transportKind: e.kind }, error };

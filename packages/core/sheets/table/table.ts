@@ -97,3 +97,28 @@ export function columnIndex(letters: string): number {
   for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
   return n - 1;
 }
+
+/** One row's edits, as [column, value] pairs. */
+export type RowEditList = readonly (readonly [number, string])[];
+
+/**
+ * A table read and written row by row, never whole (CSV): enrich plans while it reads (rows) and
+ * writes each row as its answer arrives, to a new file that replaces the old one (rewrite).
+ */
+export interface StreamedTable extends Table {
+  /** The rows, header first, as they are read. */
+  rows(): AsyncIterable<string[]>;
+  /**
+   * Writes the table again row by row (header first), each with its edits applied and padded to
+   * `width`; an edit given as a promise holds the reading up until it is there.
+   */
+  rewrite(
+    edits: (row: string[], index: number) => RowEditList | undefined | Promise<RowEditList | undefined>,
+    width: number,
+  ): Promise<void>;
+}
+
+export function isStreamed(table: Table): table is StreamedTable {
+  const t = table as Partial<StreamedTable>;
+  return typeof t.rows === 'function' && typeof t.rewrite === 'function';
+}

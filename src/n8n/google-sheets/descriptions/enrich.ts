@@ -1,13 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { flatCompanyFields } from '@company-data/core/simplify';
+import { defaultFields, summaryFields } from '@company-data/core/sheets/enrich/options';
 import { humanize } from '../../descriptions/fields';
 import { maxBilledQueriesOption } from '../../descriptions/properties';
 
 /** The fields of Enrich Rows (operation `enrich`). */
 
 /** Fields a user can add from the company summary, in the CLI's order; written as company_data_match_<field>. */
-export const enrichFieldChoices: readonly string[] = [...flatCompanyFields, 'matched_previous_name'];
-export const defaultEnrichFields: readonly string[] = ['name', 'registry_code', 'status_label', 'legal_form', 'address', 'vat_number'];
+const fieldChoices = Object.keys(summaryFields);
 
 export type EnrichModeChoice = 'missing' | 'olderThan' | 'all';
 
@@ -25,8 +24,8 @@ export const enrichProperties: INodeProperties[] = [
     displayName: 'Fields',
     name: 'fields',
     type: 'multiOptions',
-    options: enrichFieldChoices.map((f) => ({ name: humanize(f), value: f })),
-    default: [...defaultEnrichFields],
+    options: fieldChoices.map((f) => ({ name: humanize(f), value: f })),
+    default: [...defaultFields],
     description: 'What to write about each company, each in its own column company_data_match_<field> (added at the right when missing)',
   },
   {

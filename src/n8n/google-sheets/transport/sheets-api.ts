@@ -1,5 +1,5 @@
 import type { INodeParameterResourceLocator } from 'n8n-workflow';
-import { a1Sheet } from '@company-data/core/sheets/google/a1';
+import { a1Sheet } from '@company-data/core/sheets';
 import { SheetsRest } from '@company-data/core/sheets/google/sheets-rest';
 import type { SheetsClock } from '@company-data/core/sheets/ports';
 import { DEFAULT_SHEETS_API_URL, SPREADSHEET_ID_REGEX, SPREADSHEET_URL_REGEX } from '../descriptions/common';

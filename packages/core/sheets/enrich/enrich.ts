@@ -1,0 +1,149 @@
+import type { SendQuery } from '../../bulk-lookup';
+import { PreflightError } from '../checks/preflight';
+import { isStreamed } from '../table/table';
+import { firstPass, type FirstPass } from './first-pass';
+import { writePlan, type Layout } from './layout';
+import { Lookups } from './lookups';
+import { defaultFields, summaryFields, type EnrichReport, type SheetsEnrichOptions } from './options';
+import { RowEdits } from './row-edits';
+import { isoSeconds, memoisedReadQuery } from './row-plan';
+import { EnrichRun, type RowResult } from './run-state';
+import { saveWholeTable } from './save-loop';
+
+/**
+ * Enriches the rows of a table by bulk lookup, through the same pipeline as the library's bulkLookup
+ * and the n8n Lookup (QueryDedupe, alreadyLookedUp, resolveLookups): a row is looked up unless it holds
+ * a final answer for the key it holds NOW; each distinct query is billed once (the store of paid answers
+ * is the pipeline's cache); a spending cap refuses before anything is sent. A streamed table (CSV) is
+ * read twice row by row: plan while sending, then write again while the answers arrive; a whole table
+ * is saved every saveEveryMs while running, each save written to the rows that hold the keys looked up,
+ * wherever they are by then (a Google sheet others edit is read again before and after each save). The
+ * store's progress makes a killed run resumable.
+ */
+export async function enrichSheet(opts: SheetsEnrichOptions): Promise<EnrichReport> {
+  checkOptions(opts);
+  // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
+  const lock = opts.dryRun ? undefined : await opts.ports.locks?.acquire(opts.table);
+  try {
+    return await enrichLocked(opts);
+  } finally {
+    await lock?.release();
+  }
+}
+
+function checkOptions(opts: SheetsEnrichOptions): void {
+  for (const f of opts.fields ?? defaultFields)
+    if (!(f in summaryFields))
+      throw new Error(`fields: "${f}" is not a company summary field (choose from ${Object.keys(summaryFields).join(', ')})`);
+  if (opts.maxBilledQueries !== undefined && !(Number.isInteger(opts.maxBilledQueries) && opts.maxBilledQueries >= 0))
+    throw new Error('max-billed-queries: must be a whole number of 0 or more');
+}
+
+async function enrichLocked(opts: SheetsEnrichOptions): Promise<EnrichReport> {
+  const { table, client } = opts;
+  const { clock } = opts.ports;
+  const now = opts.now ?? (() => new Date(clock.now()));
+  const mode = opts.mode ?? 'missing';
+  const nowMs = now().getTime();
+  const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
+  const answers = await opts.ports.answers({
+    tableId: table.id,
+    service: opts.service ?? client.serviceUrl ?? 'unknown',
+    limit: 1,
+    lang: opts.lang ?? client.lang,
+    maxAgeDays: opts.maxAgeDays,
+    now: () => now().getTime(),
+  });
+  const run = new EnrichRun(opts, answers);
+  const report = run.report;
+  let L: Layout | undefined;
+  const lookups = new Lookups(run, () => L!);
+  const readMemo = memoisedReadQuery();
+  let paying = false;
+  const fail = (e: unknown) => lookups.fail(e, paying);
+  lookups.startSections();
+
+  // Without a spending cap the queries are sent while the table is still read (pass 1); with one, or a
+  // table checked before paying (read whole first: the checks need every row the run writes), after it.
+  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun && !table.checkWrites;
+  let pass: FirstPass;
+  try {
+    pass = await firstPass(run, lookups, readMemo, { maxAgeMs, nowMs, stream: streamSend, onLayout: (l) => (L = l) });
+  } catch (e) {
+    return fail(e);
+  }
+  const Lay = pass.L;
+  report.keyColumn = Lay.header[Lay.keyCol]!;
+  report.personColumns = Lay.personColumns;
+  report.uniqueQueries = lookups.dedupe.unique.size;
+
+  // Check before paying: a save this run cannot make is found before anything is sent.
+  if (table.checkWrites) {
+    try {
+      report.checks = await table.checkWrites(writePlan(Lay, pass.rowsToWrite, pass.clearsLegacy), { dryRun: !!opts.dryRun });
+      if (!opts.dryRun && report.checks.some((c) => c.ok === false)) throw new PreflightError(report.checks);
+    } catch (e) {
+      return fail(e);
+    }
+  }
+  paying = true;
+  if (opts.dryRun) {
+    await lookups.dryRun();
+    return report;
+  }
+  // The cap (when given) is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
+  if (streamSend) lookups.send(pass.fresh);
+  else await lookups.sendCapped(opts.maxBilledQueries);
+  if (run.failure) return fail(run.failure.error);
+
+  const edits = new RowEdits(run, Lay, mode, maxAgeMs, nowMs, readMemo, isoSeconds(now()));
+  for (const [k, n] of pass.sendRows) edits.sendRows.set(k, n);
+  migrateFree(run, lookups, edits, pass);
+  const everything = lookups.everything();
+
+  // Pass 2: each row's cells from its query's outcome, written while the lookups run: a streamed table
+  // row by row, a whole table in saves to the rows that hold each key when the save is made.
+  try {
+    if (isStreamed(table)) {
+      const done = (res: RowResult) => {
+        report.keptCells += res.kept;
+        return res.edits;
+      };
+      await table.rewrite((row, r) => {
+        if (r === 0) return Lay.headerWrites;
+        const res = edits.editsFor(row, run.allOver);
+        // Waiting for its answer: reading waits with it (the rows before are on their way to the new file).
+        return res.waiting === undefined ? done(res) : lookups.outcomeOf(res.waiting).then(() => done(edits.editsFor(row, true)));
+      }, pass.width);
+    } else await saveWholeTable({ run, L: Lay, edits, clock, snapshot: pass.snapshot, read: readMemo });
+    await everything;
+  } catch (e) {
+    return fail(e);
+  }
+  lookups.countInto(edits.sendRows);
+  // Every paid answer is in the table now; the progress is only needed when this did not finish.
+  await answers.finish(report.interrupted);
+  return report;
+}
+
+/**
+ * Rows the old version enriched for the key they hold move to the company_data_ columns when their
+ * answer is free (the progress, or an earlier run's answer within --max-age); the others keep their old
+ * columns until a run that pays for them (--mode all). Never billed: the cap is 0 for them.
+ */
+function migrateFree(run: EnrichRun, lookups: Lookups, edits: RowEdits, pass: FirstPass): void {
+  if (!pass.legacyRows.size) return;
+  const unique = lookups.dedupe.unique;
+  const free = new Set(run.answers.free([...pass.legacyRows.keys()].filter((k) => !unique.has(k))));
+  const moving: SendQuery[] = [];
+  for (const [key, m] of pass.legacyRows) {
+    if (!unique.has(key) && !free.has(key)) {
+      run.report.legacyRows += m.rows;
+      continue;
+    }
+    edits.migrating.add(key);
+    edits.sendRows.set(key, (edits.sendRows.get(key) ?? 0) + m.rows);
+    if (!unique.has(key)) moving.push({ key, send: m.send });
+  }
+  lookups.sendFree(moving);
+}

@@ -358,30 +358,45 @@ async function main() {
     },
   );
 
-  await check("Google's 429 is waited out: a quota of 4 reads and 4 writes per 10 s, the run still finishes with every row", async () => {
-    const tight = await startSheetsStandin({ readsPerMinute: 4, writesPerMinute: 4, windowMs: 10_000 });
-    cleanups.push(() => tight.close());
-    const tightKey = tight.serviceAccountKey(SERVICE_ACCOUNT);
-    const cred = await createCredential(n8n, {
-      name: 'Google service account (tight quota)',
-      type: GOOGLE_CREDENTIAL_TYPE,
-      data: { serviceAccountKey: JSON.stringify(tightKey) },
-    });
-    const id = 'e2eQuotaSheet00001';
-    tight.create(id, [{ title: SHEET, rows: [header, ...csvRows.slice(0, 8)] }]);
-    const wf = adaptExample(readExample(EXAMPLE), { credential, googleCredential: cred, spreadsheetId: id, sheetsApiUrl: tight.url });
-    wf.name = `${wf.name} [tight quota]`;
-    const node = wf.nodes.find((nd) => nd.type === SHEETS_NODE_TYPE);
-    const ex = await runManual(n8n, (await createWorkflow(n8n, wf)).id, { timeoutMs: 180_000 });
-    const err = ex.data?.resultData?.error;
-    assertEqual(ex.status, 'success', `execution status${err ? ` (${err.message})` : ''}`);
-    const calls = countCalls(tight.calls);
-    assert(calls.rateLimited >= 1, `no request was answered 429 (${JSON.stringify(calls)}): the check proves nothing`);
-    const rows = sheetText(tight, id);
-    const status = rows[0].indexOf('company_data_status');
-    assert(status >= 0 && rows.slice(1).every((row) => row[status]), 'a row without a status');
-    log(`        ${node?.name}: ${JSON.stringify(calls)}`);
-  });
+  await check(
+    "Google's 429 is waited out: another job of the same account used up the quota (4 reads, 4 writes per 10 s); the run waits and finishes",
+    async () => {
+      const tight = await startSheetsStandin({ readsPerMinute: 4, writesPerMinute: 4, windowMs: 10_000 });
+      cleanups.push(() => tight.close());
+      const cred = await createCredential(n8n, {
+        name: 'Google service account (tight quota)',
+        type: GOOGLE_CREDENTIAL_TYPE,
+        data: { serviceAccountKey: JSON.stringify(tight.serviceAccountKey(SERVICE_ACCOUNT)) },
+      });
+      const id = 'e2eQuotaSheet00001';
+      tight.create(id, [
+        { title: SHEET, rows: [header, ...csvRows.slice(0, 8)] },
+        { title: 'Notes', rows: [['used by another job']] },
+      ]);
+      const wf = adaptExample(readExample(EXAMPLE), { credential, googleCredential: cred, spreadsheetId: id, sheetsApiUrl: tight.url });
+      wf.name = `${wf.name} [tight quota]`;
+      const stored = await createWorkflow(n8n, wf);
+      // The same service account, elsewhere, reads and writes until Google says 429 (its quota is per account).
+      const other = { authorization: `Bearer ${tight.auth.issueAccessToken(SERVICE_ACCOUNT)}`, 'content-type': 'application/json' };
+      const cell = `${tight.url}v4/spreadsheets/${id}/values/Notes!B1`;
+      for (const [method, url, body] of /** @type {const} */ ([
+        ['GET', cell, undefined],
+        ['PUT', `${cell}?valueInputOption=RAW`, JSON.stringify({ values: [['x']] })],
+      ]))
+        for (let i = 0; i < 10 && (await fetch(url, { method, headers: other, body })).status !== 429; i++);
+      const c0 = tight.calls.length;
+      const ex = await runManual(n8n, stored.id, { timeoutMs: 180_000 });
+      const err = ex.data?.resultData?.error;
+      assertEqual(ex.status, 'success', `execution status${err ? ` (${err.message})` : ''}`);
+      const calls = countCalls(tight.calls.slice(c0));
+      assert(calls.rateLimited >= 1, `no request of the node was answered 429 (${JSON.stringify(calls)}): the check proves nothing`);
+      const rows = sheetText(tight, id);
+      const status = rows[0].indexOf('company_data_status');
+      assert(status >= 0 && rows.slice(1).every((row) => row[status]), 'a row without a status');
+      assertEqual(tight.takeViolations(), [], 'requests that broke the discovery document');
+      log(`        the node's requests: ${JSON.stringify(calls)}`);
+    },
+  );
 
   await check("every request the node sent fits Google's discovery document; none was answered 429 at Google's quotas", async () => {
     assertEqual(standin.takeViolations(), [], 'requests that broke the discovery document');

@@ -153,13 +153,11 @@ async function main() {
   /**
    * The example workflow pointed at this spreadsheet of the stand-in, stored in n8n.
    * @param {string} spreadsheetId
-   * @param {Record<string, unknown>} [parameters] node parameters to change
    */
-  const exampleFor = async (spreadsheetId, parameters = {}) => {
+  const exampleFor = async (spreadsheetId) => {
     const wf = adaptExample(readExample(EXAMPLE), { credential, googleCredential, spreadsheetId, sheetsApiUrl: standin.url });
     const node = wf.nodes.find((nd) => nd.type === SHEETS_NODE_TYPE);
     assert(node, `${EXAMPLE} has no ${SHEETS_NODE_TYPE} node`);
-    Object.assign(/** @type {Record<string, unknown>} */ (node.parameters), parameters);
     wf.name = `${wf.name} [${spreadsheetId}]`;
     return { node: node.name, id: (await createWorkflow(n8n, wf)).id };
   };

@@ -90,7 +90,11 @@ export interface N8nSend {
   statusesThrown?: boolean;
 }
 
-/** The HTTP answer an n8n helper threw (NodeApiError around an axios error): its status, headers and body. */
+/**
+ * The HTTP answer an n8n helper threw: axios's error, which n8n 2.x keeps as the NodeApiError's cause with
+ * status, headers and body; n8n 1.x's NodeApiError drops the cause and keeps only the status (httpCode),
+ * so there the answer is its status alone.
+ */
 function answerInError(error: unknown): TransportResponse | undefined {
   let e: unknown = error;
   for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
@@ -98,7 +102,8 @@ function answerInError(error: unknown): TransportResponse | undefined {
     if (res && typeof res.status === 'number') return { status: res.status, headers: headerMap(res.headers), body: bodyText(res.data) };
     e = (e as { cause?: unknown }).cause;
   }
-  return undefined;
+  const httpCode = (error as { httpCode?: unknown } | null)?.httpCode;
+  return typeof httpCode === 'string' && /^[1-5]\d\d$/.test(httpCode) ? { status: Number(httpCode), headers: {}, body: '' } : undefined;
 }
 
 /** One core transport request through n8n's helpers: every HTTP answer resolves, only "no answer" throws (TransportError). */

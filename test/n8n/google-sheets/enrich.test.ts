@@ -16,7 +16,7 @@ import { SheetsStandin, type StandinOptions } from '../../support/sheets-standin
 const node = new CompanyDataGoogleSheets();
 let sb: Sandbox;
 let codes: string[];
-let standins: SheetsStandin[] = [];
+const standins: SheetsStandin[] = [];
 
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 1, companies: 2000 });
@@ -162,6 +162,15 @@ describe('Enrich Rows', () => {
     const w = await sheetWorld(20, { readsPerMinute: 2, writesPerMinute: 2, windowMs: 1500 });
     const res = await run(w);
     expect(res.report).toMatchObject({ matched: 20, billedQueries: 20, interrupted: false });
+    expect(w.g.calls.filter((c) => c.status === 429).length).toBeGreaterThan(0);
+    expect(table(w).every((r) => r.company_data_match_name !== '')).toBe(true);
+  });
+
+  test('with OAuth2 too: n8n’s helper throws Google’s 429s, the node reads them back and waits them out', async () => {
+    const w = await sheetWorld(10, { readsPerMinute: 2, writesPerMinute: 2, windowMs: 1500 });
+    w.g.share(w.id, ['oauth-user']);
+    const res = await run(w, { authentication: 'oAuth2' }, { oauth: { oauthTokenData: { access_token: w.g.accessToken } } });
+    expect(res.report).toMatchObject({ matched: 10, billedQueries: 10, interrupted: false });
     expect(w.g.calls.filter((c) => c.status === 429).length).toBeGreaterThan(0);
     expect(table(w).every((r) => r.company_data_match_name !== '')).toBe(true);
   });

@@ -1,5 +1,5 @@
 import type { INodeTypes } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { sleep, Workflow } from 'n8n-workflow';
 import { mock } from 'jest-mock-extended';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { LookupResult } from '@company-data/core/schemas/company';
@@ -88,7 +88,7 @@ describe('clock: waits end on Stop, with or without n8n’s sleepWithAbort', () 
     const clock = clockModule.n8nSheetsClock(stop.signal);
     const started = Date.now();
     const waiting = clock.sleep(60_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     stop.abort();
     await waiting;
     // A minute asked for; Stop ended it at once (generous bound for a loaded machine).
@@ -110,7 +110,8 @@ describe('clock: waits end on Stop, with or without n8n’s sleepWithAbort', () 
   test('n8n 2.x (no sleepWithAbort): slices of n8n-workflow’s sleep', async () => {
     vi.resetModules();
     vi.doMock('n8n-workflow', async (original) => {
-      const { sleepWithAbort: _gone, ...rest } = await original<typeof import('n8n-workflow')>();
+      const rest: Record<string, unknown> = { ...(await original<typeof import('n8n-workflow')>()) };
+      delete rest.sleepWithAbort;
       return rest;
     });
     const clockModule = await import('../../../src/n8n/google-sheets/ports/clock');

@@ -1,29 +1,12 @@
 import { LineFile } from '../files/line-file';
 
-/**
- * Ledgers larger than this are rewritten on start (and while running) to their live entries. About
- * 7,500 events of history (some 400 bytes each); the 50,000 done ids kept are some 2 MB.
- */
-export const LEDGER_COMPACT_ABOVE_BYTES = 3 * 1024 * 1024;
-/**
- * Done ids a compacted ledger keeps (the newest). Older ids are protected by the sheet: the writer
- * reads the event_id column on start. The service redelivers for about a day, far inside this window.
- */
-export const LEDGER_KEEP_DONE = 50_000;
+import type { EventLedgerStore, LedgerCompaction, LedgerRows } from '@company-data/core/sheets/ports';
+import { LEDGER_KEEP_DONE } from '@company-data/core/sheets/events/events-writer';
 
-export interface CompactionResult {
-  bytesBefore: number;
-  bytesAfter: number;
-  /** Done ids left out (older than the window). */
-  dropped: number;
-}
-
-/**
- * An event's rows as the ledger holds them until they are in the sheet: column name → text, so a
- * restart after the user moved, added or deleted columns still puts each value under its header.
- * Ledgers written before kept arrays in the sheet's column order (`rows`): read as they are.
- */
-export type LedgerRows = readonly Readonly<Record<string, string>>[] | readonly (readonly string[])[];
+export { LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE } from '@company-data/core/sheets/events/events-writer';
+export type { LedgerRows };
+/** What a compaction did (the core's LedgerCompaction). */
+export type CompactionResult = LedgerCompaction;
 
 /**
  * Durable record of which events are in the sheet. Append-only JSON lines, each fsync'd before the
@@ -36,7 +19,7 @@ export type LedgerRows = readonly Readonly<Record<string, string>>[] | readonly 
  * A crash between begin and done leaves the event "pending": on start it is reconciled with the
  * event_id column of the sheet, appending only the rows that are missing. A torn last line is ignored.
  */
-export class EventLedger {
+export class EventLedger implements EventLedgerStore {
   readonly done = new Set<string>();
   readonly pending = new Map<string, LedgerRows>();
   cursor: string | undefined;

@@ -152,7 +152,7 @@ export class Lookups {
         await run.changed.wait();
         continue;
       }
-      // Stopped: rows whose sections were not fetched stay as they are, for the next run (their answers are in the journal).
+      // Stopped: rows whose sections were not fetched stay as they are, for the next run (their answers are in the store).
       if (run.aborted()) return;
       const { key, outcome } = this.sectionQueue[i++]!;
       if (!run.sectionCells.has(outcome.code!)) await this.fetchSections(outcome.code!);

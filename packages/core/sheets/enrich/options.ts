@@ -40,7 +40,7 @@ export interface EnrichClient {
 }
 
 export interface EnrichProgress {
-  /** Distinct queries answered so far (including ones from the journal) and in all. */
+  /** Distinct queries answered so far (including ones from the progress of an interrupted run) and in all. */
   done: number;
   total: number;
   requests: number;
@@ -60,7 +60,7 @@ export interface SheetsEnrichOptions {
   force?: boolean;
   dryRun?: boolean;
   /**
-   * Most distinct queries this run may bill (after dedupe, journal and cache). Above it nothing is
+   * Most distinct queries this run may bill (after dedupe and the store of paid answers). Above it nothing is
    * sent and the run fails saying how many it would bill: check before paying, as the n8n Lookup.
    */
   maxBilledQueries?: number;
@@ -87,7 +87,7 @@ export interface EnrichReport {
   /** Rows this run looks at (mode, non-empty key). */
   rowsInScope: number;
   uniqueQueries: number;
-  /** Distinct queries answered from the journal of an interrupted run (free). */
+  /** Distinct queries answered from the progress of an interrupted run (the CLI's resume journal; free). */
   fromJournal: number;
   /** Distinct queries answered from the answer cache of earlier runs (free). */
   fromCache: number;
@@ -121,9 +121,13 @@ export interface EnrichReport {
   checks?: WriteCheck[];
   /**
    * Set when the run stopped on an error after it began paying (a refused save, revoked credentials):
-   * how many answers it paid for, all kept in the state folder, so running again bills nothing for them.
+   * how many answers it paid for, all kept in the store of paid answers, so running again bills nothing for them.
    */
-  failed?: { keptAnswers: number /** Where the store keeps them (PaidAnswerStore.location: the CLI's state folder). */; stateDir: string };
+  failed?: {
+    keptAnswers: number;
+    /** Where the store keeps them (PaidAnswerStore.location: the CLI's state folder). */
+    stateDir: string;
+  };
 }
 
 /** The report of a run that stopped on this error after it began paying, when there is one. */

@@ -13,10 +13,3 @@ export function cellText(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
   return String(v);
 }
-
-/** Column letters to how many columns they reach: A → 1, Z → 26, AA → 27. */
-export function columnLettersToCount(letters: string): number {
-  let n = 0;
-  for (const ch of letters) n = n * 26 + (ch.charCodeAt(0) - 64);
-  return n;
-}

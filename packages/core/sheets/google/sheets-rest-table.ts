@@ -1,4 +1,13 @@
-import { capCell, columnLetters, MAX_CELL_CHARS, type CellWrite, type ColumnsView, type Table, type TableSnapshot } from '../table/table';
+import {
+  capCell,
+  columnIndex,
+  columnLetters,
+  MAX_CELL_CHARS,
+  type CellWrite,
+  type ColumnsView,
+  type Table,
+  type TableSnapshot,
+} from '../table/table';
 import { jsonBytes, packSpans, PendingCells, type Span } from '../table/pending-cells';
 import {
   cellLimitCheck,
@@ -13,7 +22,7 @@ import {
   type WriteCheck,
   type WritePlan,
 } from '../checks/preflight';
-import { a1Sheet, cellText, columnLettersToCount } from './a1';
+import { a1Sheet, cellText } from './a1';
 import type { SheetsRestTableOptions } from './options';
 import { SheetsRest } from './sheets-rest';
 import type { SheetsError } from './sheets-errors';
@@ -188,7 +197,7 @@ export class SheetsRestTable implements Table {
       });
     // A whole-sheet range answers with the grid's extent (Sheet1!A1:Z1000), which saves a metadata read.
     const m = /!?\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)$/.exec(res.range ?? '');
-    if (m && !this.grid) this.grid = { rows: Number(m[4]), cols: columnLettersToCount(m[3]!) };
+    if (m && !this.grid) this.grid = { rows: Number(m[4]), cols: columnIndex(m[3]!) + 1 };
     const values = res.values ?? [];
     const header = (values[0] ?? []).map(cellText);
     while (header.length && header[header.length - 1] === '') header.pop();

@@ -102,6 +102,8 @@ await bench('baseline', 'baseline.bench.mjs', ['--rows', size(200, 60), '--laten
 await bench('node-lookup', 'node-lookup.bench.mjs', ['--rows', size(20_000, 4000), '--latency-ms', '300']);
 // 5. Memory: CSV of 100,000 rows; Google Sheets stand-in at Google's quotas, 10,000 and 100,000 rows (one distinct code per 50); XLSX of the largest size.
 await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '--sizes', quick ? '2000,5000' : '10000,100000']);
+// 5a. The Google Sheets node in a real n8n against the CLI on the same 100,000-row sheet at Google's quotas (issue 28).
+await bench('google-sheets-node', 'google-sheets-node.bench.mjs', ['--rows', size(100_000, 5000)]);
 // 5b. Memory of the streamed CSV enrich: the built CLI on 1,000,000 rows holding 10,000 distinct codes (issue 21).
 await bench('million', 'million.bench.mjs', ['--rows', size(1_000_000, 50_000), '--distinct', size(10_000, 2000)]);
 // 6. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
@@ -262,6 +264,47 @@ if (results.sheets) {
     add('  rows with a status when exceljs reads the saved file', x.rowsWithStatus, String(x.rows), x.rowsWithStatus === x.rows);
   }
 } else missing('sheets', 'Google Sheets stand-in');
+const gs = results['google-sheets-node'];
+if (gs) {
+  const { cli: gc, node: gn, rerun: gr } = gs;
+  add(
+    `Google Sheets node in n8n vs the CLI, ${gs.rows} rows (${gs.distinct} distinct codes), stand-in at Google's quotas: requests answered 429 (node / CLI)`,
+    `${gn.rateLimited} / ${gc.rateLimited}`,
+    '0 / 0',
+    gn.rateLimited === 0 && gc.rateLimited === 0,
+  );
+  add(
+    `  Sheets API requests, node vs CLI (node ${gn.reads} reads + ${gn.writes} writes; CLI ${gc.reads} + ${gc.writes})`,
+    `${gn.requests} vs ${gc.requests}`,
+    'node <= CLI',
+    gn.requests <= gc.requests,
+  );
+  add(
+    `  wall time, node ÷ CLI (${gn.seconds.toFixed(1)} s from "Execute workflow" to the finished execution; CLI ${gc.seconds.toFixed(1)} s process start to exit)`,
+    gs.timeRatio,
+    '<= 1.20',
+    gs.timeRatio <= 1.2,
+  );
+  add(
+    `  n8n's resident memory growth during the run, MiB (${gn.baseRssMb.toFixed(0)} → ${gn.peakRssMb.toFixed(0)}; CLI peak RSS ${gc.maxRssMb.toFixed(0)} MiB)`,
+    gn.rssGrowthMb,
+    '< 300',
+    gn.rssGrowthMb < 300,
+    0,
+  );
+  add(
+    '  rows with a status (node; CLI); billed (node; CLI)',
+    `${gn.rowsWithStatus}; ${gc.rowsWithStatus}; ${gn.billed}; ${gc.billed}`,
+    `${gs.rows}; ${gs.rows}; ${gs.distinct}; ${gs.distinct}`,
+    gn.rowsWithStatus === gs.rows && gc.rowsWithStatus === gs.rows && gn.billed === gs.distinct && gc.billed === gs.distinct,
+  );
+  add(
+    `  node again on its enriched sheet: billed, writes (${gr.reads} reads, ${gr.seconds.toFixed(1)} s)`,
+    `${gr.billed}, ${gr.writes}`,
+    '0, <= 1 (the write-access probe)',
+    gr.billed === 0 && gr.writes <= 1,
+  );
+} else missing('google-sheets-node', 'Google Sheets node in n8n vs the CLI');
 const m1 = results.million;
 if (m1) {
   add(

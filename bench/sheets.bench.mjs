@@ -25,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { buildIfStale } from '../e2e/lib/build.mjs';
-import { arg, bundleFile, load, realCompanies, report, root } from './support.mjs';
+import { countCalls } from '../e2e/lib/sheets-standin.mjs';
+import { arg, benchSheet, bundleFile, load, realCompanies, report, root } from './support.mjs';
 
 if (process.argv[2] === 'child') {
   const { CompanyDataClient, CsvTable, GoogleSheetTable, enrichTable } = (await import('node:module')).createRequire(import.meta.url)(
@@ -145,20 +146,8 @@ try {
   for (const n of sizes) {
     const id = `bench-${n}`;
     // A large sheet repeats its companies: one distinct code per 50 rows, every fifth row typed with spaces.
-    const distinct = Math.max(1, Math.round(n / 50));
-    const codes = real.slice(0, distinct).map((c) => c.code);
-    const rows = Array.from({ length: n }, (_, i) => {
-      const c = codes[(i * 7919) % codes.length];
-      return i % 5 === 3 ? ` ${c} ` : c;
-    });
-    standin.create(id, [
-      {
-        title: 'Leads',
-        rows: [['registry code', 'owner'], ...rows.map((v, i) => [v, `owner ${i % 50}`])],
-        rowCount: n + 1,
-        columnCount: 26,
-      },
-    ]);
+    const { distinct, rows } = benchSheet(n, real);
+    standin.create(id, [{ title: 'Leads', rows, rowCount: n + 1, columnCount: 26 }]);
     const before = standin.calls.length;
     const out = await child({
       BENCH_SHEET_ID: id,
@@ -166,12 +155,7 @@ try {
       BENCH_ROOT: standin.url,
       BENCH_STATE: join(dir, `state-${n}`),
     });
-    /** @type {{ kind: string, status: number, bytes?: number }[]} */
-    const calls = standin.calls.slice(before);
-    const reads = calls.filter((c) => c.kind === 'read').length;
-    const writes = calls.filter((c) => c.kind === 'write').length;
-    const limited = calls.filter((c) => c.status === 429).length;
-    const largestBody = calls.reduce((m, c) => Math.max(m, c.bytes ?? 0), 0);
+    const { reads, writes, rateLimited: limited, largestBody } = countCalls(standin.calls.slice(before));
     /** @type {unknown[][]} */
     const values = standin.values(id, 'Leads');
     const status = values[0].indexOf('company_data_status');

@@ -193,6 +193,25 @@ export function realCompanies(dataset, max = 5000) {
 }
 
 /**
+ * The large Google sheet of the benchmarks: n rows under the header `registry code, owner`, one distinct code
+ * per 50 rows (sandbox companies, so every row matches and all output columns are filled), every fifth row
+ * typed with spaces around the code.
+ * @param {number} n
+ * @param {{ code: string }[]} real realCompanies(...)
+ * @returns {{ distinct: number, rows: string[][] }}
+ */
+export function benchSheet(n, real) {
+  const distinct = Math.max(1, Math.round(n / 50));
+  const codes = real.slice(0, distinct).map((c) => c.code);
+  const rows = [['registry code', 'owner']];
+  for (let i = 0; i < n; i++) {
+    const c = codes[(i * 7919) % codes.length];
+    rows.push([i % 5 === 3 ? ` ${c} ` : c, `owner ${i % 50}`]);
+  }
+  return { distinct, rows };
+}
+
+/**
  * A sandbox in a child process (its own core), so a benchmark's client and server do not share one
  * event loop. Returns { url, apiKey, info, billed, close }; billed() reads the key's billed lookup queries
  * from the sandbox's GET /usage.

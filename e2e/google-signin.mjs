@@ -10,11 +10,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
 import { installDebianPackage, which } from './lib/debian.mjs';
+import { loadSheetsStandin } from './lib/sheets-standin.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
@@ -29,22 +29,6 @@ const chromium = () =>
     options: ['--no-install-recommends'],
     log: (m) => log(`[chromium] ${m}`),
   });
-
-/** The Sheets stand-in (TypeScript, test/support) bundled with esbuild into the work folder and loaded. */
-async function loadStandin(/** @type {string} */ work) {
-  const { build } = await import('esbuild');
-  const outfile = path.join(work, 'standin.cjs');
-  await build({
-    stdin: { contents: "export { startSheetsStandin } from './test/support/sheets-standin';", resolveDir: repoDir, loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    outfile,
-    logLevel: 'error',
-  });
-  return createRequire(import.meta.url)(outfile);
-}
 
 /**
  * Runs the built CLI; resolves with its exit code and output. onErr sees stderr as it arrives.
@@ -90,7 +74,7 @@ async function main() {
    */
   const printed = [];
 
-  const { startSheetsStandin } = await loadStandin(work);
+  const { startSheetsStandin } = await loadSheetsStandin(work);
   const standin = await startSheetsStandin({ auth: { account: 'kati.tamm@example.com' } });
   cleanups.push(() => standin.close());
   const clientFile = path.join(work, 'client_secret_desktop.json');

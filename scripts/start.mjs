@@ -51,11 +51,11 @@ const PROVIDED_CREDENTIALS = new Set(['companyDataApi', 'openAiApi']);
 // What to do for each credential type the demo cannot provide (a type not listed gets a generic line).
 /** @type {Record<string, string[]>} */
 const OWN_ACCOUNT_STEPS = {
-  googleSheetsOAuth2Api: [
-    'needs your Google account, which this demo cannot provide: until then "Execute workflow" stops with a',
-    'missing-credential error. In "Read rows" choose Credential → Create new credential → Google Sheets OAuth2 API',
-    '(with your own OAuth client: https://docs.n8n.io/integrations/builtin/credentials/google/), select it in',
-    '"Write rows back" too, and replace REPLACE_WITH_YOUR_SPREADSHEET_ID in both with your sheet (a "company" column).',
+  companyDataGoogleServiceAccountApi: [
+    'needs a Google credential, which this demo cannot provide: until then "Execute workflow" stops with a',
+    'missing-credential error. Its sticky note says what to fill in: in "Enrich rows" create a Google Service',
+    "Account credential (paste the key file's JSON), share your sheet with the key's client_email as an Editor",
+    '(or switch Authentication to OAuth2), replace REPLACE_WITH_YOUR_SPREADSHEET_ID with your sheet and pick the tab.',
     'Example 1 does the same on a CSV file and needs no account.',
   ],
 };

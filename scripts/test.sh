@@ -108,6 +108,9 @@ stage tests npx vitest run
 # The example workflows in a real n8n 2.41.1 (Node 24 and n8n are installed into a cache on first use:
 # several minutes cold, about two minutes warm).
 e2e_stage "real-n8n end to end" node e2e/run.mjs
+# The Company Data: Google Sheets node (issue 28) in a real n8n against the Google Sheets stand-in: the example
+# workflow with a colleague's insert and sort mid-run, reruns, view-only sharing, an expiring token, 429s.
+e2e_stage "real-n8n Google Sheets node" node e2e/google-sheets-node.mjs
 # The trigger's duplicate handling in queue mode: main, 2 webhook processes behind nginx and 2 workers, a
 # burst with copies and a restart (PostgreSQL, Redis and nginx-light from Debian, installed when missing).
 e2e_stage "real-n8n queue mode" node e2e/queue-mode.mjs

@@ -11,6 +11,10 @@ export const CREDENTIAL_NAME = 'Company Data (sandbox)';
 export const DOCKER_FILES_DIR = '/home/node/.n8n-files';
 const CHAT_PLACEHOLDER = 'https://hooks.slack.com/services/REPLACE/WITH/YOURS';
 const SEARCH_PLACEHOLDER = 'srch_REPLACE_WITH_YOURS';
+const SPREADSHEET_PLACEHOLDER = 'REPLACE_WITH_YOUR_SPREADSHEET_ID';
+/** The Google Sheets node's type and its service-account credential (issue 28). */
+export const SHEETS_NODE_TYPE = 'n8n-nodes-company-data.companyDataGoogleSheets';
+export const GOOGLE_CREDENTIAL_TYPE = 'companyDataGoogleServiceAccountApi';
 
 /**
  * An n8n workflow's JSON as exported, the fields the checks touch. parameters: any, as each node type has
@@ -52,14 +56,20 @@ export function findNode(workflow, match, what) {
  * llmCredential: { id, name } of an openAiApi credential for the agent's chat model (the e2e one points
  * at a local stand-in). publicChat: makes the Chat Trigger answer on its production URL, which n8n
  * refuses (404) for a non-public chat; the editor's own chat window needs no such change.
+ * googleCredential: { id, name } of a companyDataGoogleServiceAccountApi credential; spreadsheetId: put in
+ * the spreadsheet's address in place of the placeholder; sheetsApiUrl: the Sheets API the Google Sheets node
+ * talks to (the node's `sheetsApiUrl` option; the stand-in in the e2e).
  */
 /** @typedef {{ id: string, name: string }} CredentialRef */
 /**
  * @param {Workflow} workflow
- * @param {{ credential?: CredentialRef, filesDir?: string, chatUrl?: string, searchId?: string, pollTimes?: unknown, llmCredential?: CredentialRef, publicChat?: boolean }} [opts]
+ * @param {{ credential?: CredentialRef, filesDir?: string, chatUrl?: string, searchId?: string, pollTimes?: unknown, llmCredential?: CredentialRef, publicChat?: boolean, googleCredential?: CredentialRef, spreadsheetId?: string, sheetsApiUrl?: string }} [opts]
  * @returns {Workflow}
  */
-export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId, pollTimes, llmCredential, publicChat } = {}) {
+export function adaptExample(
+  workflow,
+  { credential, filesDir, chatUrl, searchId, pollTimes, llmCredential, publicChat, googleCredential, spreadsheetId, sheetsApiUrl } = {},
+) {
   const wf = structuredClone(workflow);
   for (const node of wf.nodes) {
     if (credential && node.credentials?.companyDataApi) node.credentials.companyDataApi = { id: credential.id, name: credential.name };
@@ -78,6 +88,11 @@ export function adaptExample(workflow, { credential, filesDir, chatUrl, searchId
       p.searchIds = p.searchIds.map((/** @type {string} */ id) => (id === SEARCH_PLACEHOLDER ? searchId : id));
     else if (searchId && p.searchIds === SEARCH_PLACEHOLDER) p.searchIds = searchId;
     if (pollTimes && node.type.endsWith('.companyDataPollTrigger')) p.pollTimes = pollTimes;
+    if (googleCredential && node.credentials?.[GOOGLE_CREDENTIAL_TYPE])
+      node.credentials[GOOGLE_CREDENTIAL_TYPE] = { id: googleCredential.id, name: googleCredential.name };
+    if (spreadsheetId && typeof p.spreadsheet?.value === 'string')
+      p.spreadsheet = { ...p.spreadsheet, value: p.spreadsheet.value.replace(SPREADSHEET_PLACEHOLDER, spreadsheetId) };
+    if (sheetsApiUrl && node.type === SHEETS_NODE_TYPE) p.options = { ...p.options, sheetsApiUrl };
   }
   return wf;
 }

@@ -491,9 +491,17 @@ async function waitForPackageTypes(n8n, packageName, logs, timeoutMs) {
  * @returns {Promise<string[]>}
  */
 export async function nodeTypeNames(n8n) {
-  /** @type {{ name: string }[]} */
-  const list = await call(`${n8n.baseUrl}/types/nodes.json`, 'GET', { cookie: n8n.cookie }, undefined, '/types/nodes.json');
-  return list.map((t) => t.name);
+  return (await nodeTypes(n8n)).map((t) => t.name);
+}
+
+/**
+ * Node type descriptions n8n has loaded, as the editor gets them (one entry per version).
+ * any: each node type's description has its own properties; callers read the fields they check.
+ * @param {RestTarget} n8n
+ * @returns {Promise<{ name: string, version: number | number[], properties: any[] }[]>}
+ */
+export function nodeTypes(n8n) {
+  return call(`${n8n.baseUrl}/types/nodes.json`, 'GET', { cookie: n8n.cookie }, undefined, '/types/nodes.json');
 }
 
 // The public API rejects read-only fields (id, active, tags, meta, ...) on create.

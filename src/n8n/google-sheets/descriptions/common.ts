@@ -15,6 +15,11 @@ export type GoogleAuthentication = 'serviceAccount' | 'oAuth2';
 
 /** A spreadsheet's address: /d/<id> in the URL Google shows (docs.google.com/spreadsheets/d/<id>/edit#gid=0). */
 export const SPREADSHEET_URL_REGEX = 'https:\\/\\/(?:drive|docs)\\.google\\.com(?:\\/.*|)\\/d\\/([0-9a-zA-Z\\-_]+)';
+/**
+ * The whole address as n8n validates it (anchored: ^…$): the id may be followed by /edit, ?usp=… or #gid=…,
+ * as in every address Google shows.
+ */
+export const SPREADSHEET_URL_VALIDATION = `${SPREADSHEET_URL_REGEX}(?:[\\/?#].*)?`;
 /** Google's spreadsheet ids: letters, digits, - and _. */
 export const SPREADSHEET_ID_REGEX = '[0-9a-zA-Z\\-_]{10,}';
 
@@ -51,7 +56,7 @@ export const spreadsheetProperty: INodeProperties = {
         {
           type: 'regex',
           properties: {
-            regex: SPREADSHEET_URL_REGEX,
+            regex: SPREADSHEET_URL_VALIDATION,
             errorMessage: 'Not a Google Sheets address (https://docs.google.com/spreadsheets/d/…)',
           },
         },

@@ -48,18 +48,17 @@ const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const keep = process.argv.includes('--keep');
 const { secs, log, check, cleanups, finish } = checkRun({ traceLines: 6 });
 
-const NODE_TYPES = [
-  'companyDataCompanies',
-  'companyDataPeople',
-  'companyDataFinancials',
-  'companyDataRisk',
-  'companyDataAssets',
-  'companyDataMonitoring',
-  'companyDataSavedSearches',
-  'companyDataReference',
-  'companyDataTrigger',
-  'companyDataPollTrigger',
-].map((n) => `n8n-nodes-company-data.${n}`);
+/**
+ * Every node the package registers (package.json's n8n.nodes, dist/nodes/<Name>/<Name>.node.js), as n8n names
+ * it: the package, then the node's name with its first letter lower-cased. Read from the manifest, so a new node
+ * is checked without a list here to keep up.
+ */
+const NODE_TYPES = /** @type {string[]} */ (JSON.parse(fs.readFileSync(path.join(repoDir, 'package.json'), 'utf8')).n8n.nodes).map(
+  (file) => {
+    const name = path.basename(file, '.node.js');
+    return `n8n-nodes-company-data.${name[0].toLowerCase()}${name.slice(1)}`;
+  },
+);
 
 async function main() {
   log('Real-n8n end-to-end checks');
@@ -105,7 +104,7 @@ async function main() {
   /** @type {Record<string, { json: Workflow, created: Stored }>} */
   const wf = {};
 
-  await check('n8n loads all ten node types of the package', async () => {
+  await check(`n8n loads all ${NODE_TYPES.length} node types of the package`, async () => {
     const names = await nodeTypeNames(n8n);
     const missing = NODE_TYPES.filter((n) => !names.includes(n));
     assertEqual(missing, [], 'missing node types');

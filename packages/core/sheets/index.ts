@@ -13,5 +13,5 @@ export * from './google/options';
 export { SheetsRestTable, MAX_REQUEST_BYTES } from './google/sheets-rest-table';
 export { a1Sheet } from './google/a1';
 export * from './events/options';
-export { EventRowsWriter, LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE } from './events/events-writer';
+export { EventRowsWriter, EVENTS_PER_BATCH, LEDGER_COMPACT_ABOVE_BYTES, LEDGER_KEEP_DONE } from './events/events-writer';
 export { EVENT_COLUMNS, eventRecords, readEvent, type EventRecord } from './events/event-records';

@@ -120,7 +120,8 @@ export interface GoogleTokenSource {
 /**
  * Durable record of which events are in a sheet (the events writer's ledger; the CLI keeps it in a
  * JSON-lines file). Each method that records returns once what it recorded survives a crash.
- *   begin: an event's rows are about to be appended (they are kept, to be appended again after a crash)
+ *   begin: an event's rows are about to be appended (they are kept, to be appended again after a crash);
+ *          beginMany: the same for a batch of events appended together
  *   finish: the sheet accepted them
  *   setCursor: the poll position (the last event stored)
  * A begin without finish is "pending": on open the writer settles it with the sheet's event_id column.
@@ -136,6 +137,11 @@ export interface EventLedgerStore {
   /** Reads it again (the writer calls it once it holds the lock). */
   load(): void | Promise<void>;
   begin(id: string, rows: LedgerRows): void | Promise<void>;
+  /**
+   * Optional: the intent of a batch of events in one durable write (the CLI: one fsync for the batch);
+   * without it the writer calls begin for each.
+   */
+  beginMany?(entries: readonly { id: string; rows: LedgerRows }[]): void | Promise<void>;
   finish(id: string): void | Promise<void>;
   finishMany(ids: readonly string[]): void | Promise<void>;
   setCursor(after: string): void | Promise<void>;

@@ -62,8 +62,13 @@ export class EventLedger implements EventLedgerStore {
   }
 
   begin(id: string, rows: LedgerRows): void {
-    this.record([beginEntry(id, rows)]);
-    this.pending.set(id, rows);
+    this.beginMany([{ id, rows }]);
+  }
+
+  /** Several begin entries with one fsync (a batch of events appended together). */
+  beginMany(entries: readonly { id: string; rows: LedgerRows }[]): void {
+    this.record(entries.map(({ id, rows }) => beginEntry(id, rows)));
+    for (const { id, rows } of entries) this.pending.set(id, rows);
   }
 
   finish(id: string): void {

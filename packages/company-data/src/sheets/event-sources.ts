@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookEvent } from '@company-data/core/schemas/events';
+import { EVENTS_PER_BATCH } from '@company-data/core/sheets/events/events-writer';
 import { checkWebhookHeaders, EVENT_ID_HEADER, SignatureVerificationError, verifyWebhook } from '@company-data/core/webhooks';
 import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import type { EventSheetWriter } from './events-to-rows';
@@ -28,25 +29,36 @@ export interface PollOptions {
 }
 
 /**
- * Reads events after the cursor kept in the ledger, stores each (exactly once) and only then moves the
- * cursor, so a restart resumes where the sheet is.
+ * Reads events after the cursor kept in the ledger, stores them in batches of EVENTS_PER_BATCH (each
+ * batch exactly once, one Google append) and only then moves the cursor past the batch, so a restart
+ * resumes where the sheet is. A batch is stored once that many have been read, or when the service
+ * has no more.
  */
 export async function pollEventsToSheet(opts: PollOptions): Promise<void> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const ledger = opts.writer.ledger;
+  const store = async (batch: WebhookEvent[]): Promise<void> => {
+    if (!batch.length) return;
+    const outcomes = await opts.writer.acceptMany(batch);
+    // An event without a usable id is no place to resume from: the last one of the batch with one is.
+    const last = batch.findLast((_, i) => outcomes[i] !== 'refused');
+    if (last) ledger.setCursor(last.id);
+    batch.forEach((ev, i) => opts.onEvent?.(idText(ev.id), outcomes[i]!));
+  };
   for (;;) {
     const after = ledger.cursor;
     const source = opts.searchId
       ? opts.client.iterateMatches({ search_id: opts.searchId, ...(after ? { after } : {}) })
       : opts.client.iterateEvents(after ? { after } : {});
+    let batch: WebhookEvent[] = [];
     for await (const raw of source) {
-      const ev = raw as WebhookEvent;
-      const outcome = await opts.writer.accept(ev);
-      // An event without a usable id is no place to resume from; the next one moves the cursor past it.
-      if (outcome !== 'refused') ledger.setCursor(ev.id);
-      opts.onEvent?.(idText(ev.id), outcome);
+      batch.push(raw as WebhookEvent);
+      if (batch.length < EVENTS_PER_BATCH && !opts.signal?.aborted) continue;
+      await store(batch);
+      batch = [];
       if (opts.signal?.aborted) return;
     }
+    await store(batch);
     if (opts.once || opts.signal?.aborted) return;
     await sleep(opts.intervalMs ?? 60_000);
     if (opts.signal?.aborted) return;

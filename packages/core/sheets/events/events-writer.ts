@@ -26,6 +26,21 @@ export const LEDGER_COMPACT_ABOVE_BYTES = 3 * 1024 * 1024;
  * reads the event_id column on start. The service redelivers for about a day, far inside this window.
  */
 export const LEDGER_KEEP_DONE = 50_000;
+/**
+ * Events one batch holds at most (acceptMany, and the events a crash left pending on open): one ledger
+ * write of intent, one Google append (split further only past MAX_REQUEST_BYTES), one ledger write of
+ * completion. 500 change events make some 300-500 KB of rows and of ledger, well inside Google's 2 MB a
+ * request; 1,000 changes take two appends, far inside Google's 60 writes a minute.
+ */
+export const EVENTS_PER_BATCH = 500;
+
+/** An event whose rows are to be appended: its id, its rows (cut to the cell limit), and what to tell of it. */
+interface BatchItem {
+  id: string;
+  records: EventRecord[];
+  unreadable?: string;
+  cut: string[];
+}
 
 /**
  * Writes events to a sheet as rows, each exactly once across redeliveries and restarts:
@@ -118,13 +133,17 @@ export class EventRowsWriter implements EventRows {
       // Rows in the sheet the ledger does not know: never added again (inSheet). A compacted ledger
       // dropped old ids on purpose, so only a full ledger records them (lost ledger, copied sheet);
       // recording them after a compaction would grow the ledger back to the whole sheet on every start.
-      if (!this.ledger.compacted) {
+      if (!this.ledger.compacted && unknown.size) {
         await this.ledger.finishMany([...unknown]);
         this.stats.reconciled += unknown.size;
       }
-      for (const [id, rows] of [...this.ledger.pending]) {
-        await this.put(id, this.recordsOf(rows));
-        this.stats.reconciled++;
+      // What a crash left between intent and completion, settled in batches too: a batch killed in its
+      // middle left hundreds pending, and each on its own would be one append.
+      const left = [...this.ledger.pending].map(([id, rows]) => ({ id, records: this.recordsOf(rows) }));
+      for (let i = 0; i < left.length; i += EVENTS_PER_BATCH) {
+        const part = left.slice(i, i + EVENTS_PER_BATCH);
+        await this.put(part);
+        this.stats.reconciled += part.length;
       }
     } catch (e) {
       await this.lock?.release();
@@ -155,37 +174,58 @@ export class EventRowsWriter implements EventRows {
     return this.header.map((h) => (TOOL_COLUMNS.has(h) ? (rec[h as Column] ?? '') : ''));
   }
 
-  private async appendMissing(id: string, records: readonly EventRecord[]): Promise<void> {
+  /**
+   * Appends the rows of these events not in the sheet yet, in one append (the table splits it only past
+   * Google's request size), then records them all done with one ledger write.
+   */
+  private async appendMissing(events: readonly { id: string; records: readonly EventRecord[] }[]): Promise<void> {
     if (this.unsure) await this.refreshPresent();
-    const todo = records.filter((r) => !this.present.has(rowKey(r.event_id ?? id, r.registry_code ?? '')));
-    if (todo.length) {
+    const rows: string[][] = [];
+    const keys: string[] = [];
+    for (const { id, records } of events)
+      for (const r of records) {
+        const key = rowKey(r.event_id ?? id, r.registry_code ?? '');
+        if (this.present.has(key)) continue;
+        rows.push(this.toRow(r));
+        keys.push(key);
+      }
+    if (rows.length) {
       try {
-        await this.options.table.append(todo.map((r) => this.toRow(r)));
+        await this.options.table.append(rows);
       } catch (e) {
-        // The append may have landed although the answer was lost: read the sheet before the next one.
+        // The append may have landed, or its first parts: read the sheet before the next one.
         this.unsure = true;
         // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
         throw e;
       }
     }
-    for (const r of todo) this.present.add(rowKey(r.event_id ?? id, r.registry_code ?? ''));
-    await this.inSheet.add(id);
-    this.stats.rows += todo.length;
-    await this.ledger.finish(id);
+    for (const key of keys) this.present.add(key);
+    for (const { id } of events) await this.inSheet.add(id);
+    this.stats.rows += rows.length;
+    await this.ledger.finishMany(events.map((e) => e.id));
   }
 
   /**
-   * Appends an event's rows (those not in the sheet yet). When the sheet refuses a value of them, the
-   * same rows again would be refused on every retry and restart: they go in as stub rows instead,
-   * naming the event. A stub refused too means the sheet takes nothing (gone, full): that is thrown.
+   * Appends the events' rows (those not in the sheet yet). When the sheet refuses a value, Google
+   * refuses the whole request: the batch is halved until the one event it refuses is alone, so the
+   * others still go in a few requests, and that event's rows go in as stub rows naming it (the same
+   * rows again would be refused on every retry and restart). A stub refused too means the sheet takes
+   * nothing (gone, full): that is thrown.
    */
-  private async put(id: string, records: readonly EventRecord[]): Promise<void> {
+  private async put(events: readonly { id: string; records: readonly EventRecord[] }[]): Promise<void> {
     try {
-      await this.appendMissing(id, records);
+      await this.appendMissing(events);
     } catch (e) {
       // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
       if (!refusesValue(e)) throw e;
-      await this.appendMissing(id, records.map(stubRecord));
+      if (events.length > 1) {
+        const half = Math.ceil(events.length / 2);
+        await this.put(events.slice(0, half));
+        await this.put(events.slice(half));
+        return;
+      }
+      const { id, records } = events[0]!;
+      await this.appendMissing([{ id, records: records.map(stubRecord) }]);
       this.stats.stubbed++;
       this.problem(id, `written as a stub row (event id and registry code only): ${(e as Error).message}`);
     }
@@ -214,36 +254,71 @@ export class EventRowsWriter implements EventRows {
   }
 
   /** Stores one event (serialised with any other call), answering whether it was new. */
-  accept(event: WebhookEvent | { id: string; type: string }): Promise<AcceptOutcome> {
-    const run = async (): Promise<AcceptOutcome> => {
-      const id: unknown = event.id;
-      if (!isIdentity(id)) {
-        this.stats.refused++;
-        this.problem(
-          typeof id === 'string' ? id : 'an event',
-          'not written: its id is missing or not an event id, so it could not be written exactly once; report it to the service',
-        );
-        return 'refused';
-      }
-      // The sheet decides, not the ledger: an event the ledger calls done but the sheet lacks (rows
-      // lost to another program saving over the file) is written again, not waved off as a duplicate.
-      if (await this.inSheet.has(id)) {
-        this.stats.duplicates++;
-        return 'duplicate';
-      }
-      const read = readEvent(event, this.options.lang);
-      const built = 'problem' in read ? [unreadableRecord(event, read.problem)] : read.records;
-      if (!built.length) {
-        this.stats.ignored++;
-        return 'ignored';
-      }
-      const { records, cut } = this.capped(built);
-      await this.ledger.begin(id, records);
-      await this.put(id, records);
+  async accept(event: WebhookEvent | { id: string; type: string }): Promise<AcceptOutcome> {
+    return (await this.acceptMany([event]))[0]!;
+  }
+
+  /**
+   * Stores events (serialised with any other call) in batches of EVENTS_PER_BATCH, each batch one ledger
+   * write of intent, one append and one ledger write of completion; answers for each event, in order,
+   * whether it was new. An event twice in `events` is stored once (then a duplicate). When a batch fails
+   * (the sheet cannot be reached), the batches before it are stored and the error is thrown: stored
+   * again, they are duplicates.
+   */
+  acceptMany(events: readonly (WebhookEvent | { id: string; type: string })[]): Promise<AcceptOutcome[]> {
+    const run = async (): Promise<AcceptOutcome[]> => {
+      const outcomes: AcceptOutcome[] = [];
+      const items: BatchItem[] = [];
+      const taken = new Set<string>();
+      for (const event of events) outcomes.push(await this.sort(event, taken, items));
+      for (let i = 0; i < items.length; i += EVENTS_PER_BATCH) await this.store(items.slice(i, i + EVENTS_PER_BATCH));
+      return outcomes;
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+
+  /** What becomes of one event of a batch: refused, a duplicate, ignored, or an item to store ('appended' once stored). */
+  private async sort(event: WebhookEvent | { id: string; type: string }, taken: Set<string>, items: BatchItem[]): Promise<AcceptOutcome> {
+    const id: unknown = event.id;
+    if (!isIdentity(id)) {
+      this.stats.refused++;
+      this.problem(
+        typeof id === 'string' ? id : 'an event',
+        'not written: its id is missing or not an event id, so it could not be written exactly once; report it to the service',
+      );
+      return 'refused';
+    }
+    // The sheet decides, not the ledger: an event the ledger calls done but the sheet lacks (rows
+    // lost to another program saving over the file) is written again, not waved off as a duplicate.
+    if (taken.has(id) || (await this.inSheet.has(id))) {
+      this.stats.duplicates++;
+      return 'duplicate';
+    }
+    const read = readEvent(event, this.options.lang);
+    const built = 'problem' in read ? [unreadableRecord(event, read.problem)] : read.records;
+    if (!built.length) {
+      this.stats.ignored++;
+      return 'ignored';
+    }
+    taken.add(id);
+    const { records, cut } = this.capped(built);
+    items.push({ id, records, cut, ...('problem' in read ? { unreadable: read.problem } : {}) });
+    return 'appended';
+  }
+
+  /** One batch: intent recorded durably, the rows appended, completion recorded; then what to tell of each. */
+  private async store(batch: readonly BatchItem[]): Promise<void> {
+    const entries = batch.map(({ id, records }) => ({ id, rows: records }));
+    if (this.ledger.beginMany) await this.ledger.beginMany(entries);
+    else for (const { id, rows } of entries) await this.ledger.begin(id, rows);
+    await this.put(batch);
+    for (const { id, unreadable, cut } of batch) {
       this.stats.appended++;
-      if ('problem' in read) {
+      if (unreadable) {
         this.stats.unreadable++;
-        this.problem(id, `written as one row holding the event as received (details): ${read.problem}; report it to the service`);
+        this.problem(id, `written as one row holding the event as received (details): ${unreadable}; report it to the service`);
       }
       if (cut.length) {
         this.stats.cut++;
@@ -253,13 +328,9 @@ export class EventRowsWriter implements EventRows {
             'of this sheet holds (the cell ends with "… [cut: N characters in all]"); the service has the whole event under this id',
         );
       }
-      // A receiver may run for months without a restart; the ledger is kept small while it runs too.
-      await this.compactIfLarge();
-      return 'appended';
-    };
-    const p = this.queue.then(run, run);
-    this.queue = p.catch(() => undefined);
-    return p;
+    }
+    // A receiver may run for months without a restart; the ledger is kept small while it runs too.
+    await this.compactIfLarge();
   }
 
   async close(): Promise<void> {

@@ -33,5 +33,10 @@ export interface EventRows {
   open(): Promise<void>;
   /** Stores one event (serialised with any other call), answering whether it was new. */
   accept(event: { id: string; type: string }): Promise<AcceptOutcome>;
+  /**
+   * Stores events in batches (one ledger write of intent, one Google append, one of completion per
+   * batch), serialised with any other call; answers for each event, in order, whether it was new.
+   */
+  acceptMany(events: readonly { id: string; type: string }[]): Promise<AcceptOutcome[]>;
   close(): Promise<void>;
 }

@@ -265,7 +265,8 @@ async function* tap(source: AsyncIterable<unknown>, into: unknown[]): AsyncGener
 
 /**
  * The events writer, recording each event for its rows before storing it: a poll moves its cursor, and a
- * webhook is answered, only after accept, so an event is in the pending file before it can be lost.
+ * webhook is answered, only after acceptMany (accept goes through it), so an event is in the pending file
+ * before it can be lost.
  */
 class RowRecordingWriter extends EventSheetWriter {
   constructor(
@@ -275,8 +276,8 @@ class RowRecordingWriter extends EventSheetWriter {
     super(options);
   }
 
-  override accept(event: Parameters<EventSheetWriter['accept']>[0]): ReturnType<EventSheetWriter['accept']> {
-    if ((event as { type?: unknown }).type === 'monitoring.change') this.pending.add([event]);
-    return super.accept(event);
+  override acceptMany(events: Parameters<EventSheetWriter['acceptMany']>[0]): ReturnType<EventSheetWriter['acceptMany']> {
+    this.pending.add(events.filter((e) => (e as { type?: unknown }).type === 'monitoring.change'));
+    return super.acceptMany(events);
   }
 }

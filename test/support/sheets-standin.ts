@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the subset of the Google Sheets v4 API the sheets module uses:
- * spreadsheets.get / batchUpdate (appendDimension, insertDimension, addSheet), values.get / batchGet / update /
+ * spreadsheets.get / batchUpdate (appendDimension, insertDimension, addSheet, updateCells of a sheet the same batch adds), values.get / batchGet / update /
  * append / batchUpdate. It keeps Google's quota behaviour (reads and writes per minute per user → 429
  * RESOURCE_EXHAUSTED with Google's error body, sheets-standin-quota.ts), RAW vs USER_ENTERED input, the
  * value render options (FORMATTED_VALUE in the spreadsheet's locale), ragged rows, atomic batches and
@@ -598,8 +598,10 @@ export class SheetsStandin {
     i: number,
     grid: Map<Sheet, { rows: number; cols: number }>,
   ): () => unknown {
+    // Sheets the requests before this one add, known to it before they are applied (Google plans a batch as one).
+    const adding = [...grid.keys()].filter((x) => !ss.sheets.includes(x));
     const sheetById = (id: unknown) => {
-      const s = ss.sheets.find((x) => x.sheetId === (id ?? 0));
+      const s = [...ss.sheets, ...adding].find((x) => x.sheetId === (id ?? 0));
       if (!s) throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}]: No grid with id: ${String(id)}`);
       let g = grid.get(s);
       if (!g) grid.set(s, (g = { rows: s.rowCount, cols: s.columnCount }));
@@ -652,6 +654,7 @@ export class SheetsStandin {
     }
     if (req.addSheet) {
       const props = ((req.addSheet as { properties?: Record<string, unknown> }).properties ?? {}) as {
+        sheetId?: number;
         title?: string;
         gridProperties?: { rowCount?: number; columnCount?: number };
       };
@@ -663,16 +666,57 @@ export class SheetsStandin {
           'INVALID_ARGUMENT',
           `Invalid requests[${i}].addSheet: A sheet with the name "${title}" already exists. Please enter another name.`,
         );
+      if (adding.some((x) => x.title.toLowerCase() === title.toLowerCase()))
+        throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].addSheet: A sheet with the name "${title}" already exists.`);
       const rowCount = props.gridProperties?.rowCount ?? 1000;
       const columnCount = props.gridProperties?.columnCount ?? 26;
+      // Google takes the sheetId asked for, and refuses one in use.
+      const sheetId = props.sheetId ?? Math.max(0, ...[...ss.sheets, ...adding].map((x) => x.sheetId)) + 1;
+      if ([...ss.sheets, ...adding].some((x) => x.sheetId === sheetId))
+        throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].addSheet: Sheet with id ${sheetId} already exists.`);
+      const sheet: Sheet = { sheetId, title, rowCount, columnCount, cells: [] };
+      grid.set(sheet, { rows: rowCount, cols: columnCount });
       return () => {
-        const sheetId = Math.max(0, ...ss.sheets.map((x) => x.sheetId)) + 1;
-        ss.sheets.push({ sheetId, title, rowCount, columnCount, cells: [] });
+        ss.sheets.push(sheet);
         return {
           addSheet: {
             properties: { sheetId, title, index: ss.sheets.length - 1, sheetType: 'GRID', gridProperties: { rowCount, columnCount } },
           },
         };
+      };
+    }
+    if (req.updateCells) {
+      const u = req.updateCells as {
+        start?: { sheetId?: number; rowIndex?: number; columnIndex?: number };
+        rows?: { values?: { userEnteredValue?: { stringValue?: string } }[] }[];
+        fields?: string;
+      };
+      if (!u.fields)
+        throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].updateCells: At least one field must be updated.`);
+      const { s, g } = sheetById(u.start?.sheetId);
+      // Only the cells of a sheet this batch adds: no protected range can cover them yet, which the stand-in
+      // would otherwise have to check cell by cell as Google does.
+      if (!adding.includes(s))
+        throw new HttpError(
+          400,
+          'INVALID_ARGUMENT',
+          'Unsupported in the stand-in: updateCells of a sheet other than one the same batch adds',
+        );
+      const r0 = u.start?.rowIndex ?? 0;
+      const c0 = u.start?.columnIndex ?? 0;
+      const rows = u.rows ?? [];
+      const width = rows.reduce((w, r) => Math.max(w, r.values?.length ?? 0), 0);
+      if (r0 + rows.length > g.rows || c0 + width > g.cols)
+        throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].updateCells: the range is beyond the grid`);
+      return () => {
+        rows.forEach((r, k) => {
+          const row = (s.cells[r0 + k] ??= []);
+          (r.values ?? []).forEach((v, j) => {
+            const text = v.userEnteredValue?.stringValue;
+            row[c0 + j] = text === undefined || text === '' ? undefined : { v: text };
+          });
+        });
+        return {};
       };
     }
     throw new HttpError(400, 'INVALID_ARGUMENT', `Unsupported request in the stand-in: ${Object.keys(req).join(', ')}`);

@@ -193,8 +193,21 @@ describe('company-data watch, a Google sheet', () => {
       standin.url,
       ...api(),
     ];
+    const n0 = standin.calls.length;
     const first = await runCommand(watchCommand(), args);
     expect(first.err).toContain('Added the sheet "Company changes"');
+    // The first watch's Google requests: the events sheet made with its header in one, enrich's (read, metadata,
+    // write-access probe, read before and after its save, the save), and no read of the sheet after enrich.
+    expect(standin.calls.slice(n0).map((c) => c.method)).toEqual([
+      'spreadsheets.batchUpdate',
+      'values.get',
+      'spreadsheets.get',
+      'values.update',
+      'values.batchGet',
+      'values.batchUpdate',
+      'values.batchGet',
+    ]);
+    expect(standin.values(id, 'Company changes')[0]!.slice(0, 3)).toEqual(['event_id', 'type', 'created_at']);
     expect(first.out).toMatch(/List "Sheet watchSheet1 \/ Leads" \(lst_\w+, made now\): added 2, removed 0, kept 0/);
     const listId = await listNamed('Sheet watchSheet1 / Leads');
     expect((await members(listId)).map((m) => m.external_ref)).toEqual(['gsheet:watchSheet1#Leads', 'gsheet:watchSheet1#Leads']);

@@ -69,6 +69,8 @@ export class EventRowsWriter implements EventRows {
    * events not written at all (no usable id).
    */
   readonly stats = { appended: 0, duplicates: 0, ignored: 0, rows: 0, reconciled: 0, cut: 0, unreadable: 0, stubbed: 0, refused: 0 };
+  /** The sheet was made by open (createWhenMissing). */
+  created = false;
   /** Compactions of the ledger by this writer (on open and while running). */
   readonly compactions: LedgerCompaction[] = [];
   private compactedTo = 0;
@@ -101,7 +103,9 @@ export class EventRowsWriter implements EventRows {
       await this.ledger.load();
       await this.compactIfLarge();
       const { table } = this.options;
-      const snap = await table.read();
+      this.created = this.options.createWhenMissing && table.create ? await table.create(EVENT_COLUMNS) : false;
+      // Made now, under the lock: it holds the header alone, and reading it would tell nothing more.
+      const snap = this.created ? { header: [...EVENT_COLUMNS], rows: [] } : await table.read();
       this.header = [...snap.header];
       if (!this.header.includes('event_id') && snap.rows.length && (this.ledger.done.size || this.ledger.pending.size))
         throw new Error(

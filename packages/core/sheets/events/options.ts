@@ -11,6 +11,11 @@ export interface EventRowsWriterOptions {
   locks?: WriterLocks;
   /** What the lock calls the ledger (the CLI: its file path), so two writers sharing a ledger meet at one lock. */
   ledgerName?: string;
+  /**
+   * Make the sheet, with the events' header, when there is none of its title (a table that can: Google
+   * Sheets). Made under the lock, so the writer knows it empty and need not read it.
+   */
+  createWhenMissing?: boolean;
   /** Language of the summary column (default en). */
   lang?: SummaryLang;
   /** Compact the ledger when it is larger than this (default 3 MiB), on open and while running. */

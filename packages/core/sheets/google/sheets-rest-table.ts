@@ -244,6 +244,52 @@ export class SheetsRestTable implements Table {
     return { header, columns };
   }
 
+  /**
+   * One spreadsheets.batchUpdate: addSheet (with a sheetId of our choosing, so the same batch can name it),
+   * then the header's cells. Atomic, as every batchUpdate: the sheet is never there without its header.
+   * Google answers "already exists" when a sheet of the title is there (titles compared without case,
+   * also when an earlier attempt of this same request was applied and its answer lost): nothing to do.
+   */
+  async create(header: readonly string[]): Promise<boolean> {
+    const title = this.title;
+    if (title === undefined) throw new Error('sheet: a sheet is made only with its title given');
+    const cols = Math.max(26, header.length);
+    for (let attempt = 0; ; attempt++) {
+      // Google's sheet ids are positive 31-bit integers; one in use is refused, and another is tried.
+      const sheetId = 1 + Math.floor((this.options.random ?? Math.random)() * 0x7ffffffe);
+      try {
+        await this.rest.send({
+          kind: 'write',
+          method: 'POST',
+          path: ':batchUpdate',
+          body: JSON.stringify({
+            requests: [
+              { addSheet: { properties: { sheetId, title, gridProperties: { rowCount: 1000, columnCount: cols } } } },
+              {
+                updateCells: {
+                  start: { sheetId, rowIndex: 0, columnIndex: 0 },
+                  rows: [{ values: header.map((h) => ({ userEnteredValue: { stringValue: h } })) }],
+                  fields: 'userEnteredValue',
+                },
+              },
+            ],
+          }),
+          // Sent twice it answers "already exists", taken as made below.
+          idempotent: true,
+        });
+        this.sheetId = sheetId;
+        this.grid = { rows: 1000, cols };
+        return true;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (/already exists/i.test(message) && /\bid\b/i.test(message) && attempt < 3) continue;
+        if (/already exists/i.test(message)) return false;
+        // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
+        throw err;
+      }
+    }
+  }
+
   async write(cells: readonly CellWrite[]): Promise<void> {
     // Google refuses a cell over 50,000 characters, and the whole batch with it: capped, with a marker.
     this.pending.add(cells, (v) => capCell(v));

@@ -55,6 +55,12 @@ export interface Table {
    * none: one changed on disk while a run writes it is refused instead.
    */
   readColumns?(cols: readonly number[]): Promise<ColumnsView>;
+  /**
+   * Makes the sheet, with `header` as its first row, when its spreadsheet has none of its title (Google
+   * Sheets: one request, so the sheet never exists without its header). True when made now: it holds the
+   * header and nothing else. False when it was there. Files have none: a file is made by its first save.
+   */
+  create?(header: readonly string[]): Promise<boolean>;
 }
 
 /** Google's limit on one cell: a longer value is refused (HTTP 400) and with it the whole write. */

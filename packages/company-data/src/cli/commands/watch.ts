@@ -3,6 +3,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { buildDigest } from '@company-data/core/digest';
 import { defaultListName, matchedCodes, sheetExternalRef, type WatchTarget } from '@company-data/core/watch/list-sync';
+import { SeenTable } from '@company-data/core/sheets/table/seen-table';
 import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
 import { enrichTable, findKeyColumn, defaultFields, reportOfFailedRun, type EnrichReport } from '../../sheets/enrich';
 import { pollEventsToSheet, startWebhookReceiver, type EventsClient } from '../../sheets/event-sources';
@@ -108,16 +109,6 @@ export function watchCommand(): Command {
       openTable({ file, spreadsheet: spreadsheetId, sheet: flags.sheet, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
     // The table is opened afresh each pass: a file read once is cached, and a colleague edits between passes.
     const first = await openWatched();
-    if (spreadsheetId) {
-      const { ensureGoogleSheet } = await import('../../sheets/google-add-sheet');
-      const made = await ensureGoogleSheet({
-        spreadsheetId,
-        title: flags.eventsSheet,
-        auth: googleCredentials(flags),
-        ...(flags.sheetsRootUrl ? { rootUrl: flags.sheetsRootUrl } : {}),
-      });
-      if (made) say(`Added the sheet "${flags.eventsSheet}" for the changes.`);
-    }
     const eventsTable = spreadsheetId
       ? await openTable({ spreadsheet: spreadsheetId, sheet: flags.eventsSheet }, flags)
       : await openTable({ file: eventsFileFor(file!, flags.eventsSheet), csvFormulas: flags.csvFormulas }, flags);
@@ -125,6 +116,8 @@ export function watchCommand(): Command {
     const pending = new PendingChanges(stateDir, first.id);
     const writer = new RowRecordingWriter(pending, {
       table: eventsTable,
+      // A Google spreadsheet gets the sheet, with its header, in one request when it has none (a file: by its first save).
+      createWhenMissing: true,
       lang: flags.lang,
       onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
       stateDir,
@@ -143,13 +136,17 @@ export function watchCommand(): Command {
     let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
     try {
       await writer.open();
+      if (writer.created) say(`Added the sheet "${flags.eventsSheet}" for the changes.`);
       if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the events sheet.`);
 
       const pass = async (table: Table): Promise<{ listId: string; table: Table; header: string[] }> => {
         let report: EnrichReport;
+        // A Google sheet is remembered as enrich reads and writes it: its companies are then known without
+        // reading the whole sheet once more (a request against Google's quota), unless it changed meanwhile.
+        const seen = table.readColumns ? new SeenTable(table) : undefined;
         try {
           report = await enrichTable({
-            table,
+            table: seen ?? table,
             client,
             ...(flags.column ? { column: flags.column } : {}),
             fields: WATCH_FIELDS,
@@ -169,7 +166,7 @@ export function watchCommand(): Command {
         if (report.rowsInScope > 0) for (const line of formatReport(report)) out(line);
         else out(`Every row is enriched already (nothing billed). Key column: ${report.keyColumn}`);
         if (report.errors) process.exitCode = 2;
-        const { header, rows } = await table.read();
+        const { header, rows } = seen?.seen() ?? (await table.read());
         const codes = matchedCodes(header, rows, findKeyColumn(header, flags.column));
         const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id });
         out(listLine(sync));

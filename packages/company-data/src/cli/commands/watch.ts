@@ -20,7 +20,6 @@ import {
   addApiOptions,
   addGoogleOptions,
   csvFormulasOption,
-  googleCredentials,
   openClient,
   openTable,
   type ApiFlags,

@@ -104,6 +104,8 @@ await bench('node-lookup', 'node-lookup.bench.mjs', ['--rows', size(20_000, 4000
 await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '--sizes', quick ? '2000,5000' : '10000,100000']);
 // 5a. The Google Sheets node in a real n8n against the CLI on the same 100,000-row sheet at Google's quotas (issue 28).
 await bench('google-sheets-node', 'google-sheets-node.bench.mjs', ['--rows', size(100_000, 5000)]);
+// 5c. `company-data watch` on a 10,000-company Google sheet at Google's quotas: the first watch, then 1,000 changes (issue 29).
+await bench('watch', 'watch.bench.mjs', ['--companies', size(10_000, 2000), '--changes', size(1000, 200)]);
 // 5b. Memory of the streamed CSV enrich: the built CLI on 1,000,000 rows holding 10,000 distinct codes (issue 21).
 await bench('million', 'million.bench.mjs', ['--rows', size(1_000_000, 50_000), '--distinct', size(10_000, 2000)]);
 // 6. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
@@ -305,6 +307,38 @@ if (gs) {
     gr.billed === 0 && gr.writes <= 1,
   );
 } else missing('google-sheets-node', 'Google Sheets node in n8n vs the CLI');
+const wb = results.watch;
+if (wb) {
+  const { first: w1, changesPass: w2, again: w3 } = wb;
+  add(
+    `company-data watch, first watch of a ${wb.companies}-company Google sheet: monitoring list requests, writes + reads (${w1.list.detail.join(', ')})`,
+    `${w1.list.writes} + ${w1.list.reads}`,
+    '<= 6 (see docs)',
+    w1.list.writes + w1.list.reads <= 6,
+  );
+  add(
+    `  Google requests (${w1.google.reads} reads, ${w1.google.writes} writes; at most ${w1.google.readsInAMinute} reads / ${w1.google.writesInAMinute} writes in any 60 s of a 60 / 60 quota; ${w1.google.rateLimited} answered 429)`,
+    w1.google.requests,
+    '<= 8',
+    w1.google.requests <= 8 && w1.google.rateLimited === 0,
+  );
+  add(`  peak RSS of the watch process, MiB`, w1.maxRssMb, '< 300', w1.maxRssMb < 300, 0);
+  add(
+    `  ${wb.changes} changes, the next pass: Google requests (${w2.google.reads} reads, ${w2.google.writes} writes, ${w2.google.byMethod['values.append'] ?? 0} appends; ${w2.google.rateLimited} answered 429)`,
+    w2.google.requests,
+    '<= 30',
+    w2.google.requests <= 30 && w2.google.rateLimited === 0,
+  );
+  add(
+    '  changes in their rows; in the events sheet once; again after a rerun (rows, once)',
+    `${w2.inRows}; ${w2.inEventsSheetOnce}; ${w3.inRows}, ${w3.inEventsSheetOnce}`,
+    `${wb.changes}; ${wb.changes}; ${wb.changes}, ${wb.changes}`,
+    [w2.inRows, w2.inEventsSheetOnce, w3.inRows, w3.inEventsSheetOnce].every((n) => n === wb.changes) &&
+      w2.wrongRows + w2.others + w3.wrongRows + w3.others === 0 &&
+      w3.eventRows === wb.changes,
+  );
+  add('  peak RSS of the pass with the changes, MiB', w2.maxRssMb, '< 300', w2.maxRssMb < 300, 0);
+} else missing('watch', 'company-data watch');
 const m1 = results.million;
 if (m1) {
   add(

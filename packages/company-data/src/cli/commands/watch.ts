@@ -48,6 +48,9 @@ interface WatchFlags extends ApiFlags, GoogleFlags {
   csvFormulas: CsvFormulas;
 }
 
+/** How often a pass's enrich saves while it runs (the last save is at its end). */
+const WATCH_SAVE_EVERY_MS = 60_000;
+
 /** Enrich's fields plus the registry code, which the list is made of. */
 const WATCH_FIELDS = defaultFields.includes('registry_code') ? [...defaultFields] : [...defaultFields, 'registry_code' as const];
 
@@ -150,6 +153,10 @@ export function watchCommand(): Command {
             ...(flags.column ? { column: flags.column } : {}),
             fields: WATCH_FIELDS,
             mode: 'missing',
+            // Saved once a minute while it runs, not every 10 s: each save of a Google sheet is a read before, the
+            // writes and a read after against Google's 60 a minute, and what is paid for is kept in the state
+            // folder as it arrives, so a killed pass loses nothing (docs/assumptions.md, "Issue 29: batched event appends").
+            flushEveryMs: WATCH_SAVE_EVERY_MS,
             lang: flags.lang,
             stateDir,
             maxAgeDays: DEFAULT_MAX_AGE_DAYS,

@@ -61,7 +61,8 @@ const proxy = createServer(async (req, res) => {
   serviceCalls.push({ method: req.method ?? 'GET', path: url.pathname });
   /** @type {Record<string, string>} */
   const headers = {};
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
   const answer = await fetch(new URL(`${url.pathname}${url.search}`, sb.url), {
     method: req.method,
     headers,
@@ -175,9 +176,12 @@ async function watchOnce(name) {
 const googleLine = (r) =>
   `${r.google.requests} Google requests (${r.google.reads} reads, ${r.google.writes} writes: ${Object.entries(r.google.byMethod)
     .map(([m, n]) => `${m} ${n}`)
-    .join(', ')}); at most ${r.google.readsInAMinute} reads and ${r.google.writesInAMinute} writes in any 60 s (quota 60 and 60); ${r.google.rateLimited} answered 429; largest body ${r.google.largestBody} bytes`;
+    .join(
+      ', ',
+    )}); at most ${r.google.readsInAMinute} reads and ${r.google.writesInAMinute} writes in any 60 s (quota 60 and 60); ${r.google.rateLimited} answered 429; largest body ${r.google.largestBody} bytes`;
 
 try {
+  /** @type {string[]} */
   const codes = sb.dataset.companies.slice(0, companiesN).map((/** @type {{ code: string }} */ c) => c.code);
   standin.create(SHEET, [
     { title: 'Leads', rows: [['Company', 'Registry code'], ...codes.map((c, i) => [`Company ${i + 1}`, c])], rowCount: companiesN + 1 },
@@ -203,10 +207,12 @@ try {
       body: JSON.stringify({ registry_code: code, category: 'court' }),
     });
     if (!res.ok) throw new Error(`POST /sandbox/changes: ${res.status} ${await res.text()}`);
-    eventOf.set(code, (/** @type {{ data: { events: string[] } }} */ (await res.json())).data.events[0]);
+    eventOf.set(code, /** @type {{ data: { events: string[] } }} */ (await res.json()).data.events[0]);
   }
   const second = await watchOnce('changes');
-  console.log(`${changed.length} changes, the next pass: ${googleLine(second)}; peak RSS ${second.maxRssMb.toFixed(0)} MiB; ${second.seconds.toFixed(1)} s`);
+  console.log(
+    `${changed.length} changes, the next pass: ${googleLine(second)}; peak RSS ${second.maxRssMb.toFixed(0)} MiB; ${second.seconds.toFixed(1)} s`,
+  );
 
   /** Each change in its company's row and in the events sheet, counted. */
   const once = () => {
@@ -253,7 +259,12 @@ try {
   report('watch', {
     companies: companiesN,
     changes: changed.length,
-    first: { list: { writes: first.list.writes, reads: first.list.reads, detail: first.list.detail }, google: first.google, maxRssMb: first.maxRssMb, seconds: first.seconds },
+    first: {
+      list: { writes: first.list.writes, reads: first.list.reads, detail: first.list.detail },
+      google: first.google,
+      maxRssMb: first.maxRssMb,
+      seconds: first.seconds,
+    },
     changesPass: { google: second.google, maxRssMb: second.maxRssMb, seconds: second.seconds, ...afterChanges },
     again: { google: third.google, maxRssMb: third.maxRssMb, ...afterAgain },
   });

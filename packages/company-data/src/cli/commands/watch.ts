@@ -16,15 +16,7 @@ import { syncList, type ListSyncResult } from '../../sheets/watch-list';
 import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
 import type { Table } from '../../sheets/table';
 import type { CompanyDataClient } from '../../index';
-import {
-  addApiOptions,
-  addGoogleOptions,
-  csvFormulasOption,
-  openClient,
-  openTable,
-  type ApiFlags,
-  type GoogleFlags,
-} from '../config';
+import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
 import { formatReport } from './enrich';
 import { addWebhookOptions, int, logText, requireWebhookSecret } from './events-to-sheet';
 

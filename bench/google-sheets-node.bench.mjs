@@ -14,7 +14,6 @@
  * Goals: 0 answered 429; the node's requests <= the CLI's; n8n's memory growth < 300 MiB; the node's wall time
  * <= 1.2 x the CLI's. Run: node bench/google-sheets-node.bench.mjs [--rows 100000]
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +22,7 @@ import { adaptExample, CREDENTIAL_NAME, GOOGLE_CREDENTIAL_TYPE, readExample, SHE
 import { createCredential, createWorkflow, rest, startN8n, waitForExecution } from '../e2e/lib/n8n.mjs';
 import { ensureRuntime } from '../e2e/lib/runtime.mjs';
 import { countCalls, loadSheetsStandin } from '../e2e/lib/sheets-standin.mjs';
-import { arg, benchSheet, load, realCompanies, report, root } from './support.mjs';
+import { arg, benchSheet, load, realCompanies, report, root, runCliWithRss } from './support.mjs';
 
 const rowsN = Number(arg('rows', 100_000));
 const dir = mkdtempSync(join(tmpdir(), 'sheets-node-bench-'));
@@ -70,41 +69,31 @@ try {
     const rssFile = join(dir, 'cli-rss.json');
     const before = standin.calls.length;
     const b0 = billed();
-    const t0 = performance.now();
-    const out = await new Promise((resolve, reject) =>
-      execFile(
-        process.execPath,
-        [
-          '--require',
-          new URL('./rss-hook.cjs', import.meta.url).pathname,
-          join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js'),
-          'enrich',
-          '--spreadsheet',
-          id,
-          '--sheet',
-          'Leads',
-          '--google-key-file',
-          keyFile,
-          '--sheets-root-url',
-          standin.url,
-          '--state-dir',
-          join(dir, 'cli-state'),
-        ],
-        {
-          env: { ...process.env, COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey, BENCH_RSS_FILE: rssFile },
-          maxBuffer: 1 << 20,
-        },
-        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),
-      ),
+    const run = await runCliWithRss(
+      [
+        'enrich',
+        '--spreadsheet',
+        id,
+        '--sheet',
+        'Leads',
+        '--google-key-file',
+        keyFile,
+        '--sheets-root-url',
+        standin.url,
+        '--state-dir',
+        join(dir, 'cli-state'),
+      ],
+      { COMPANY_DATA_BASE_URL: sb.url, COMPANY_DATA_API_KEY: sb.apiKey },
+      rssFile,
     );
-    const seconds = (performance.now() - t0) / 1000;
+    const { seconds, stdout: out } = run;
     const calls = countCalls(standin.calls.slice(before));
     figures.cli = {
       seconds,
       ...calls,
       requests: calls.reads + calls.writes,
       billed: billed() - b0,
-      maxRssMb: JSON.parse(readFileSync(rssFile, 'utf8')).maxRssMb,
+      maxRssMb: run.maxRssMb,
       rowsWithStatus: rowsWithStatus(id),
     };
     console.log(`CLI: ${JSON.stringify(figures.cli)}\n${String(out).trim().split('\n').slice(0, 3).join('\n')}`);

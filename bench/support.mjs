@@ -3,7 +3,7 @@
  * sources are bundled with esbuild on the fly. Bundles go to node_modules/.cache so the one package kept
  * external (n8n-workflow, the nodes' peer, as in tsup.config.ts) resolves from the repository.
  */
-import { fork, spawn } from 'node:child_process';
+import { execFile, fork, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -74,6 +74,28 @@ export function peakRssMb(pid) {
   const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmHWM for process ${pid}`);
   return Number(m[1]) / 1024;
+}
+
+/**
+ * The built CLI (packages/company-data/dist/cli/main.js) as users run it, with only the RSS hook preloaded:
+ * resolves with what it printed, its wall time from process start to exit and its peak RSS.
+ * @param {string[]} args
+ * @param {Record<string, string>} env added to this process's
+ * @param {string} rssFile where the hook writes the peak RSS
+ * @returns {Promise<{ stdout: string, stderr: string, seconds: number, maxRssMb: number }>}
+ */
+export async function runCliWithRss(args, env, rssFile) {
+  const t0 = performance.now();
+  const { stdout, stderr } = await new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--require', join(root, 'bench', 'rss-hook.cjs'), join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js'), ...args],
+      { env: { ...process.env, ...env, BENCH_RSS_FILE: rssFile }, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr })),
+    ),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { stdout, stderr, seconds, maxRssMb: JSON.parse(readFileSync(rssFile, 'utf8')).maxRssMb };
 }
 
 /**

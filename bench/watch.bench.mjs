@@ -13,14 +13,13 @@
  *   3. the same pass again (a restart that finds nothing new): its Google requests, and still once each.
  * Run: node bench/watch.bench.mjs [--companies 10000] [--changes 1000]
  */
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale } from '../e2e/lib/build.mjs';
 import { countCalls } from '../e2e/lib/sheets-standin.mjs';
-import { arg, load, report, root } from './support.mjs';
+import { arg, load, report, root, runCliWithRss } from './support.mjs';
 
 const companiesN = Number(arg('companies', 10_000));
 const changesN = Number(arg('changes', 1000));
@@ -117,36 +116,28 @@ async function watchOnce(name) {
   const calls0 = standin.calls.length;
   const times0 = googleTimes.length;
   const service0 = serviceCalls.length;
-  const t0 = performance.now();
-  const out = await new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [
-        '--require',
-        new URL('./rss-hook.cjs', import.meta.url).pathname,
-        join(root, 'packages', 'company-data', 'dist', 'cli', 'main.js'),
-        'watch',
-        '--spreadsheet',
-        SHEET,
-        '--sheet',
-        'Leads',
-        '--once',
-        '--state-dir',
-        join(dir, 'state'),
-        '--google-token',
-        standin.accessToken,
-        '--sheets-root-url',
-        standin.url,
-        '--base-url',
-        proxyUrl,
-        '--api-key',
-        KEY,
-      ],
-      { env: { ...process.env, BENCH_RSS_FILE: rssFile }, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(`${stdout}${stderr}`)),
-    ),
+  const run = await runCliWithRss(
+    [
+      'watch',
+      '--spreadsheet',
+      SHEET,
+      '--sheet',
+      'Leads',
+      '--once',
+      '--state-dir',
+      join(dir, 'state'),
+      '--google-token',
+      standin.accessToken,
+      '--sheets-root-url',
+      standin.url,
+      '--base-url',
+      proxyUrl,
+      '--api-key',
+      KEY,
+    ],
+    {},
+    rssFile,
   );
-  const seconds = (performance.now() - t0) / 1000;
   /** @type {{ method: string, kind: string, status: number }[]} */
   const calls = standin.calls.slice(calls0);
   /** @type {Record<string, number>} */
@@ -155,8 +146,8 @@ async function watchOnce(name) {
   const times = googleTimes.slice(times0);
   const counted = countCalls(calls);
   return {
-    out: /** @type {string} */ (out),
-    seconds,
+    out: `${run.stdout}${run.stderr}`,
+    seconds: run.seconds,
     google: {
       requests: calls.length,
       reads: counted.reads,
@@ -168,7 +159,7 @@ async function watchOnce(name) {
       writesInAMinute: perMinute(times, 'write'),
     },
     list: listRequests(serviceCalls.slice(service0)),
-    maxRssMb: JSON.parse(readFileSync(rssFile, 'utf8')).maxRssMb,
+    maxRssMb: run.maxRssMb,
   };
 }
 

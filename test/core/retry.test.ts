@@ -234,14 +234,20 @@ describe('withRetries with an abort signal', () => {
   });
 });
 
+/** A client on virtual time whose service answers 429 with Retry-After 30 s (the first `limited` times, else always). */
+function slowService(limited = Infinity) {
+  const clock = new FakeClock();
+  const transport = new ScriptedTransport(
+    (_r, n) => (n <= limited ? fail(429, 'rate_limited', 'slow', { 'retry-after': '30' }) : ok({ rated: true })),
+    () => clock.now(),
+  );
+  const client = new CoreClient({ apiKey: 'k_test', baseUrl: 'https://api.example.test/', transport, clock });
+  return { clock, transport, client };
+}
+
 describe('the callers pass their signal on', () => {
   it("the client: Stop during a 429's Retry-After sends nothing more and rejects at once", async () => {
-    const clock = new FakeClock();
-    const transport = new ScriptedTransport(
-      () => fail(429, 'rate_limited', 'slow', { 'retry-after': '30' }),
-      () => clock.now(),
-    );
-    const client = new CoreClient({ apiKey: 'k_test', baseUrl: 'https://api.example.test/', transport, clock });
+    const { clock, transport, client } = slowService();
     const stop = new AbortController();
     const run = watch(client.risk.creditScore({ registry_code: '12417834' }, { signal: stop.signal }));
     await clock.advance(5_000);
@@ -255,12 +261,7 @@ describe('the callers pass their signal on', () => {
   });
 
   it('the client without a signal retries after the Retry-After as before', async () => {
-    const clock = new FakeClock();
-    const transport = new ScriptedTransport(
-      (_r, n) => (n === 1 ? fail(429, 'rate_limited', 'slow', { 'retry-after': '30' }) : ok({ rated: true })),
-      () => clock.now(),
-    );
-    const client = new CoreClient({ apiKey: 'k_test', baseUrl: 'https://api.example.test/', transport, clock });
+    const { clock, transport, client } = slowService(1);
     const run = watch(client.risk.creditScore({ registry_code: '12417834' }));
     await clock.advance(30_000);
     expect(run.settled).toBe('resolved');
@@ -268,12 +269,7 @@ describe('the callers pass their signal on', () => {
   });
 
   it('the lookups of a run: Stop during a 429 settles the waiting request as not sent, nothing more is sent, nothing is lost', async () => {
-    const clock = new FakeClock();
-    const transport = new ScriptedTransport(
-      () => fail(429, 'rate_limited', 'slow', { 'retry-after': '30' }),
-      () => clock.now(),
-    );
-    const client = new CoreClient({ apiKey: 'k_test', baseUrl: 'https://api.example.test/', transport, clock });
+    const { clock, transport, client } = slowService();
     const stop = new AbortController();
     const settled: string[] = [];
     const queries = ['12417834', '10421629'].map((q) => lookupKey(q) as { key: string; send: string });

@@ -39,7 +39,7 @@ const wholeAddress = new RegExp(`^${SPREADSHEET_URL_VALIDATION}$`);
 const wholeId = new RegExp(`^${SPREADSHEET_ID_PATTERN}$`);
 
 /** What to do, whichever rule was broken. */
-export const SPREADSHEET_HINT =
+const SPREADSHEET_HINT =
   'Paste the address of the spreadsheet from the browser (https://docs.google.com/spreadsheets/d/…), or its ID (the part after /d/).';
 
 const shown = (v: string) => `"${v.length > 80 ? `${v.slice(0, 80)}…` : v}"`;

@@ -17,7 +17,7 @@ export const DEFAULT_MAX_IN_FLIGHT = 32;
 /** One billed lookup request: what the client's companies.lookup does. */
 export type LookupSender = (
   input: { queries: string[]; limit?: number; lang?: Lang },
-  opts?: { shouldStart?: () => boolean },
+  opts?: { shouldStart?: () => boolean; signal?: AbortSignal },
 ) => Promise<{ data: unknown; requestId: string }>;
 
 export interface BulkLookupItem {
@@ -139,6 +139,11 @@ export interface LookupBatchesOptions extends BatchOptions {
   onProgress?: (progress: { settled: number; requests: number }) => void;
   /** Checked before each request is started: true stops sending (requests in flight still finish). */
   shouldStop?: () => boolean;
+  /**
+   * Stops sending as shouldStop does, and also ends the retrying of a request waiting to be sent again
+   * (a 429's Retry-After): that request is settled as not sent, since the service processed none of it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface LookupBatchesResult {
@@ -208,7 +213,7 @@ export async function lookupInBatches(
 
   // Asked when the rate limiter lets a request go: one queued before a 401 or a stop is not sent.
   const stopping = () => {
-    if (!fatal && !result.stopped && opts.shouldStop?.()) result.stopped = true;
+    if (!fatal && !result.stopped && (opts.shouldStop?.() || opts.signal?.aborted)) result.stopped = true;
     return !!fatal || result.stopped;
   };
   /** Ends the run: no request starts after it, those in flight finish, then lookupInBatches rejects with the first error. */
@@ -221,10 +226,18 @@ export async function lookupInBatches(
     if (fatal) return settle({ index, queries: batch, error: fatal, sent: false });
     let res: { data: unknown; requestId: string };
     try {
-      res = await send({ queries: batch.map((q) => q.send), limit: opts.limit, lang: opts.lang }, { shouldStart: () => !stopping() });
+      res = await send(
+        { queries: batch.map((q) => q.send), limit: opts.limit, lang: opts.lang },
+        { shouldStart: () => !stopping(), ...(opts.signal ? { signal: opts.signal } : {}) },
+      );
     } catch (e) {
       // Queued when a 401 arrived: fails alike. Queued when stopped: settled as not sent, for a later run.
       if (e instanceof NotSentError) return settle({ index, queries: batch, error: fatal ?? e, sent: false });
+      // Its retry given up by the signal (the client retries only what the service did not process): likewise.
+      if (opts.signal?.aborted && !(e instanceof CompanyDataError)) {
+        stopping();
+        return settle({ index, queries: batch, error: fatal ?? new NotSentError(), sent: false });
+      }
       // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch:
       // it ends the run, and lookupInBatches rejects with it.
       if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) return abort(e);
@@ -315,6 +328,8 @@ export interface ResolveOptions extends BatchOptions {
   onSettled?: (key: string, settled: LookupSettled) => void;
   onProgress?: (p: BulkLookupProgress) => void;
   shouldStop?: () => boolean;
+  /** See LookupBatchesOptions.signal. */
+  signal?: AbortSignal;
   /** Once the spending cap is passed, before the first request: from here on the run is not refused. */
   onSending?: () => void;
 }
@@ -373,6 +388,7 @@ export async function resolveLookups(send: LookupSender, queries: readonly SendQ
     batchSize: opts.batchSize,
     maxInFlight: opts.maxInFlight,
     shouldStop: opts.shouldStop,
+    ...(opts.signal ? { signal: opts.signal } : {}),
     onAnswered: (o) => {
       if (!cache) return;
       const paid = o.queries.flatMap((q, j) => (o.answers[j] ? [{ key: q.key, answer: o.answers[j] }] : []));

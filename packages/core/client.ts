@@ -99,6 +99,8 @@ export interface CallOptions {
    * NotSentError), e.g. because the run was stopped while the request waited for its turn.
    */
   shouldStart?: () => boolean;
+  /** Ends the retrying: once it aborts, no further attempt is sent and a back-off under way ends; the call rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 /* ---- Typed namespaces derived from the operation table ---- */
@@ -380,12 +382,16 @@ export class CoreClient extends WithNamespaces {
     const response = await this.send(
       op,
       { method: built.method, url, headers, body: built.body, timeoutMs: opts.timeoutMs ?? this.timeoutMs },
-      opts.shouldStart,
+      opts,
     );
     return this.parse(op, response);
   }
 
-  private async send(op: AnyOperation, req: Parameters<Transport['request']>[0], shouldStart?: () => boolean): Promise<TransportResponse> {
+  private async send(
+    op: AnyOperation,
+    req: Parameters<Transport['request']>[0],
+    { shouldStart, signal }: CallOptions,
+  ): Promise<TransportResponse> {
     const id = operationId(op);
     return withRetries<TransportResponse>(
       async (attempt) => {
@@ -425,6 +431,7 @@ export class CoreClient extends WithNamespaces {
         options: this.retryOptions,
         sleep: (ms) => this.clock.sleep(ms),
         ...(this.limiter ? { pause: (ms: number) => this.limiter!.pause(ms) } : {}),
+        ...(signal ? { signal } : {}),
         onRetry: ({ attempt, error, delayMs }) =>
           this.hooks.onRetry?.({
             operation: id,

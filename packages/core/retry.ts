@@ -109,12 +109,40 @@ export type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; failure: F
 export interface RetryLoopOptions {
   policy: RetryPolicy;
   options?: RetryOptions;
-  /** The wait before the next attempt. */
-  sleep(ms: number): Promise<void>;
+  /** The wait before the next attempt; a clock that takes the signal ends it early (the loop does not wait on it after an abort either way). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Holds every caller's requests for ms (a 429 pauses a whole queue); without it, this call sleeps. */
   pause?(ms: number): void;
   /** Told before each wait: which attempt failed, why, and how long the wait is. */
   onRetry?(info: { attempt: number; error: unknown; delayMs: number }): void;
+  /**
+   * Ends the retrying (n8n's Stop, the CLI's Ctrl-C): once it aborts, no further attempt is sent and a
+   * wait under way is cut short; the call rejects with the signal's reason. The first attempt is the
+   * caller's to decide (the Sheets engine still saves, once, what was paid for after Stop).
+   */
+  signal?: AbortSignal;
+}
+
+/** What an aborted signal rejects with: its reason, or an AbortError when it gave none. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+}
+
+/** Waits ms, or less: resolves when the signal aborts (the caller looks at it), never rejects. */
+async function waitUnlessAborted(ms: number, o: RetryLoopOptions): Promise<void> {
+  const signal = o.signal;
+  if (!signal) return await o.sleep(ms);
+  if (signal.aborted) return;
+  let onAbort!: () => void;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([o.sleep(ms, signal), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -123,18 +151,22 @@ export interface RetryLoopOptions {
  */
 export async function withRetries<T>(attempt: (n: number) => Promise<AttemptOutcome<T>>, o: RetryLoopOptions): Promise<T> {
   const state: RetryState = { errorRetries: 0, rateLimitRetries: 0 };
+  const stopped = () => o.signal?.aborted === true;
   for (let n = 1; ; n++) {
     const out = await attempt(n);
     if (out.ok) return out.value;
     const decision = decideRetry(o.policy, out.failure, state, o.options);
     if (!decision.retry) throw out.error;
+    if (stopped()) throw abortReason(o.signal!);
     if (decision.rateLimited) state.rateLimitRetries++;
     else state.errorRetries++;
     o.onRetry?.({ attempt: n, error: out.error, delayMs: decision.delayMs || decision.pauseMs });
     if (decision.pauseMs > 0) {
-      if (o.pause) o.pause(decision.pauseMs);
-      else await o.sleep(decision.pauseMs);
+      o.pause?.(decision.pauseMs);
+      // The paused queue's wait cannot be called off: with a signal, this call waits out the pause itself.
+      if (!o.pause || o.signal) await waitUnlessAborted(decision.pauseMs, o);
     }
-    if (decision.delayMs > 0) await o.sleep(decision.delayMs);
+    if (decision.delayMs > 0 && !stopped()) await waitUnlessAborted(decision.delayMs, o);
+    if (stopped()) throw abortReason(o.signal!);
   }
 }

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchCommand } from '../../../packages/company-data/src/cli/commands/watch';
 import { CompanyDataClient } from '../../../packages/company-data/src/index';
 import { syncList } from '../../../packages/company-data/src/sheets/watch-list';
-import { spreadsheetIdOf } from '../../../packages/company-data/src/sheets/spreadsheet-address';
 import { startEventsSandbox, type EventsSandbox } from '../sandbox/monitoring/support/sandbox';
 import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-standin';
 import { Colleague } from '../../support/sheets-standin-colleague';
@@ -414,17 +413,6 @@ describe('changes waiting for their rows', () => {
     expect(again.waiting()).toEqual([]);
     expect(readFileSync(path, 'utf8')).toBe('');
     again.close();
-  });
-});
-
-describe('--spreadsheet', () => {
-  it('takes an ID or the address the browser shows, and names a value that is neither', () => {
-    expect(spreadsheetIdOf('1AbC-d_9')).toBe('1AbC-d_9');
-    expect(spreadsheetIdOf('https://docs.google.com/spreadsheets/d/1AbC-d_9/edit#gid=12')).toBe('1AbC-d_9');
-    expect(spreadsheetIdOf(' https://docs.google.com/spreadsheets/u/1/d/1AbC/edit?usp=sharing ')).toBe('1AbC');
-    expect(() => spreadsheetIdOf('https://example.com/x')).toThrow(
-      /spreadsheet: .* is neither a spreadsheet ID nor a Google Sheets address/,
-    );
   });
 });
 

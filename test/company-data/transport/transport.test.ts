@@ -77,6 +77,25 @@ describe('UndiciTransport over a real socket', () => {
     expect(JSON.parse(r.body)).toEqual({ error: 'down' });
   });
 
+  it('decodes a UTF-8 body whose characters are split across chunks, and a large one whole', async () => {
+    const text = JSON.stringify({ name: 'Šokolaadi- ja Žurnaalikeskus OÜ 🍫', county: 'Võru maakond' });
+    const bytes = Buffer.from(text, 'utf8');
+    const split = await server((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // One byte a chunk, flushed apart: every multi-byte character arrives in pieces.
+      let i = 0;
+      const next = () => (i < bytes.length ? res.write(bytes.subarray(i, ++i), () => setImmediate(next)) : res.end());
+      next();
+    });
+    expect((await transport().request(get(`${split.url}/split`))).body).toBe(text);
+    const big = 'ä€'.repeat(2_000_000);
+    const large = await server((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(big);
+    });
+    expect((await transport().request(get(`${large.url}/large`))).body === big).toBe(true);
+  });
+
   it('sends method, headers and body as given', async () => {
     const s = await server((_q, res) => json(res, 200, {}));
     await transport().request({

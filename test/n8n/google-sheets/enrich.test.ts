@@ -6,6 +6,7 @@ import { CompanyDataGoogleSheets } from '../../../nodes/CompanyDataGoogleSheets/
 import { googleExecuteContext, type GoogleContextOptions } from '../../support/n8n-google-context';
 import { listedCodes } from '../../support/sandbox-codes';
 import { SheetsStandin, type StandinOptions } from '../../support/sheets-standin';
+import { StandinRefusal } from '../../support/sheets-standin-permissions';
 
 /**
  * Company Data: Google Sheets, Enrich Rows, through the node's execute() with n8n's execution context
@@ -202,6 +203,33 @@ describe('Enrich Rows', () => {
       expect((result.e as Error).message).toBe('The run was stopped');
     }
     expect(billed()).toBe(billedBefore);
+  });
+
+  test("Stop during Google's back-off after a 503: no retry is sent after it, the run ends at once", async () => {
+    const w = await sheetWorld(10);
+    const stop = new AbortController();
+    let unavailableSince = 0;
+    let writesAfterStop = 0;
+    // Every save is answered 503 (Google's "try again"); Stop is pressed while the first back-off (0.5-1 s) runs.
+    w.g.beforeRequest.push(({ httpMethod }) => {
+      if (httpMethod === 'GET') return;
+      if (stop.signal.aborted) writesAfterStop++;
+      if (!unavailableSince) {
+        unavailableSince = Date.now();
+        setTimeout(() => stop.abort(), 200);
+      }
+      throw new StandinRefusal(503, 'UNAVAILABLE', 'The service is currently unavailable.');
+    });
+    const result = await run(w, {}, { signal: stop.signal }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(stop.signal.aborted).toBe(true);
+    expect(result).toBeInstanceOf(NodeOperationError);
+    expect((result as Error).message).toBe('The run was stopped');
+    // A save begun after Stop still goes out once; its retries, and those of the save under way, do not.
+    expect(writesAfterStop).toBeLessThanOrEqual(1);
+    expect(Date.now() - unavailableSince).toBeLessThan(10_000);
   });
 
   test('Stop while answers come in: every answer paid for is saved to the sheet, and the rerun bills only what was not', async () => {

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { Pool, type Dispatcher } from 'undici';
 import {
   TransportError,
@@ -82,7 +83,14 @@ class CollectingRequest implements Dispatcher.DispatchHandler, Deadline {
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
   private headers: Record<string, string> = {};
-  private readonly chunks: Buffer[] = [];
+  /** A body of one chunk (most answers) is decoded at the end, as it is. */
+  private first: Buffer | undefined;
+  /**
+   * A longer body is decoded as it arrives: holding the bytes until the end kept them, their concatenation and
+   * the text at once (a whole-sheet read of 100,000 rows is some 25 MB of JSON; measured in docs/performance.md).
+   */
+  private decoder: StringDecoder | undefined;
+  private readonly parts: string[] = [];
   private settled = false;
   readonly promise: Promise<TransportResponse>;
   private resolve!: (r: TransportResponse) => void;
@@ -112,12 +120,26 @@ class CollectingRequest implements Dispatcher.DispatchHandler, Deadline {
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.chunks.push(chunk);
+    if (!this.decoder) {
+      if (!this.first) {
+        this.first = chunk;
+        return;
+      }
+      this.decoder = new StringDecoder('utf8');
+      this.parts.push(this.decoder.write(this.first));
+      this.first = undefined;
+    }
+    this.parts.push(this.decoder.write(chunk));
   }
 
   onResponseEnd(): void {
     if (this.finish()) {
-      const body = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+      let body = this.first?.toString('utf8') ?? '';
+      if (this.decoder) {
+        this.parts.push(this.decoder.end());
+        body = this.parts.join('');
+        this.parts.length = 0;
+      }
       this.resolve({ status: this.status, headers: this.headers, body });
     }
   }

@@ -67,6 +67,7 @@ export class Lookups {
         cache: run.answers,
         ...(cap ? { maxBilledQueries: cap.max, capName: 'max-billed-queries', onSending: cap.sending } : {}),
         shouldStop: () => run.stopAll || run.aborted(),
+        ...(run.opts.signal ? { signal: run.opts.signal } : {}),
         onSettled: this.onSettled,
         onProgress: (p) => {
           this.chunkRequests[i] = p.requests;
@@ -126,6 +127,7 @@ export class Lookups {
         cache: run.answers,
         maxBilledQueries: 0,
         shouldStop: () => run.stopAll || run.aborted(),
+        ...(run.opts.signal ? { signal: run.opts.signal } : {}),
         onSettled: this.onSettled,
       })
         .then(

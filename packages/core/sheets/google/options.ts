@@ -32,4 +32,10 @@ export interface SheetsRestTableOptions {
   /** Deadline of one request, ms (default 120,000). */
   timeoutMs?: number;
   random?: () => number;
+  /**
+   * Ends the retrying (n8n's Stop): once it aborts, a failed request is not sent again and a back-off under
+   * way ends; the call rejects with its reason. A request's first attempt still goes out, so what was paid
+   * for is saved after Stop, once, without a burst of retries.
+   */
+  signal?: AbortSignal;
 }

@@ -75,8 +75,9 @@ export class SheetsRest {
     const res = await withRetries(() => this.attempt(c, url), {
       policy: c.idempotent === false ? 'unprocessed-only' : 'safe',
       options: this.retry,
-      sleep: (ms) => this.o.clock.sleep(ms),
+      sleep: (ms, signal) => this.o.clock.sleep(ms, signal),
       onRetry: () => void this.calls.retries++,
+      ...(this.o.signal ? { signal: this.o.signal } : {}),
     });
     return (res.body ? JSON.parse(res.body) : {}) as T;
   }

@@ -179,6 +179,7 @@ export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecut
     ...(access.tokens ? { tokens: access.tokens } : {}),
     clock,
     rootUrl: `${p.root}/`,
+    ...(signal ? { signal } : {}),
   });
   let report: EnrichReport;
   try {

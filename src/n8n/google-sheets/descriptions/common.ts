@@ -1,4 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
+import {
+  SPREADSHEET_ID_VALIDATION,
+  SPREADSHEET_URL_PATTERN,
+  SPREADSHEET_URL_VALIDATION,
+} from '@company-data/core/sheets/google/spreadsheet-address';
 
 /**
  * The fields every operation of Company Data: Google Sheets shares: how Google is reached and which
@@ -12,16 +17,6 @@ export const SERVICE_ACCOUNT_TEST = 'companyDataGoogleServiceAccountTest';
 export const DEFAULT_SHEETS_API_URL = 'https://sheets.googleapis.com';
 
 export type GoogleAuthentication = 'serviceAccount' | 'oAuth2';
-
-/** A spreadsheet's address: /d/<id> in the URL Google shows (docs.google.com/spreadsheets/d/<id>/edit#gid=0). */
-export const SPREADSHEET_URL_REGEX = 'https:\\/\\/(?:drive|docs)\\.google\\.com(?:\\/.*|)\\/d\\/([0-9a-zA-Z\\-_]+)';
-/**
- * The whole address as n8n validates it (anchored: ^…$): the id may be followed by /edit, ?usp=… or #gid=…,
- * as in every address Google shows.
- */
-export const SPREADSHEET_URL_VALIDATION = `${SPREADSHEET_URL_REGEX}(?:[\\/?#].*)?`;
-/** Google's spreadsheet ids: letters, digits, - and _. */
-export const SPREADSHEET_ID_REGEX = '[0-9a-zA-Z\\-_]{10,}';
 
 export const authenticationProperty: INodeProperties = {
   displayName: 'Authentication',
@@ -51,7 +46,7 @@ export const spreadsheetProperty: INodeProperties = {
       name: 'url',
       type: 'string',
       placeholder: 'https://docs.google.com/spreadsheets/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit',
-      extractValue: { type: 'regex', regex: SPREADSHEET_URL_REGEX },
+      extractValue: { type: 'regex', regex: SPREADSHEET_URL_PATTERN },
       validation: [
         {
           type: 'regex',
@@ -70,7 +65,10 @@ export const spreadsheetProperty: INodeProperties = {
       validation: [
         {
           type: 'regex',
-          properties: { regex: SPREADSHEET_ID_REGEX, errorMessage: 'Not a spreadsheet ID (the part after /d/ in its address)' },
+          properties: {
+            regex: SPREADSHEET_ID_VALIDATION,
+            errorMessage: 'Not a spreadsheet ID: only letters, digits, - and _ (the part after /d/ in its address)',
+          },
         },
       ],
     },

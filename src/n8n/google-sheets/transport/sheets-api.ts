@@ -2,7 +2,9 @@ import type { INodeParameterResourceLocator } from 'n8n-workflow';
 import { a1Sheet } from '@company-data/core/sheets';
 import { SheetsRest } from '@company-data/core/sheets/google/sheets-rest';
 import type { SheetsClock } from '@company-data/core/sheets/ports';
-import { DEFAULT_SHEETS_API_URL, SPREADSHEET_ID_REGEX, SPREADSHEET_URL_REGEX } from '../descriptions/common';
+import { ValidationError } from '@company-data/core/errors';
+import { spreadsheetIdOf as idOf } from '@company-data/core/sheets/google/spreadsheet-address';
+import { DEFAULT_SHEETS_API_URL } from '../descriptions/common';
 import type { GoogleSheetsAccess } from './google';
 
 /** A field of the node set wrong (the spreadsheet, the sheet, the API address): named, with what to do. */
@@ -20,14 +22,11 @@ export class SheetsFieldError extends Error {
 export function spreadsheetIdOf(value: unknown): string {
   const raw =
     typeof value === 'object' && value !== null ? String((value as INodeParameterResourceLocator).value ?? '') : String(value ?? '');
-  const text = raw.trim();
-  const fromUrl = new RegExp(SPREADSHEET_URL_REGEX).exec(text)?.[1];
-  if (fromUrl) return fromUrl;
-  if (new RegExp(`^${SPREADSHEET_ID_REGEX}$`).test(text)) return text;
-  throw new SheetsFieldError(
-    text ? 'Spreadsheet: not a Google Sheets address or ID' : 'Spreadsheet: empty',
-    'Paste the address of the spreadsheet from the browser (https://docs.google.com/spreadsheets/d/…), or its ID.',
-  );
+  try {
+    return idOf(raw, 'Spreadsheet');
+  } catch (e) {
+    throw e instanceof ValidationError ? new SheetsFieldError(`Spreadsheet: ${e.rule}`, e.hint) : e;
+  }
 }
 
 /** The Sheets API root from the node's options, without a trailing slash. */

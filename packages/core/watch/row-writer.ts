@@ -40,6 +40,9 @@ interface View {
 }
 
 export class RowChangeWriter {
+  /** The registry codes of the last apply's changes whose company has no row in the sheet (events sheet only). */
+  notInSheetCodes: readonly string[] = [];
+
   constructor(
     private readonly table: Table,
     private readonly opts: { lang: SummaryLang; column?: string },
@@ -108,6 +111,7 @@ export class RowChangeWriter {
     }
     const changes = new Map([...byCode].map(([code, list]) => [code, mergeChanges(list)]));
     const report: RowWriteReport = { changes: changes.size, rows: 0, notInSheet: 0, restored: 0 };
+    this.notInSheetCodes = [];
     if (changes.size === 0) return report;
     const ours = new Map([...changes.values()].map((c) => [c.id, c.registryCode]));
     /** Each company's cells as they were before this apply, to put back into a row a move gave another company's change. */
@@ -117,9 +121,11 @@ export class RowChangeWriter {
     let v = await this.view(header);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const cells: CellWrite[] = [];
+      const headerCells: CellWrite[] = [];
       const keyCol = findKeyColumn(v.header, this.opts.column);
       const cols = this.columnsOf(v.header, keyCol);
-      // The change columns are added after the last one in use, never over a person's column.
+      // The change columns are added after the last one in use, never over a person's column, and only with a row
+      // to write (a change of a company not in the sheet adds nothing).
       for (const name of OWN) {
         if (cols.has(name)) continue;
         const at = Math.max(v.header.length, v.width);
@@ -127,7 +133,7 @@ export class RowChangeWriter {
         v.width = at + 1;
         cols.set(name, at);
         v.values.set(at, []);
-        cells.push({ row: 0, col: at, value: name });
+        headerCells.push({ row: 0, col: at, value: name });
       }
       const cell = (col: number, r: number) => v.values.get(col)?.[r] ?? '';
       const idCol = cols.get(rowChangeColumns.lastEventId)!;
@@ -167,9 +173,12 @@ export class RowChangeWriter {
         }
         written.add(r);
       }
-      if (round === 0) report.notInSheet = [...changes.keys()].filter((c) => !seen.has(c)).length;
+      if (round === 0) {
+        this.notInSheetCodes = [...changes.keys()].filter((c) => !seen.has(c));
+        report.notInSheet = this.notInSheetCodes.length;
+      }
       if (cells.length === 0) break;
-      await this.table.write(cells);
+      await this.table.write([...headerCells, ...cells]);
       await this.table.flush();
       // A file is not edited by others while it is written (a change on disk is refused); a Google sheet is checked.
       if (!this.table.readColumns) break;

@@ -6,7 +6,7 @@ import { CompanyDataGoogleSheets } from '../../../nodes/CompanyDataGoogleSheets/
 import { inProcessWriterLocks } from '../../../src/n8n/google-sheets/ports/writer-locks';
 import { defaultTriggerOptions, digestItems, eventToItems } from '../../../src/n8n/trigger/items';
 import { call, startEventsSandbox, type EventsSandbox } from '../../company-data/sandbox/monitoring/support/sandbox';
-import { googleExecuteContext } from '../../support/n8n-google-context';
+import { googleExecuteContext, type GoogleContextOptions } from '../../support/n8n-google-context';
 import { Colleague } from '../../support/sheets-standin-colleague';
 import { SheetsStandin } from '../../support/sheets-standin';
 
@@ -78,8 +78,9 @@ function spreadsheet(rows = codes.slice(0, 8)) {
   return id;
 }
 
-async function run(id: string, items: INodeExecutionData[], more: Rec = {}) {
+async function run(id: string, items: INodeExecutionData[], more: Rec = {}, ctxOptions: Partial<GoogleContextOptions> = {}) {
   const { ctx, requests } = googleExecuteContext({
+    ...ctxOptions,
     params: {
       authentication: 'serviceAccount',
       operation: 'writeEvents',
@@ -270,20 +271,50 @@ describe('Write Events to Rows', () => {
     expect(String(again.json!.summary)).toMatch(/^Company Data: 2 item\(s\) could not be written/);
   });
 
-  test('another execution writing the sheet in this n8n: refused, naming the sheet; nothing written', async () => {
+  test('executions started side by side (a morning of deliveries, one change each) take the sheet in turn: every change lands, once', async () => {
+    const id = spreadsheet();
+    const made: Rec[] = [];
+    for (const [i, code] of codes.slice(0, 6).entries())
+      made.push(await change(code, 'registry', 'name_changed', { new: `Samaaegne ${i} OÜ` }));
+    const outs = await Promise.all(made.map((e) => run(id, triggerItems([e]))));
+    expect(outs.map((o) => o.json?.applied)).toEqual([1, 1, 1, 1, 1, 1]);
+    for (const [i, code] of codes.slice(0, 6).entries())
+      expect(rowOf(id, code)).toMatchObject({ company_data_match_name: `Samaaegne ${i} OÜ`, company_data_last_event_id: made[i]!.id });
+    expect(
+      rowsOf(id, 'Company changes')
+        .map((r) => r.event_id)
+        .sort(),
+    ).toEqual(made.map((e) => String(e.id)).sort());
+    // Delivered twice, side by side: written once, one digest between them.
+    const twice = await Promise.all(made.map((e) => run(id, triggerItems([e]))));
+    expect(twice.flatMap((o) => o.items)).toEqual([]);
+    expect(rowsOf(id, 'Company changes')).toHaveLength(6);
+  });
+
+  test('another execution writing the sheet in this n8n (Enrich Rows, say): this one waits for it, and Stop ends the wait', async () => {
     const id = spreadsheet();
     const ev = await change(codes[3]!, 'tax', 'tax_debt');
     const held = inProcessWriterLocks.acquire({ id: `gsheet:${id}#Leads`, label: 'Leads' }) as { release(): void };
     const before = JSON.stringify(g.values(id, 'Leads'));
+    let waiting: Promise<unknown> | undefined;
     try {
-      const err = await run(id, triggerItems([ev])).catch((e: unknown) => e);
+      waiting = run(id, triggerItems([ev]));
+      await new Promise((r) => setTimeout(r, 600));
+      expect(JSON.stringify(g.values(id, 'Leads'))).toBe(before);
+      expect(g.spreadsheets.get(id)!.sheets).toHaveLength(1);
+
+      const stop = new AbortController();
+      const stopped = run(id, triggerItems([ev]), {}, { signal: stop.signal }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      stop.abort();
+      const err = await stopped;
       expect(err).toBeInstanceOf(NodeOperationError);
-      expect((err as Error).message).toMatch(/being written by another execution/);
+      expect((err as NodeOperationError).message).toBe('The run was stopped');
     } finally {
       held.release();
     }
-    expect(JSON.stringify(g.values(id, 'Leads'))).toBe(before);
-    expect((await run(id, triggerItems([ev]))).json).toMatchObject({ applied: 1 });
+    expect(((await waiting) as { json: Rec }).json).toMatchObject({ applied: 1, rows_written: 1 });
+    expect(rowOf(id, codes[3]!).company_data_last_event_id).toBe(ev.id);
   });
 
   test('the events sheet cannot be the watched sheet', async () => {

@@ -13,6 +13,7 @@ import { digestItem } from '../../trigger/items';
 import type { GoogleAuthentication } from '../descriptions/common';
 import { DEFAULT_EVENTS_SHEET } from '../descriptions/write-events';
 import { n8nSheetsClock } from '../ports/clock';
+import { waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { googleSheetsAccess } from '../transport/google';
 import { listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
@@ -155,8 +156,9 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
   const problems: Problem[] = [];
   const itemOf = new Map(input.changes.map((c) => [String(c.event.id), c.item]));
   // The watched sheet is written by one execution of this process at a time, as enrich writes it; the events
-  // sheet's lock is the events writer's own.
-  const lock: HeldLock = await inProcessWriterLocks.acquire(table);
+  // sheet's lock is the events writer's own. Executions started side by side (a morning's deliveries) wait their turn.
+  const locks = waitingLocks(inProcessWriterLocks, clock, signal ? { signal } : {});
+  const lock: HeldLock = await locks.acquire(table);
   try {
     // Google takes titles without case ("Company Changes" is "Company changes"): the tab's own title is written to.
     const existing = (await listSheets(rest)).find((s) => sameTitle(s.title, p.eventsSheet))?.title;
@@ -164,7 +166,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
     const events = new EventRowsWriter({
       table: tableOf(existing ?? p.eventsSheet),
       ledger: new MemoryEventLedger(),
-      locks: inProcessWriterLocks,
+      locks,
       lang: p.lang,
       onProblem: (id, problem) => problems.push({ item: itemOf.get(id) ?? 0, event_id: id, problem }),
     });
@@ -248,6 +250,11 @@ export async function executeWriteEvents(ctx: IExecuteFunctions): Promise<INodeE
     try {
       done = await apply(ctx, p, input);
     } catch (error) {
+      if (ctx.getExecutionCancelSignal()?.aborted)
+        throw new NodeOperationError(ctx.getNode(), 'The run was stopped', {
+          description:
+            'Stopped before it finished. What was written stays; running it again with the same items writes only what is missing, nothing twice.',
+        });
       throw writeEventsError(ctx, error);
     }
   const problems = [...input.problems, ...done.problems];

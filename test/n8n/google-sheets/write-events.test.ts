@@ -198,6 +198,23 @@ describe('Write Events to Rows', () => {
     expect(rowOf(id, a!)).toMatchObject({ company_data_match_name: 'Esimene OÜ', company_data_last_event_id: first.id });
     expect(rowsOf(id).filter((r) => r.company_data_last_event_id).length).toBe(3);
     expect(rowsOf(id, 'Company changes').map((r) => r.event_id)).toEqual([first.id, second.id, third.id]);
+
+    // And inside the write window: sorted again just before the rows are written, a row inserted before the check.
+    const [, , c, , e] = codes;
+    const fourth = await change(c!, 'registry', 'name_changed', { new: 'Kolmas OÜ' });
+    const fifth = await change(e!, 'tax', 'tax_debt');
+    colleague.before('values.batchUpdate', (x) => x.sortBy(1, 'desc'));
+    colleague.before('values.batchGet', (x) => x.insertRow(2, ['Lead 0', '', 'Tiit', 'cold']), 1);
+    const during = await run(id, triggerItems([fourth, fifth]));
+    expect(colleague.done).toEqual(['sort by column 1 desc', 'sort by column 3 asc', 'sort by column 2 desc', 'insert row 2']);
+    expect(during.json).toMatchObject({ applied: 2, total: 2 });
+    expect(rowOf(id, c!)).toMatchObject({ company_data_match_name: 'Kolmas OÜ', company_data_last_event_id: fourth.id });
+    expect(rowOf(id, e!).company_data_last_event_id).toBe(fifth.id);
+    expect(rowOf(id, d!)).toMatchObject({ company_data_match_name: 'Neljas OÜ', company_data_last_event_id: second.id });
+    expect(rowOf(id, a!)).toMatchObject({ company_data_match_name: 'Esimene OÜ', company_data_last_event_id: first.id });
+    expect(rowOf(id, b!).company_data_last_event_id).toBe(third.id);
+    expect(rowsOf(id).find((r) => r.Company === 'Lead 0')!.company_data_last_event_id).toBe('');
+    expect(rowsOf(id).filter((r) => r.company_data_last_event_id).length).toBe(5);
   });
 
   test('a change of a company not in the sheet goes to the events sheet only', async () => {

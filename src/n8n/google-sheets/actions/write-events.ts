@@ -6,18 +6,18 @@ import { EventRowsWriter, SheetsRestTable } from '@company-data/core/sheets';
 import { isIdentity } from '@company-data/core/sheets/events/event-records';
 import { addSheetIfMissing } from '@company-data/core/sheets/google/add-sheet';
 import { MemoryEventLedger } from '@company-data/core/sheets/ledger/memory-ledger';
-import { langs, type SummaryLang } from '@company-data/core/vocabulary';
+import type { SummaryLang } from '@company-data/core/vocabulary';
 import { rowChange } from '@company-data/core/watch/row-change';
 import { RowChangeWriter } from '@company-data/core/watch/row-writer';
 import { digestItem } from '../../trigger/items';
-import type { GoogleAuthentication } from '../descriptions/common';
 import { DEFAULT_EVENTS_SHEET } from '../descriptions/write-events';
 import { n8nSheetsClock } from '../ports/clock';
 import { waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { googleSheetsAccess } from '../transport/google';
-import { listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
+import { listSheets, sheetTitle, spreadsheetRest } from '../transport/sheets-api';
 import { inNodeWords } from './enrich';
+import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
 
 /**
  * Write Events to Rows: the monitoring changes of the input (the Company Data Trigger's or Poll Trigger's
@@ -81,42 +81,27 @@ export function readInput(items: readonly INodeExecutionData[]): Input {
   return input;
 }
 
-interface Params {
-  authentication: GoogleAuthentication;
-  spreadsheetId: string;
-  sheet: unknown;
-  column?: string;
+interface Params extends SheetParams {
   eventsSheet: string;
-  lang: SummaryLang;
+  summaryLang: SummaryLang;
   digestLines: number;
-  root: string;
 }
-
-const invalid = (ctx: IExecuteFunctions, field: string, rule: string, todo: string) =>
-  new NodeOperationError(ctx.getNode(), `${field}: ${rule}`, { description: todo });
 
 function readParams(ctx: IExecuteFunctions): Params {
   const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
-  const lang = options.lang === undefined || options.lang === '' ? 'en' : String(options.lang);
-  if (!(langs as readonly string[]).includes(lang))
-    throw invalid(ctx, 'Language', `must be one of ${langs.join(', ')}`, 'Pick a language from the list.');
   const lines = options.digestLines === undefined ? 20 : Number(options.digestLines);
   if (!Number.isInteger(lines) || lines < 1)
-    throw invalid(ctx, 'Digest Lines', 'must be a whole number of 1 or more', 'Enter how many lines the digest may have.');
+    throw invalidField(ctx, 'Digest Lines', 'must be a whole number of 1 or more', 'Enter how many lines the digest may have.');
   const eventsSheet = String(ctx.getNodeParameter('eventsSheet', 0, DEFAULT_EVENTS_SHEET) ?? '').trim();
   if (!eventsSheet)
-    throw invalid(ctx, 'Events Sheet', 'empty', `Enter the name of the tab the changes are added to, e.g. "${DEFAULT_EVENTS_SHEET}".`);
-  const column = String(ctx.getNodeParameter('keyColumn', 0, '') ?? '').trim();
+    throw invalidField(ctx, 'Events Sheet', 'empty', `Enter the name of the tab the changes are added to, e.g. "${DEFAULT_EVENTS_SHEET}".`);
+  const sheet = readSheetParams(ctx);
   return {
-    authentication: ctx.getNodeParameter('authentication', 0, 'serviceAccount') as GoogleAuthentication,
-    spreadsheetId: spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', 0, undefined, { extractValue: true })),
-    sheet: ctx.getNodeParameter('sheet', 0, undefined),
-    ...(column ? { column } : {}),
+    ...sheet,
     eventsSheet,
     // The service words its changes in English and Estonian; Russian labels get English sentences.
-    lang: lang === 'et' ? 'et' : 'en',
+    summaryLang: sheet.lang === 'et' ? 'et' : 'en',
     digestLines: lines,
-    root: sheetsApiRoot(options),
   };
 }
 
@@ -137,7 +122,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
   const rest = spreadsheetRest(access, p.root, p.spreadsheetId, clock);
   const title = await sheetTitle(rest, p.sheet);
   if (sameTitle(title, p.eventsSheet))
-    throw invalid(
+    throw invalidField(
       ctx,
       'Events Sheet',
       `"${p.eventsSheet}" is the watched sheet itself`,
@@ -167,7 +152,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
       table: tableOf(existing ?? p.eventsSheet),
       ledger: new MemoryEventLedger(),
       locks,
-      lang: p.lang,
+      lang: p.summaryLang,
       onProblem: (id, problem) => problems.push({ item: itemOf.get(id) ?? 0, event_id: id, problem }),
     });
     await events.open();
@@ -175,7 +160,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
       // Rows first: every change, new or not (a row already holding it, or a newer one, is not written again), so
       // a run that failed after some rows is made whole by running it again; the events sheet, written last,
       // then decides which changes are new, and only those reach the digest.
-      const rows = new RowChangeWriter(table, { lang: p.lang, ...(p.column ? { column: p.column } : {}) });
+      const rows = new RowChangeWriter(table, { lang: p.summaryLang, ...(p.column ? { column: p.column } : {}) });
       const report = await rows.apply(input.changes.map((c) => c.event));
       const absent = new Set(rows.notInSheetCodes);
       const fresh: Applied['fresh'] = [];
@@ -189,7 +174,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
         }
         // A change that cannot be read is on the events sheet as received (once), and among the problems, not in the digest.
         if (outcome === 'appended') {
-          if (rowChange(c.event, p.lang)) fresh.push(c);
+          if (rowChange(c.event, p.summaryLang)) fresh.push(c);
         } else if (outcome === 'duplicate') alreadyApplied++;
       }
       const code = (e: Rec) => String(((e.data as Rec | undefined)?.company as Rec | undefined)?.registry_code ?? '');
@@ -261,7 +246,7 @@ export async function executeWriteEvents(ctx: IExecuteFunctions): Promise<INodeE
   if (!done.fresh.length && !problems.length) return [];
   const digest = digestItem(
     done.fresh.map((c) => c.event),
-    { lang: p.lang, digestLines: p.digestLines },
+    { lang: p.summaryLang, digestLines: p.digestLines },
   );
   const json: IDataObject = {
     ...digest,

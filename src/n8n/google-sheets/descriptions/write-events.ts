@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { digestLinesOption } from '../../descriptions/trigger-properties';
 import { enrichProperties } from './enrich';
 
 /** The fields of Write Events to Rows (operation `writeEvents`). */
@@ -27,11 +28,7 @@ export const writeEventsProperties: INodeProperties[] = [
 /** Options of the Options collection that Write Events to Rows has (shown for it only). */
 export const writeEventsOptions: INodeProperties[] = [
   {
-    displayName: 'Digest Lines',
-    name: 'digestLines',
-    type: 'number',
-    typeOptions: { minValue: 2, maxValue: 200 },
-    default: 20,
+    ...digestLinesOption,
     displayOptions: { show: { '/operation': ['writeEvents'] } },
     description: 'At most this many lines of companies and changes in the digest; the rest is counted as "…and 37 more"',
   },

@@ -14,14 +14,16 @@ export function waitingLocks(locks: WriterLocks, clock: SheetsClock, opts: { sig
   return {
     async acquire(table: LockedTable, alsoGuards?: readonly string[]): Promise<HeldLock> {
       const until = clock.now() + (opts.maxWaitMs ?? LOCK_WAIT_MS);
-      for (;;) {
+      while (!opts.signal?.aborted && clock.now() < until) {
         try {
           return await locks.acquire(table, alsoGuards);
-        } catch (error) {
-          if (opts.signal?.aborted || clock.now() >= until) throw error;
+        } catch {
+          // Held by another execution: look again shortly.
         }
         await clock.sleep(LOOK_EVERY_MS, opts.signal);
       }
+      // Stopped, or waited long enough: one last try, whose refusal (naming the sheet) is the answer.
+      return await locks.acquire(table, alsoGuards);
     },
   };
 }

@@ -285,7 +285,7 @@ describe('Write Events to Rows', () => {
     const again = await run(id, items);
     expect(again.json).toMatchObject({ applied: 0, already_applied: 2, ignored: 2, total: 0 });
     expect((again.json!.problems as unknown[]).length).toBe(2);
-    expect(String(again.json!.summary)).toMatch(/^Company Data: 2 item\(s\) could not be written/);
+    expect(String(again.json!.summary)).toMatch(/^Company Data: 2 item\(s\) could not be applied/);
   });
 
   test('executions started side by side (a morning of deliveries, one change each) take the sheet in turn: every change lands, once', async () => {

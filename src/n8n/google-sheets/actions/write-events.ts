@@ -251,7 +251,7 @@ export async function executeWriteEvents(ctx: IExecuteFunctions): Promise<INodeE
   const json: IDataObject = {
     ...digest,
     // Nothing new but something broken: the one line a chat node posts says so.
-    summary: digest.summary || `Company Data: ${problems.length} item(s) could not be written: ${problems[0]!.problem}`,
+    summary: digest.summary || `Company Data: ${problems.length} item(s) could not be applied: ${problems[0]!.problem}`,
     applied: done.fresh.length,
     already_applied: done.alreadyApplied,
     not_in_sheet: done.notInSheet,

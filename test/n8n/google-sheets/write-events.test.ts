@@ -3,6 +3,7 @@ import type { MockProxy } from 'jest-mock-extended';
 import { NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CompanyDataGoogleSheets } from '../../../nodes/CompanyDataGoogleSheets/CompanyDataGoogleSheets.node';
+import { LOCK_WAIT_MS, waitingLocks } from '../../../src/n8n/google-sheets/ports/waiting-locks';
 import { inProcessWriterLocks } from '../../../src/n8n/google-sheets/ports/writer-locks';
 import { defaultTriggerOptions, digestItems, eventToItems } from '../../../src/n8n/trigger/items';
 import { call, startEventsSandbox, type EventsSandbox } from '../../company-data/sandbox/monitoring/support/sandbox';
@@ -340,5 +341,43 @@ describe('Write Events to Rows', () => {
     const err = await run(id, triggerItems([ev]), { eventsSheet: 'leads' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeOperationError);
     expect((err as Error).message).toMatch(/^Events Sheet: "leads" is the watched sheet itself/);
+  });
+});
+
+describe('waiting for the writer lock', () => {
+  /** A clock whose sleep moves time on at once: the wait's bound is checked without waiting. */
+  const steppingClock = (onSleep: (slept: number) => void = () => {}) => {
+    let t = 0;
+    let slept = 0;
+    return {
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+        onSleep(++slept);
+      },
+    };
+  };
+  const sheet = { id: 'gsheet:lock-test#Leads', label: 'lock-test / Leads' };
+
+  test('takes the lock once the other execution lets go', async () => {
+    const other = inProcessWriterLocks.acquire(sheet) as { release(): void };
+    const clock = steppingClock((n) => n === 3 && other.release());
+    const held = await waitingLocks(inProcessWriterLocks, clock).acquire(sheet);
+    expect(clock.now()).toBe(600);
+    await held.release();
+  });
+
+  test('gives up after its bound with the lock’s own refusal, naming the sheet', async () => {
+    const other = inProcessWriterLocks.acquire(sheet) as { release(): void };
+    try {
+      const clock = steppingClock();
+      await expect(waitingLocks(inProcessWriterLocks, clock, { maxWaitMs: 5_000 }).acquire(sheet)).rejects.toThrow(
+        /^lock: lock-test \/ Leads is being written by another execution/,
+      );
+      expect(clock.now()).toBe(5_000);
+      expect(LOCK_WAIT_MS).toBe(600_000);
+    } finally {
+      other.release();
+    }
   });
 });

@@ -176,7 +176,7 @@ const digestOption: INodeProperties = {
     'Whether to output one item per poll holding a digest of all new changes (bad news first, grouped by company, ready to post to Slack) instead of one item per change. The item also holds the counts and the events. Saved-search matches still come as their own items.',
 };
 
-const digestLinesOption: INodeProperties = {
+export const digestLinesOption: INodeProperties = {
   displayName: 'Digest Lines',
   name: 'digestLines',
   type: 'number',

@@ -1,42 +1,29 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { Lang } from '@company-data/core/schemas/common';
-import { langs } from '@company-data/core/vocabulary';
 import { CompanyDataError } from '@company-data/core/errors';
 import type { EnrichMode, EnrichReport, SummaryField, WriteCheck } from '@company-data/core/sheets';
 import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRestTable, summaryFields } from '@company-data/core/sheets';
 import { clientFor } from '../../transport/client';
-import type { GoogleAuthentication } from '../descriptions/common';
 import type { EnrichModeChoice } from '../descriptions/enrich';
 import { staticDataAnswerStore } from '../ports/answer-store';
 import { n8nSheetsClock } from '../ports/clock';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { googleSheetsAccess } from '../transport/google';
-import { sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
+import { sheetTitle, spreadsheetRest } from '../transport/sheets-api';
+import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
 
-/** A parameter the user set wrong: named, with the rule, before anything is read or sent. */
-const invalid = (ctx: IExecuteFunctions, field: string, rule: string, todo: string) =>
-  new NodeOperationError(ctx.getNode(), `${field}: ${rule}`, { description: todo });
-
-interface EnrichParams {
-  authentication: GoogleAuthentication;
-  spreadsheetId: string;
-  sheet: unknown;
-  column?: string;
+interface EnrichParams extends SheetParams {
   fields: SummaryField[];
   mode: EnrichMode;
   maxBilledQueries?: number;
-  lang?: Lang;
-  root: string;
 }
 
 function readParams(ctx: IExecuteFunctions): EnrichParams {
-  const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
   const fields = ctx.getNodeParameter('fields', 0, [...defaultFields]) as unknown;
   const list = Array.isArray(fields) ? fields.map(String) : [];
   const unknown = list.filter((f) => !(f in summaryFields));
   if (!list.length || unknown.length)
-    throw invalid(
+    throw invalidField(
       ctx,
       'Fields',
       list.length ? `unknown field ${unknown.map((f) => `"${f}"`).join(', ')}` : 'pick at least one',
@@ -47,27 +34,18 @@ function readParams(ctx: IExecuteFunctions): EnrichParams {
   if (choice === 'olderThan') {
     const days = Number(ctx.getNodeParameter('olderThanDays', 0, 30));
     if (!Number.isInteger(days) || days < 1)
-      throw invalid(ctx, 'Older Than (Days)', 'must be a whole number of 1 or more', 'Enter how many days old an answer may be.');
+      throw invalidField(ctx, 'Older Than (Days)', 'must be a whole number of 1 or more', 'Enter how many days old an answer may be.');
     mode = { olderThanDays: days };
   } else if (choice === 'missing' || choice === 'all') mode = choice;
-  else throw invalid(ctx, 'Rows to Enrich', `unknown choice "${String(choice)}"`, 'Pick one from the list.');
+  else throw invalidField(ctx, 'Rows to Enrich', `unknown choice "${String(choice)}"`, 'Pick one from the list.');
   const cap = Number(ctx.getNodeParameter('maxBilledQueries', 0, 0));
   if (!Number.isInteger(cap) || cap < 0)
-    throw invalid(ctx, 'Max Billed Queries', 'must be a whole number of 0 or more (0: no cap)', 'Correct the value and run again.');
-  const lang = options.lang === undefined || options.lang === '' ? 'en' : String(options.lang);
-  if (!(langs as readonly string[]).includes(lang))
-    throw invalid(ctx, 'Language', `must be one of ${langs.join(', ')}`, 'Pick a language from the list.');
-  const column = String(ctx.getNodeParameter('keyColumn', 0, '') ?? '').trim();
+    throw invalidField(ctx, 'Max Billed Queries', 'must be a whole number of 0 or more (0: no cap)', 'Correct the value and run again.');
   return {
-    authentication: ctx.getNodeParameter('authentication', 0, 'serviceAccount') as GoogleAuthentication,
-    spreadsheetId: spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', 0, undefined, { extractValue: true })),
-    sheet: ctx.getNodeParameter('sheet', 0, undefined),
-    ...(column ? { column } : {}),
+    ...readSheetParams(ctx),
     fields: list as SummaryField[],
     mode,
     ...(cap > 0 ? { maxBilledQueries: cap } : {}),
-    lang: lang as Lang,
-    root: sheetsApiRoot(options),
   };
 }
 
@@ -148,7 +126,7 @@ const FLAG_FIELDS: Record<string, string> = {
 };
 
 /** A message of the engine with the CLI's flags as the node's fields. */
-function inNodeWords(message: string): string {
+export function inNodeWords(message: string): string {
   return message.replace(/--[a-z-]+/g, (flag) => FLAG_FIELDS[flag] ?? flag);
 }
 

@@ -3,10 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { SheetOperation } from '../descriptions';
 import { toSheetsNodeError } from '../errors';
 import { executeEnrich } from './enrich';
+import { executeWriteEvents } from './write-events';
 
-/** Each operation's handler: one output item (the run's report). */
-const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData>> = {
+/** Each operation's handler: its output items (enrich: one, the run's report; writeEvents: one digest, or none). */
+const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData | INodeExecutionData[]>> = {
   enrich: executeEnrich,
+  writeEvents: executeWriteEvents,
 };
 
 /**
@@ -19,7 +21,8 @@ export async function executeGoogleSheets(ctx: IExecuteFunctions): Promise<INode
   try {
     if (!handler)
       throw new NodeOperationError(ctx.getNode(), `Unknown operation "${operation}"`, { description: 'Pick an operation from the list.' });
-    return [[await handler(ctx)]];
+    const out = await handler(ctx);
+    return [Array.isArray(out) ? out : [out]];
   } catch (error) {
     const nodeError = toSheetsNodeError(ctx.getNode(), error);
     if (!ctx.continueOnFail()) throw nodeError;

@@ -42,6 +42,9 @@ export interface ListSyncResult {
   added: number;
   removed: number;
   kept: number;
+  /** The companies added and removed, by registry code; empty when the list's members could not be read. */
+  addedCodes: string[];
+  removedCodes: string[];
   /** Codes the service did not take (unknown to it), with its reason. */
   invalid: { registry_code: string; reason: string }[];
   /** POST …/companies requests sent; requests in all (finding the list and reading its members too). */
@@ -150,13 +153,16 @@ export async function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
   // Known members: the plan's counts. Unknown (a service that cannot list them): the service's, less what a
   // multi-part replace took off and put back.
   const known = current !== undefined;
+  const addedCodes = known ? plan.added.filter((c) => !refused.has(c)) : [];
   return {
     listId,
     listName: opts.listName,
     created,
-    added: known ? plan.added.filter((c) => !refused.has(c)).length : Math.max(0, added - plan.churned),
+    added: known ? addedCodes.length : Math.max(0, added - plan.churned),
     removed: known ? plan.removed.length : Math.max(0, removed - plan.churned),
     kept: known ? plan.kept.length : Math.max(0, (total ?? members.length) - Math.max(0, added - plan.churned)),
+    addedCodes,
+    removedCodes: known ? plan.removed : [],
     invalid,
     partRequests: plan.requests.length,
     requests,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 import type { Lang } from '@company-data/core/schemas/common';
 import { langs } from '@company-data/core/vocabulary';
-import { CompanyDataError } from '@company-data/core/errors';
+import { CompanyDataError, ValidationError } from '@company-data/core/errors';
 import type { CoreClient } from '@company-data/core/client';
 import type { EnrichMode, EnrichReport, SheetsClock, SummaryField, WriteCheck } from '@company-data/core/sheets';
 import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRestTable, summaryFields } from '@company-data/core/sheets';
@@ -124,6 +124,11 @@ function enrichError(ctx: IExecuteFunctions, error: unknown): unknown {
       description: `${failed.map((c) => `${c.check}: ${c.text}`).join('\n')}\nNothing was sent and nothing was billed.`,
     });
   }
+  // The cap is named as the CLI's flag (max-billed-queries): here, the node's field.
+  if (error instanceof ValidationError && error.field === 'max-billed-queries')
+    return new NodeOperationError(ctx.getNode(), `Max Billed Queries ${error.rule.split(';')[0]}`, {
+      description: 'Raise Max Billed Queries (0: no cap), or enrich fewer rows. Nothing was sent and nothing was billed.',
+    });
   const report = reportOfFailedRun(error);
   if (report?.failed) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { CompanyDataError } from '@company-data/core/errors';
-import type { EnrichMode, EnrichReport, SummaryField, WriteCheck } from '@company-data/core/sheets';
+import { CompanyDataError, ValidationError } from '@company-data/core/errors';
+import type { CoreClient } from '@company-data/core/client';
+import type { EnrichMode, EnrichReport, SheetsClock, SummaryField, WriteCheck } from '@company-data/core/sheets';
 import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRestTable, summaryFields } from '@company-data/core/sheets';
 import { clientFor } from '../../transport/client';
 import type { EnrichModeChoice } from '../descriptions/enrich';
@@ -12,10 +13,9 @@ import { googleSheetsAccess } from '../transport/google';
 import { sheetTitle, spreadsheetRest } from '../transport/sheets-api';
 import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
 
-interface EnrichParams extends SheetParams {
-  fields: SummaryField[];
+interface EnrichParams extends EnrichingParams {
+  fields: readonly SummaryField[];
   mode: EnrichMode;
-  maxBilledQueries?: number;
 }
 
 function readParams(ctx: IExecuteFunctions): EnrichParams {
@@ -38,19 +38,23 @@ function readParams(ctx: IExecuteFunctions): EnrichParams {
     mode = { olderThanDays: days };
   } else if (choice === 'missing' || choice === 'all') mode = choice;
   else throw invalidField(ctx, 'Rows to Enrich', `unknown choice "${String(choice)}"`, 'Pick one from the list.');
+  return { ...sheetParams(ctx), fields: list as SummaryField[], mode };
+}
+
+/** The fields an operation that enriches shares: the sheet's, and the cap on what a run may bill. */
+export interface EnrichingParams extends SheetParams {
+  maxBilledQueries?: number;
+}
+
+export function sheetParams(ctx: IExecuteFunctions): EnrichingParams {
   const cap = Number(ctx.getNodeParameter('maxBilledQueries', 0, 0));
   if (!Number.isInteger(cap) || cap < 0)
     throw invalidField(ctx, 'Max Billed Queries', 'must be a whole number of 0 or more (0: no cap)', 'Correct the value and run again.');
-  return {
-    ...readSheetParams(ctx),
-    fields: list as SummaryField[],
-    mode,
-    ...(cap > 0 ? { maxBilledQueries: cap } : {}),
-  };
+  return { ...readSheetParams(ctx), ...(cap > 0 ? { maxBilledQueries: cap } : {}) };
 }
 
 /** The run's report as the node's output item: what was written, what it cost, what was left alone and why. */
-function reportItem(r: EnrichReport, where: { spreadsheetId: string; sheet: string }): IDataObject {
+export function reportItem(r: EnrichReport, where: { spreadsheetId: string; sheet: string }): IDataObject {
   const free = r.fromJournal + r.fromCache;
   const leftAloneWhy: string[] = [];
   if (r.leftAlone)
@@ -95,6 +99,11 @@ function enrichError(ctx: IExecuteFunctions, error: unknown): unknown {
       description: `${failed.map((c) => `${c.check}: ${c.text}`).join('\n')}\nNothing was sent and nothing was billed.`,
     });
   }
+  // The cap is named as the CLI's flag (max-billed-queries): here, the node's field.
+  if (error instanceof ValidationError && error.field === 'max-billed-queries')
+    return new NodeOperationError(ctx.getNode(), `Max Billed Queries ${error.rule.split(';')[0]}`, {
+      description: 'Raise Max Billed Queries (0: no cap), or enrich fewer rows. Nothing was sent and nothing was billed.',
+    });
   const report = reportOfFailedRun(error);
   if (report?.failed) {
     const message = error instanceof Error ? error.message : String(error);
@@ -142,9 +151,18 @@ function stoppedError(ctx: IExecuteFunctions, error: unknown): NodeOperationErro
   return new NodeOperationError(ctx.getNode(), 'The run was stopped', { description: `Stopped before it finished.${paid}` });
 }
 
-/** Enrich Rows: the Sheets engine (packages/core/sheets) over n8n's helpers, credential and static data. */
-export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecutionData> {
-  const p = readParams(ctx);
+/** The sheet an operation works on, opened over n8n's helpers and credentials, with the service's client. */
+export interface OpenSheet {
+  spreadsheetId: string;
+  /** The tab's title now (a tab picked from the list is found by its id). */
+  title: string;
+  table: SheetsRestTable;
+  client: CoreClient;
+  clock: SheetsClock;
+  signal?: AbortSignal;
+}
+
+export async function openSheet(ctx: IExecuteFunctions, p: SheetParams): Promise<OpenSheet> {
   const signal = ctx.getExecutionCancelSignal();
   const clock = n8nSheetsClock(signal);
   const access = await googleSheetsAccess(ctx, p.authentication);
@@ -159,11 +177,20 @@ export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecut
     rootUrl: `${p.root}/`,
     ...(signal ? { signal } : {}),
   });
-  let report: EnrichReport;
+  return { spreadsheetId: p.spreadsheetId, title, table, client, clock, ...(signal ? { signal } : {}) };
+}
+
+/** The Sheets engine's enrich over the open sheet, its refusals and failures as the node's errors. */
+export async function enrichRows(
+  ctx: IExecuteFunctions,
+  sheet: OpenSheet,
+  p: Pick<EnrichParams, 'column' | 'fields' | 'mode' | 'maxBilledQueries' | 'lang'>,
+): Promise<EnrichReport> {
+  const { clock, signal } = sheet;
   try {
-    report = await enrichSheet({
-      table,
-      client,
+    return await enrichSheet({
+      table: sheet.table,
+      client: sheet.client,
       ...(p.column ? { column: p.column } : {}),
       fields: p.fields,
       mode: p.mode,
@@ -175,5 +202,12 @@ export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecut
   } catch (error) {
     throw signal?.aborted ? stoppedError(ctx, error) : enrichError(ctx, error);
   }
-  return { json: reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: title }), pairedItem: { item: 0 } };
+}
+
+/** Enrich Rows: the Sheets engine (packages/core/sheets) over n8n's helpers, credential and static data. */
+export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecutionData> {
+  const p = readParams(ctx);
+  const sheet = await openSheet(ctx, p);
+  const report = await enrichRows(ctx, sheet, p);
+  return { json: reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: sheet.title }), pairedItem: { item: 0 } };
 }

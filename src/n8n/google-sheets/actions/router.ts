@@ -3,11 +3,13 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { SheetOperation } from '../descriptions';
 import { toSheetsNodeError } from '../errors';
 import { executeEnrich } from './enrich';
+import { executeWatch } from './watch';
 import { executeWriteEvents } from './write-events';
 
 /** Each operation's handler: its output items (enrich: one, the run's report; writeEvents: one digest, or none). */
 const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData | INodeExecutionData[]>> = {
   enrich: executeEnrich,
+  watch: executeWatch,
   writeEvents: executeWriteEvents,
 };
 

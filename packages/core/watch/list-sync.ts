@@ -4,6 +4,12 @@
  */
 
 import { lookupColumns, matchColumn, readQuery, statusWord } from '../lookup';
+import { defaultFields, type SummaryField } from '../sheets/enrich/options';
+
+/** What a watch enriches new rows with: enrich's fields plus the registry code, which the list is made of. */
+export const WATCH_FIELDS: readonly SummaryField[] = defaultFields.includes('registry_code')
+  ? [...defaultFields]
+  : [...defaultFields, 'registry_code'];
 
 /** The spec's cap on companies per POST /monitoring/lists/{id}/companies. */
 export const LIST_PART_SIZE = 2000;

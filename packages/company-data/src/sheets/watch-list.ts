@@ -1,172 +1,52 @@
 /**
- * `company-data watch`, the list half: find (or make) the sheet's monitoring list and send what
- * planListSync plans, remembering the members in the state folder so a pass where nothing changed sends
- * nothing. Decisions in docs/assumptions.md ("Issue 29").
+ * `company-data watch`, the list half: the core's syncList with its state kept in a file of the state
+ * folder (written atomically). Decisions in docs/assumptions.md ("Issue 29").
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CompanyDataError } from '@company-data/core/errors';
-import { planListSync, type ListRequest } from '@company-data/core/watch/list-sync';
+import {
+  parseWatchListState,
+  syncList as syncListCore,
+  type ListSyncResult,
+  type SyncListOptions as CoreSyncListOptions,
+  type WatchListStatePort,
+} from '@company-data/core/watch/sync-list';
 import { writeFileAtomic } from '../files/atomic-file';
 import { tableStateFile } from './state-dir';
 
-/** What the list sync needs from the client (CompanyDataClient satisfies it). */
-export interface WatchListClient {
-  monitoring: {
-    lists(): Promise<{ data: unknown }>;
-    createList(input: { name: string }): Promise<{ data: unknown }>;
-    addCompanies(input: { list_id: string } & ListRequest): Promise<{ data: unknown }>;
-    listCompanies(input: { list_id: string; page?: number; limit?: number }): Promise<{ data: unknown; meta?: unknown }>;
-  };
-}
-
-interface WatchState {
-  listId: string;
-  listName: string;
-  /** The list's members after the last sync this tool made. */
-  members: string[];
-}
-
-export interface ListSyncResult {
-  listId: string;
-  listName: string;
-  created: boolean;
-  added: number;
-  removed: number;
-  kept: number;
-  /** Codes the service did not take (unknown to it), with its reason. */
-  invalid: { registry_code: string; reason: string }[];
-  /** POST …/companies requests sent; requests in all (finding the list and reading its members too). */
-  partRequests: number;
-  requests: number;
-  churned: number;
-}
-
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function readState(path: string): WatchState | undefined {
-  if (!existsSync(path)) return undefined;
-  try {
-    const s = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (isRec(s) && typeof s.listId === 'string' && typeof s.listName === 'string' && Array.isArray(s.members))
-      return { listId: s.listId, listName: s.listName, members: s.members.filter((m): m is string => typeof m === 'string') };
-  } catch {
-    // A damaged state file only costs one read of the list's members.
-  }
-  return undefined;
-}
+export type { ListSyncResult, WatchListClient } from '@company-data/core/watch/sync-list';
 
 /** The state file of one watched table in the state folder. */
 export function watchStateFile(stateDir: string, tableId: string): string {
   return tableStateFile(stateDir, 'watch', tableId).replace(/\.jsonl$/, '.json');
 }
 
-const PAGE = 100;
-
-/** Every member of a list, read page by page; undefined when the service offers no such read. */
-async function readMembers(client: WatchListClient, listId: string, count: () => void): Promise<string[] | undefined> {
-  const members: string[] = [];
-  for (let page = 1; ; page++) {
-    let res: { data: unknown; meta?: unknown };
-    try {
-      count();
-      res = await client.monitoring.listCompanies({ list_id: listId, page, limit: PAGE });
-    } catch (err) {
-      // Reading a list's companies is "not shown" in the spec: a service without it gets a full replace.
-      if (err instanceof CompanyDataError && (err.status === 404 || err.status === 405) && page === 1) return undefined;
-      throw err;
-    }
-    const items = Array.isArray(res.data) ? res.data : [];
-    for (const i of items) if (isRec(i) && typeof i.registry_code === 'string') members.push(i.registry_code);
-    const pagination = isRec(res.meta) && isRec(res.meta.pagination) ? res.meta.pagination : undefined;
-    const more = pagination && typeof pagination.has_more === 'boolean' ? pagination.has_more : items.length === PAGE;
-    if (!more || items.length === 0) return members;
-  }
+/** The state port over one file: a missing or damaged file reads as no state. */
+export function fileWatchState(path: string): WatchListStatePort {
+  return {
+    get() {
+      if (!existsSync(path)) return undefined;
+      try {
+        return parseWatchListState(JSON.parse(readFileSync(path, 'utf8')));
+      } catch {
+        return undefined;
+      }
+    },
+    put(state) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileAtomic(path, JSON.stringify(state));
+    },
+  };
 }
 
-export interface SyncListOptions {
-  client: WatchListClient;
-  /** The sheet's registry codes (matchedCodes). */
-  codes: readonly string[];
-  listName: string;
-  externalRef: string;
+export interface SyncListOptions extends Omit<CoreSyncListOptions, 'state'> {
   stateDir: string;
   /** The watched table's id: the state file is named after it. */
   tableId: string;
-  partSize?: number;
 }
 
-/** Makes the list hold exactly `codes`; the list is found by the id kept in the state folder, else by name, else made. */
-export async function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
-  const { client } = opts;
-  const statePath = watchStateFile(opts.stateDir, opts.tableId);
-  const saved = readState(statePath);
-  let requests = 0;
-  const count = () => void requests++;
-
-  count();
-  const lists = await client.monitoring.lists();
-  const all = (Array.isArray(lists.data) ? lists.data : []).filter(isRec);
-  // The list this sheet's state names, if it still exists under the name asked for; else one of that name.
-  let list =
-    (saved && saved.listName === opts.listName ? all.find((l) => l.id === saved.listId) : undefined) ??
-    all.find((l) => l.name === opts.listName);
-  let created = false;
-  let current: readonly string[] | undefined;
-  if (!list) {
-    count();
-    const res = await client.monitoring.createList({ name: opts.listName });
-    if (!isRec(res.data) || typeof res.data.id !== 'string') throw new Error('monitoring list: the service made the list but sent no id');
-    list = res.data;
-    created = true;
-    current = [];
-  } else {
-    const listId = String(list.id);
-    const size = typeof list.companies === 'number' ? list.companies : undefined;
-    // The state is trusted when it is of this list and the list still holds as many companies as it says.
-    current = saved && saved.listId === listId && size === saved.members.length ? saved.members : await readMembers(client, listId, count);
-  }
-  const listId = String(list.id);
-  const plan = planListSync({
-    desired: opts.codes,
-    ...(current ? { current } : {}),
-    externalRef: opts.externalRef,
-    ...(opts.partSize ? { partSize: opts.partSize } : {}),
-  });
-
-  const invalid: ListSyncResult['invalid'] = [];
-  let added = 0;
-  let removed = 0;
-  let total: number | undefined;
-  for (const req of plan.requests) {
-    count();
-    const res = await client.monitoring.addCompanies({ list_id: listId, ...req });
-    const d = isRec(res.data) ? res.data : {};
-    if (typeof d.added === 'number') added += d.added;
-    if (typeof d.removed === 'number') removed += d.removed;
-    if (typeof d.total === 'number') total = d.total;
-    if (Array.isArray(d.invalid))
-      for (const i of d.invalid) if (isRec(i)) invalid.push({ registry_code: String(i.registry_code), reason: String(i.reason ?? '') });
-  }
-  const refused = new Set(invalid.map((i) => i.registry_code));
-  const members = [...new Set(opts.codes)].filter((c) => !refused.has(c));
-  mkdirSync(dirname(statePath), { recursive: true });
-  writeFileAtomic(statePath, JSON.stringify({ listId, listName: opts.listName, members } satisfies WatchState));
-
-  // Known members: the plan's counts. Unknown (a service that cannot list them): the service's, less what a
-  // multi-part replace took off and put back.
-  const known = current !== undefined;
-  return {
-    listId,
-    listName: opts.listName,
-    created,
-    added: known ? plan.added.filter((c) => !refused.has(c)).length : Math.max(0, added - plan.churned),
-    removed: known ? plan.removed.length : Math.max(0, removed - plan.churned),
-    kept: known ? plan.kept.length : Math.max(0, (total ?? members.length) - Math.max(0, added - plan.churned)),
-    invalid,
-    partRequests: plan.requests.length,
-    requests,
-    churned: plan.churned,
-  };
+/** Makes the list hold exactly `codes`, its state in the state folder. */
+export function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
+  const { stateDir, tableId, ...rest } = opts;
+  return syncListCore({ ...rest, state: fileWatchState(watchStateFile(stateDir, tableId)) });
 }

@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 import type { Lang } from '@company-data/core/schemas/common';
 import { langs } from '@company-data/core/vocabulary';
-import { CompanyDataError } from '@company-data/core/errors';
-import type { EnrichMode, EnrichReport, SummaryField, WriteCheck } from '@company-data/core/sheets';
+import { CompanyDataError, ValidationError } from '@company-data/core/errors';
+import type { CoreClient } from '@company-data/core/client';
+import type { EnrichMode, EnrichReport, SheetsClock, SummaryField, WriteCheck } from '@company-data/core/sheets';
 import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRestTable, summaryFields } from '@company-data/core/sheets';
 import { clientFor } from '../../transport/client';
 import type { GoogleAuthentication } from '../descriptions/common';
@@ -15,19 +16,12 @@ import { googleSheetsAccess } from '../transport/google';
 import { sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
 
 /** A parameter the user set wrong: named, with the rule, before anything is read or sent. */
-const invalid = (ctx: IExecuteFunctions, field: string, rule: string, todo: string) =>
+export const invalid = (ctx: IExecuteFunctions, field: string, rule: string, todo: string) =>
   new NodeOperationError(ctx.getNode(), `${field}: ${rule}`, { description: todo });
 
-interface EnrichParams {
-  authentication: GoogleAuthentication;
-  spreadsheetId: string;
-  sheet: unknown;
-  column?: string;
-  fields: SummaryField[];
+interface EnrichParams extends SheetParams {
+  fields: readonly SummaryField[];
   mode: EnrichMode;
-  maxBilledQueries?: number;
-  lang?: Lang;
-  root: string;
 }
 
 function readParams(ctx: IExecuteFunctions): EnrichParams {
@@ -51,6 +45,21 @@ function readParams(ctx: IExecuteFunctions): EnrichParams {
     mode = { olderThanDays: days };
   } else if (choice === 'missing' || choice === 'all') mode = choice;
   else throw invalid(ctx, 'Rows to Enrich', `unknown choice "${String(choice)}"`, 'Pick one from the list.');
+  return { ...sheetParams(ctx, options), fields: list as SummaryField[], mode };
+}
+
+/** The fields an operation that enriches shares: which sheet, the key column, the cap, the language. */
+export interface SheetParams {
+  authentication: GoogleAuthentication;
+  spreadsheetId: string;
+  sheet: unknown;
+  column?: string;
+  maxBilledQueries?: number;
+  lang: Lang;
+  root: string;
+}
+
+export function sheetParams(ctx: IExecuteFunctions, options: IDataObject): SheetParams {
   const cap = Number(ctx.getNodeParameter('maxBilledQueries', 0, 0));
   if (!Number.isInteger(cap) || cap < 0)
     throw invalid(ctx, 'Max Billed Queries', 'must be a whole number of 0 or more (0: no cap)', 'Correct the value and run again.');
@@ -63,8 +72,6 @@ function readParams(ctx: IExecuteFunctions): EnrichParams {
     spreadsheetId: spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', 0, undefined, { extractValue: true })),
     sheet: ctx.getNodeParameter('sheet', 0, undefined),
     ...(column ? { column } : {}),
-    fields: list as SummaryField[],
-    mode,
     ...(cap > 0 ? { maxBilledQueries: cap } : {}),
     lang: lang as Lang,
     root: sheetsApiRoot(options),
@@ -72,7 +79,7 @@ function readParams(ctx: IExecuteFunctions): EnrichParams {
 }
 
 /** The run's report as the node's output item: what was written, what it cost, what was left alone and why. */
-function reportItem(r: EnrichReport, where: { spreadsheetId: string; sheet: string }): IDataObject {
+export function reportItem(r: EnrichReport, where: { spreadsheetId: string; sheet: string }): IDataObject {
   const free = r.fromJournal + r.fromCache;
   const leftAloneWhy: string[] = [];
   if (r.leftAlone)
@@ -117,6 +124,11 @@ function enrichError(ctx: IExecuteFunctions, error: unknown): unknown {
       description: `${failed.map((c) => `${c.check}: ${c.text}`).join('\n')}\nNothing was sent and nothing was billed.`,
     });
   }
+  // The cap is named as the CLI's flag (max-billed-queries): here, the node's field.
+  if (error instanceof ValidationError && error.field === 'max-billed-queries')
+    return new NodeOperationError(ctx.getNode(), `Max Billed Queries ${error.rule.split(';')[0]}`, {
+      description: 'Raise Max Billed Queries (0: no cap), or enrich fewer rows. Nothing was sent and nothing was billed.',
+    });
   const report = reportOfFailedRun(error);
   if (report?.failed) {
     const message = error instanceof Error ? error.message : String(error);
@@ -164,9 +176,18 @@ function stoppedError(ctx: IExecuteFunctions, error: unknown): NodeOperationErro
   return new NodeOperationError(ctx.getNode(), 'The run was stopped', { description: `Stopped before it finished.${paid}` });
 }
 
-/** Enrich Rows: the Sheets engine (packages/core/sheets) over n8n's helpers, credential and static data. */
-export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecutionData> {
-  const p = readParams(ctx);
+/** The sheet an operation works on, opened over n8n's helpers and credentials, with the service's client. */
+export interface OpenSheet {
+  spreadsheetId: string;
+  /** The tab's title now (a tab picked from the list is found by its id). */
+  title: string;
+  table: SheetsRestTable;
+  client: CoreClient;
+  clock: SheetsClock;
+  signal?: AbortSignal;
+}
+
+export async function openSheet(ctx: IExecuteFunctions, p: SheetParams): Promise<OpenSheet> {
   const signal = ctx.getExecutionCancelSignal();
   const clock = n8nSheetsClock(signal);
   const access = await googleSheetsAccess(ctx, p.authentication);
@@ -180,11 +201,20 @@ export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecut
     clock,
     rootUrl: `${p.root}/`,
   });
-  let report: EnrichReport;
+  return { spreadsheetId: p.spreadsheetId, title, table, client, clock, ...(signal ? { signal } : {}) };
+}
+
+/** The Sheets engine's enrich over the open sheet, its refusals and failures as the node's errors. */
+export async function enrichRows(
+  ctx: IExecuteFunctions,
+  sheet: OpenSheet,
+  p: Pick<EnrichParams, 'column' | 'fields' | 'mode' | 'maxBilledQueries' | 'lang'>,
+): Promise<EnrichReport> {
+  const { clock, signal } = sheet;
   try {
-    report = await enrichSheet({
-      table,
-      client,
+    return await enrichSheet({
+      table: sheet.table,
+      client: sheet.client,
       ...(p.column ? { column: p.column } : {}),
       fields: p.fields,
       mode: p.mode,
@@ -196,5 +226,12 @@ export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecut
   } catch (error) {
     throw signal?.aborted ? stoppedError(ctx, error) : enrichError(ctx, error);
   }
-  return { json: reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: title }), pairedItem: { item: 0 } };
+}
+
+/** Enrich Rows: the Sheets engine (packages/core/sheets) over n8n's helpers, credential and static data. */
+export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecutionData> {
+  const p = readParams(ctx);
+  const sheet = await openSheet(ctx, p);
+  const report = await enrichRows(ctx, sheet, p);
+  return { json: reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: sheet.title }), pairedItem: { item: 0 } };
 }

@@ -3,10 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { SheetOperation } from '../descriptions';
 import { toSheetsNodeError } from '../errors';
 import { executeEnrich } from './enrich';
+import { executeWatch } from './watch';
 
 /** Each operation's handler: one output item (the run's report). */
 const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData>> = {
   enrich: executeEnrich,
+  watch: executeWatch,
 };
 
 /**

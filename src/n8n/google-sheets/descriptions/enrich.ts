@@ -10,16 +10,19 @@ const fieldChoices = Object.keys(summaryFields);
 
 export type EnrichModeChoice = 'missing' | 'olderThan' | 'all';
 
+/** The column the companies are found by (Enrich Rows, Keep Current). */
+export const keyColumnProperty: INodeProperties = {
+  displayName: 'Key Column',
+  name: 'keyColumn',
+  type: 'options',
+  typeOptions: { loadOptionsMethod: 'keyColumns', loadOptionsDependsOn: ['spreadsheet.value', 'sheet.value'] },
+  default: '',
+  description:
+    'The column holding registry codes, VAT numbers or company names. Empty: found from the header row (Registry code, VAT number, then Name). Choose from the list, or specify it using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+};
+
 export const enrichProperties: INodeProperties[] = [
-  {
-    displayName: 'Key Column',
-    name: 'keyColumn',
-    type: 'options',
-    typeOptions: { loadOptionsMethod: 'keyColumns', loadOptionsDependsOn: ['spreadsheet.value', 'sheet.value'] },
-    default: '',
-    description:
-      'The column holding registry codes, VAT numbers or company names. Empty: found from the header row (Registry code, VAT number, then Name). Choose from the list, or specify it using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-  },
+  keyColumnProperty,
   {
     displayName: 'Fields',
     name: 'fields',

@@ -2,6 +2,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { langs, languageNames } from '@company-data/core/vocabulary';
 import { authenticationProperty, DEFAULT_SHEETS_API_URL, sheetProperty, spreadsheetProperty } from './common';
 import { enrichProperties } from './enrich';
+import { watchProperties } from './watch';
 
 /**
  * The operations of Company Data: Google Sheets, one entry each: its choice in the Operation field and
@@ -16,6 +17,14 @@ export const sheetOperations = [
     description:
       'Look up the company of each row by registry code, VAT number or name and write its data into the same row, checked before paying',
     properties: enrichProperties,
+  },
+  {
+    value: 'watch',
+    name: 'Keep Current',
+    action: "Keep a sheet's companies under watch",
+    description:
+      "Put the sheet's companies under watch: one monitoring list holds exactly them, new rows enriched first. Outputs what was added and removed.",
+    properties: watchProperties,
   },
 ] as const satisfies ReadonlyArray<INodePropertyOptions & { value: string; properties: INodeProperties[] }>;
 
@@ -50,7 +59,7 @@ const optionsProperty: INodeProperties = {
       options: langs.map((value) => ({ name: languageNames[value], value })),
       default: 'en',
       description: 'Language of labels and classifier values written to the sheet (status, legal form). Unset: English.',
-      displayOptions: { show: { '/operation': ['enrich'] } },
+      displayOptions: { show: { '/operation': ['enrich', 'watch'] } },
     },
     {
       displayName: 'Sheets API URL',

@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { buildDigest } from '@company-data/core/digest';
-import { defaultListName, matchedCodes, sheetExternalRef, type WatchTarget } from '@company-data/core/watch/list-sync';
+import { defaultListName, matchedCodes, sheetExternalRef, WATCH_FIELDS, type WatchTarget } from '@company-data/core/watch/list-sync';
 import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
-import { enrichTable, findKeyColumn, defaultFields, reportOfFailedRun, type EnrichReport } from '../../sheets/enrich';
+import { enrichTable, findKeyColumn, reportOfFailedRun, type EnrichReport } from '../../sheets/enrich';
 import { pollEventsToSheet, startWebhookReceiver, type EventsClient } from '../../sheets/event-sources';
 import { EventSheetWriter } from '../../sheets/events-to-rows';
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
@@ -47,9 +47,6 @@ interface WatchFlags extends ApiFlags, GoogleFlags {
   digestLines: number;
   csvFormulas: CsvFormulas;
 }
-
-/** Enrich's fields plus the registry code, which the list is made of. */
-const WATCH_FIELDS = defaultFields.includes('registry_code') ? [...defaultFields] : [...defaultFields, 'registry_code' as const];
 
 /** Where a file's changes go: a CSV beside it, "<name> - Company changes.csv" (a CSV has no second sheet). */
 export function eventsFileFor(file: string, eventsSheet: string): string {

@@ -117,8 +117,17 @@ export function digestItems(items: TriggerItem[], opts: TriggerOptions): Trigger
     delete event.summary;
     return event;
   });
+  const digest = digestItem(events, opts);
+  return [digest, ...items.filter((i) => i.type !== 'monitoring.change')];
+}
+
+/**
+ * The digest item of these monitoring changes: `summary` (the field a chat node posts) and `digest` hold the
+ * text, then its counts and the events. Also what Write Events to Rows outputs for the changes new to its sheet.
+ */
+export function digestItem(events: Rec[], opts: Pick<TriggerOptions, 'lang' | 'digestLines'>): TriggerItem {
   const d = buildDigest(events, { lang: opts.lang, maxLines: opts.digestLines });
-  const digest: TriggerItem = {
+  return {
     summary: d.text,
     type: 'monitoring.digest',
     digest: d.text,
@@ -130,5 +139,4 @@ export function digestItems(items: TriggerItem[], opts: TriggerOptions): Trigger
     more: d.more,
     events,
   };
-  return [digest, ...items.filter((i) => i.type !== 'monitoring.change')];
 }

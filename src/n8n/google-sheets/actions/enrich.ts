@@ -160,7 +160,7 @@ const FLAG_FIELDS: Record<string, string> = {
 };
 
 /** A message of the engine with the CLI's flags as the node's fields. */
-function inNodeWords(message: string): string {
+export function inNodeWords(message: string): string {
   return message.replace(/--[a-z-]+/g, (flag) => FLAG_FIELDS[flag] ?? flag);
 }
 

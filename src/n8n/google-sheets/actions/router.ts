@@ -4,11 +4,13 @@ import type { SheetOperation } from '../descriptions';
 import { toSheetsNodeError } from '../errors';
 import { executeEnrich } from './enrich';
 import { executeWatch } from './watch';
+import { executeWriteEvents } from './write-events';
 
-/** Each operation's handler: one output item (the run's report). */
-const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData>> = {
+/** Each operation's handler: its output items (enrich: one, the run's report; writeEvents: one digest, or none). */
+const handlers: Record<SheetOperation, (ctx: IExecuteFunctions) => Promise<INodeExecutionData | INodeExecutionData[]>> = {
   enrich: executeEnrich,
   watch: executeWatch,
+  writeEvents: executeWriteEvents,
 };
 
 /**
@@ -21,7 +23,8 @@ export async function executeGoogleSheets(ctx: IExecuteFunctions): Promise<INode
   try {
     if (!handler)
       throw new NodeOperationError(ctx.getNode(), `Unknown operation "${operation}"`, { description: 'Pick an operation from the list.' });
-    return [[await handler(ctx)]];
+    const out = await handler(ctx);
+    return [Array.isArray(out) ? out : [out]];
   } catch (error) {
     const nodeError = toSheetsNodeError(ctx.getNode(), error);
     if (!ctx.continueOnFail()) throw nodeError;

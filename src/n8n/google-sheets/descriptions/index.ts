@@ -3,6 +3,7 @@ import { langs, languageNames } from '@company-data/core/vocabulary';
 import { authenticationProperty, DEFAULT_SHEETS_API_URL, sheetProperty, spreadsheetProperty } from './common';
 import { enrichProperties } from './enrich';
 import { watchProperties } from './watch';
+import { writeEventsOptions, writeEventsProperties } from './write-events';
 
 /**
  * The operations of Company Data: Google Sheets, one entry each: its choice in the Operation field and
@@ -25,6 +26,14 @@ export const sheetOperations = [
     description:
       "Put the sheet's companies under watch: one monitoring list holds exactly them, new rows enriched first. Outputs what was added and removed.",
     properties: watchProperties,
+  },
+  {
+    value: 'writeEvents',
+    name: 'Write Events to Rows',
+    action: 'Write company changes into their rows',
+    description:
+      "Write each change from the Company Data Trigger or Poll Trigger into its company's rows and add it to an events sheet, once each; outputs one digest of the new changes",
+    properties: writeEventsProperties,
   },
 ] as const satisfies ReadonlyArray<INodePropertyOptions & { value: string; properties: INodeProperties[] }>;
 
@@ -52,14 +61,16 @@ const optionsProperty: INodeProperties = {
   placeholder: 'Add option',
   default: {},
   options: [
+    ...writeEventsOptions,
     {
       displayName: 'Language',
       name: 'lang',
       type: 'options',
       options: langs.map((value) => ({ name: languageNames[value], value })),
       default: 'en',
-      description: 'Language of labels and classifier values written to the sheet (status, legal form). Unset: English.',
-      displayOptions: { show: { '/operation': ['enrich', 'watch'] } },
+      description:
+        'Language of labels and classifier values written to the sheet (status, legal form), and of the change summaries and the digest. Unset: English.',
+      displayOptions: { show: { '/operation': ['enrich', 'watch', 'writeEvents'] } },
     },
     {
       displayName: 'Sheets API URL',

@@ -5,6 +5,7 @@
 import { adaptExample, findNode, readExample, SHEETS_NODE_TYPE } from './examples.mjs';
 import { createWorkflow, listExecutions, nodeTypes, publishWorkflow, runManual, sleep } from './n8n.mjs';
 import { assert, assertEqual, waitFor } from './checks.mjs';
+import { expectedEnrichment } from '../expected.mjs';
 
 /** @typedef {import('./examples.mjs').CredentialRef} CredentialRef */
 /** @typedef {import('./n8n.mjs').Execution} Execution */
@@ -96,13 +97,19 @@ export async function listCompanies(sandbox, listId) {
   }
 }
 
+/** The registry codes of the matched rows of examples/companies.csv, each once, as e2e/expected.mjs has them. */
+const EXPECTED_CODES = [
+  ...new Set(expectedEnrichment.filter((e) => e.company_data_status === 'matched').map((e) => e.company_data_match_registry_code)),
+];
+
 /**
- * The example's checks. `hookBase` is where the sandbox reaches n8n's production webhooks (n8n itself, or the
- * balancer in front of the webhook processes). `expectedCodes`: the registry codes of the sheet's matched rows as
- * e2e/expected.mjs has them. Returns the workflow's id (undefined when the operations are missing).
+ * The example's checks on a spreadsheet `spreadsheetId` made here holding `rows` (examples/companies.csv as pasted).
+ * `hookBase` is where the sandbox reaches n8n's production webhooks (n8n itself, or the balancer in front of the
+ * webhook processes). Sets the sandbox to send every delivery three times, with no random detections. Returns the
+ * workflow's id (undefined when the operations are missing).
  * @param {{ n8n: import('./n8n.mjs').N8n, hookBase: string, sandbox: Awaited<ReturnType<typeof import('./sandbox.mjs').startSandboxCli>>,
  *   standin: any, Colleague: any, chat: import('./chat.mjs').ChatReceiver, credential: CredentialRef, googleCredential: CredentialRef, serviceAccount: string,
- *   spreadsheetId: string, rows: string[][], keyColumn: string, expectedCodes: string[], check: Check, log: (m: string) => void }} ctx
+ *   spreadsheetId: string, rows: string[][], keyColumn: string, check: Check, log: (m: string) => void }} ctx
  */
 export async function keepSheetCurrentChecks(ctx) {
   const { n8n, sandbox, standin, chat, check, log, spreadsheetId: id, keyColumn } = ctx;
@@ -111,6 +118,8 @@ export async function keepSheetCurrentChecks(ctx) {
     log(`  SKIP  ${KEEP_EXAMPLE}: the Google Sheets node has no ${missing.join(', ')} yet (issue 29); nothing checked`);
     return undefined;
   }
+  // Every delivery is sent three times (the original and two copies); no random detections.
+  await sandbox.call('PUT', '/sandbox/settings', { duplicate_rate: 1, duplicate_copies: 2, detection_rate: 0 });
   const chatPath = `/keep-${id}`;
   standin.create(id, [{ title: SHEET, rows: ctx.rows }]);
   standin.share(id, [ctx.serviceAccount]);
@@ -155,9 +164,9 @@ export async function keepSheetCurrentChecks(ctx) {
       log(`        Keep Current: ${JSON.stringify({ ...r, added_codes: r.added_codes?.length, removed_codes: r.removed_codes?.length })}`);
       const rows = sheet().rows;
       const matched = [...new Set(rows.filter((row) => row.company_data_status === 'matched').map((row) => row[CODE]))];
-      assertEqual(sorted(matched), sorted(ctx.expectedCodes), "the sheet's matched companies (e2e/expected.mjs)");
+      assertEqual(sorted(matched), sorted(EXPECTED_CODES), "the sheet's matched companies (e2e/expected.mjs)");
       const list = await listCompanies(sandbox, r.list_id);
-      assertEqual(sorted(list.map((c) => c.registry_code)), sorted(ctx.expectedCodes), 'companies on the list');
+      assertEqual(sorted(list.map((c) => c.registry_code)), sorted(EXPECTED_CODES), 'companies on the list');
       // external_ref names the sheet, never a row (rows move).
       assertEqual([...new Set(list.map((c) => c.external_ref))], [`gsheet:${id}#${SHEET}`], 'external_ref of the companies');
       assertEqual([r.created, r.added, r.removed, r.kept], [true, matched.length, 0, 0], 'created, added, removed, kept');
@@ -188,7 +197,7 @@ export async function keepSheetCurrentChecks(ctx) {
     assertEqual(JSON.stringify(standin.values(id, SHEET)), before, 'the sheet');
     assertEqual(
       sorted((await listCompanies(sandbox, firstReport.list_id)).map((c) => c.registry_code)),
-      sorted(ctx.expectedCodes),
+      sorted(EXPECTED_CODES),
       'the list',
     );
   });
@@ -460,7 +469,7 @@ export async function keepSheetCurrentChecks(ctx) {
       'list, added, removed, removed_codes',
     );
     const list = (await listCompanies(sandbox, r.list_id)).map((c) => c.registry_code);
-    assertEqual(sorted(list), sorted(ctx.expectedCodes.filter((c) => c !== lonely)), 'the list');
+    assertEqual(sorted(list), sorted(EXPECTED_CODES.filter((c) => c !== lonely)), 'the list');
   });
 
   return wf.id;

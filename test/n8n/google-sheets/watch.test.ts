@@ -1,9 +1,11 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeTypes } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
+import { mock } from 'jest-mock-extended';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../packages/company-data/src/sandbox';
 import { CompanyDataGoogleSheets } from '../../../nodes/CompanyDataGoogleSheets/CompanyDataGoogleSheets.node';
-import { googleExecuteContext, type GoogleContextOptions } from '../../support/n8n-google-context';
+import { staticDataWatchState } from '../../../src/n8n/google-sheets/ports/watch-state';
+import { googleExecuteContext, googleSheetsNode, type GoogleContextOptions } from '../../support/n8n-google-context';
 import { listedCodes } from '../../support/sandbox-codes';
 import { Colleague } from '../../support/sheets-standin-colleague';
 import { SheetsStandin } from '../../support/sheets-standin';
@@ -218,11 +220,60 @@ describe('Keep Current', () => {
     expect(shown(w)).toBe(before);
   });
 
+  test('a plan without monitoring: the rows are enriched and kept in the sheet, the refusal says so; run again bills nothing', async () => {
+    const w = await sheetWorld(codes.slice(50, 54));
+    const basic = { companyData: { apiKey: sb.basicKey, baseUrl: sb.url, authStyle: 'xApiKey' } };
+    const paid = () => sb.usage(sb.basicKey).billed_lookup_queries;
+    const start = paid();
+    const err = await run(w, {}, {}, basic).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NodeApiError);
+    expect((err as NodeApiError).httpCode).toBe('403');
+    expect((err as NodeApiError).description).toMatch(
+      /was not brought up to date\. The 4 answers paid for are in the sheet and free on the next run\./,
+    );
+    expect(paid() - start).toBe(4);
+    expect(column(w, 'company_data_match_registry_code')).toEqual(codes.slice(50, 54));
+    const again = await run(w, {}, {}, basic).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(NodeApiError);
+    expect(paid() - start).toBe(4);
+  });
+
   test('a list name over the service’s limit is refused naming the field, before anything is read', async () => {
     const w = await sheetWorld(codes.slice(41, 42));
     const err = await run(w, {}, { listName: 'x'.repeat(201) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeOperationError);
     expect((err as Error).message).toMatch(/^List Name: at most 200 characters/);
     expect(w.g.calls).toHaveLength(0);
+  });
+});
+
+describe('the list state in the workflow static data', () => {
+  test('n8n sees a change (so it saves it), not an unchanged put; sheets are kept apart; a damaged entry reads as none', async () => {
+    const workflow = new Workflow({
+      nodes: [googleSheetsNode],
+      connections: {},
+      active: false,
+      nodeTypes: mock<INodeTypes>(),
+      staticData: {},
+    });
+    const data = workflow.getStaticData('node', googleSheetsNode);
+    const changed = () => (workflow.staticData as { __dataChanged?: boolean }).__dataChanged;
+    const a = staticDataWatchState(data, 'ss1#gid:0');
+    expect(await a.get()).toBeUndefined();
+    await a.put({ listId: 'lst_1', listName: 'Sheet ss1 / Leads', members: ['10000001'] });
+    expect(changed()).toBe(true);
+    expect(await staticDataWatchState(data, 'ss1#gid:0').get()).toEqual({
+      listId: 'lst_1',
+      listName: 'Sheet ss1 / Leads',
+      members: ['10000001'],
+    });
+    expect(await staticDataWatchState(data, 'ss1#gid:7').get()).toBeUndefined();
+
+    (workflow.staticData as { __dataChanged?: boolean }).__dataChanged = false;
+    await a.put({ listId: 'lst_1', listName: 'Sheet ss1 / Leads', members: ['10000001'] });
+    expect(changed()).toBe(false);
+
+    (data.companyDataWatchLists as IDataObject)['ss1#gid:0'] = { listId: 5 };
+    expect(await a.get()).toBeUndefined();
   });
 });

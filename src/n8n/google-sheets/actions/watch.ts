@@ -75,8 +75,10 @@ export async function executeWatch(ctx: IExecuteFunctions): Promise<INodeExecuti
     sync = await syncList({ client: sheet.client, codes, listName, externalRef: sheetExternalRef(target), state });
   } catch (error) {
     const e = toSheetsNodeError(ctx.getNode(), error);
-    const paid = report.billedQueries ? ` The ${report.billedQueries} answer(s) paid for are in the sheet and free next time.` : '';
-    e.description = `${e.description ? `${e.description}\n` : ''}The list "${listName}" was not brought up to date: run again.${paid}`;
+    const paid = report.billedQueries
+      ? ` The ${report.billedQueries} ${report.billedQueries === 1 ? 'answer' : 'answers'} paid for are in the sheet and free on the next run.`
+      : '';
+    e.description = `${e.description ? `${e.description}\n` : ''}The list "${listName}" was not brought up to date.${paid}`;
     throw e;
   }
   return { json: watchItem(sync, enriched), pairedItem: { item: 0 } };

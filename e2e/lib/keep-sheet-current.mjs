@@ -178,7 +178,10 @@ export async function keepSheetCurrentChecks(ctx) {
         [r.list_id],
         'lists of that name',
       );
-      assert((await billed()) - b0 > 0, 'Keep Current billed nothing: the rows were not enriched first');
+      // The rows were enriched first: each distinct query billed once, as the sandbox counts it.
+      const paid = (await billed()) - b0;
+      assert(paid > 0, 'Keep Current billed nothing: the rows were not enriched first');
+      assertEqual([r.enriched?.billedQueries, r.enriched?.uniqueQueries], [paid, paid], 'enriched: billed and distinct queries');
       firstReport = r;
     },
   );

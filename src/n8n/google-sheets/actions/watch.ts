@@ -57,7 +57,7 @@ export async function executeWatch(ctx: IExecuteFunctions): Promise<INodeExecuti
   const report = await enrichRows(ctx, sheet, { ...p, fields: WATCH_FIELDS, mode: 'missing' });
   if (sheet.signal?.aborted)
     throw new NodeOperationError(ctx.getNode(), 'The run was stopped', {
-      description: `Stopped before the list was synced. The rows enriched (${report.billedQueries} billed) are in the sheet and free on the next run.`,
+      description: `Stopped before the list was synced. The answers paid for (${report.billedQueries}) are kept: the next run bills nothing for them.`,
     });
   const enriched = reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: sheet.title });
 

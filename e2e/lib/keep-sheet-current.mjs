@@ -328,6 +328,9 @@ export async function keepSheetCurrentChecks(ctx) {
       const after = sheet();
       const n = assertRowsHold(after, event, { company_data_match_name: event.data.details.new });
       assertOnlyThese(before, after, ['13545698'], ['company_data_match_name']);
+      // The sentence says what changed.
+      for (const row of after.rows.filter((r) => r[CODE] === '13545698'))
+        assert(row.company_data_last_change.includes(event.data.details.new), `last change: "${row.company_data_last_change}"`);
       assertEqual(eventIdsInEventsSheet(), [event.id], `event ids in "${EVENTS_SHEET}"`);
       const [post] = posts();
       assertEqual(posts().length, 1, 'chat posts');

@@ -32,6 +32,8 @@ import { adaptExample, CREDENTIAL_NAME, GOOGLE_CREDENTIAL_TYPE, readExample, SHE
 import { buildIfStale } from './lib/build.mjs';
 import { assert, assertEqual, checkRun } from './lib/checks.mjs';
 import { countCalls, loadSheetsStandin } from './lib/sheets-standin.mjs';
+import { startChatReceiver } from './lib/chat.mjs';
+import { keepSheetCurrentChecks } from './lib/keep-sheet-current.mjs';
 import { expectedEnrichment } from './expected.mjs';
 
 /** @typedef {import('./lib/examples.mjs').Workflow} Workflow */
@@ -395,6 +397,30 @@ async function main() {
       log(`        the node's requests: ${JSON.stringify(calls)}`);
     },
   );
+
+  // Issue 29: examples/keep-sheet-current.json, its two flows on a sheet of its own (e2e/lib/keep-sheet-current.mjs).
+  const chat = await startChatReceiver();
+  cleanups.push(() => chat.close());
+  const tKeep = Date.now();
+  // In a closure: the credentials are set by the check above (undefined when it failed, and these checks fail too).
+  const keepContext = () => ({
+    n8n,
+    hookBase: n8n.baseUrl,
+    sandbox,
+    standin,
+    Colleague,
+    chat,
+    credential,
+    googleCredential,
+    serviceAccount: SERVICE_ACCOUNT,
+    spreadsheetId: 'e2eKeepCurrentSheet1',
+    rows: [header, ...csvRows],
+    keyColumn: header[0],
+    check,
+    log,
+  });
+  await keepSheetCurrentChecks(keepContext());
+  log(`[time] keep-sheet-current.json checks ${secs(tKeep)}`);
 
   await check("every request the node sent fits Google's discovery document; none was answered 429 at Google's quotas", async () => {
     assertEqual(standin.takeViolations(), [], 'requests that broke the discovery document');

@@ -10,15 +10,21 @@
 // runs 2,000+; --keep leaves the n8n user folder with the logs)
 // Prints "N passed, N failed" and exits 1 when a check failed.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { fileURLToPath } from 'node:url';
 import { ensureRuntime } from './lib/runtime.mjs';
-import { listExecutions, nodeTypeNames, sleep } from './lib/n8n.mjs';
+import { createCredential, listExecutions, nodeTypeNames, sleep } from './lib/n8n.mjs';
 import { alertBurst, burstEvents, deliver, n8nState, processedData, settle, signer, withCopies } from './lib/burst.mjs';
 import { CHAT_NODE, publishAlert, signingSecret, startAlertCluster, TRIGGER } from './lib/alert-cluster.mjs';
 import { buildIfStale } from './lib/build.mjs';
 import { sqlText, startBalancer } from './lib/queue.mjs';
 import { assert, assertEqual, checkRun, waitFor } from './lib/checks.mjs';
+import { startSandboxCli } from './lib/sandbox.mjs';
+import { CREDENTIAL_NAME, GOOGLE_CREDENTIAL_TYPE } from './lib/examples.mjs';
+import { loadSheetsStandin } from './lib/sheets-standin.mjs';
+import { KEEP, keepSheetCurrentChecks } from './lib/keep-sheet-current.mjs';
 
 /** @typedef {import('./lib/n8n.mjs').Execution} Execution */
 /** @typedef {import('./lib/sandbox.mjs').SandboxDelivery} SandboxDelivery */
@@ -336,6 +342,54 @@ async function main() {
       assertEqual(r.processedData.turnRow, false, 'the turn row is given back');
     },
   );
+
+  // Issue 29: examples/keep-sheet-current.json with its Write Events to Rows run by the workers, as deliveries reach
+  // the webhook processes. A sandbox of its own (the first one's webhook belongs to the alert example) and the
+  // Google Sheets stand-in in this process; the same checks as e2e/google-sheets-node.mjs.
+  const tKeep = Date.now();
+  const keepKey = `sk_api_${randomBytes(20).toString('hex')}`;
+  const keepSandbox = await startSandboxCli({ repoDir, apiKey: keepKey, companies: 2000 });
+  cleanups.push(() => keepSandbox.stop());
+  const { startSheetsStandin, Colleague } = await loadSheetsStandin(c.work);
+  const standin = await startSheetsStandin({ readsPerMinute: 60, writesPerMinute: 60 });
+  cleanups.push(() => standin.close());
+  const serviceAccount = 'keep@e2e-project.iam.gserviceaccount.com';
+  const credential = await createCredential(n8n, {
+    name: `${CREDENTIAL_NAME} (keep)`,
+    type: 'companyDataApi',
+    data: { apiKey: keepKey, baseUrl: keepSandbox.url, authStyle: 'xApiKey', webhookSigningSecret: '' },
+  });
+  const googleCredential = await createCredential(n8n, {
+    name: 'Google service account (stand-in)',
+    type: GOOGLE_CREDENTIAL_TYPE,
+    data: { serviceAccountKey: JSON.stringify(standin.serviceAccountKey(serviceAccount)) },
+  });
+  const csv = fs.readFileSync(path.join(repoDir, 'examples', 'companies.csv'), 'utf8');
+  const keepId = await keepSheetCurrentChecks({
+    n8n,
+    hookBase: q.webhookBase,
+    sandbox: keepSandbox,
+    standin,
+    Colleague,
+    chat,
+    credential,
+    googleCredential,
+    serviceAccount,
+    spreadsheetId: 'e2eKeepCurrentQueue1',
+    rows: parse(csv),
+    keyColumn: 'company',
+    check,
+    log,
+  });
+  if (keepId)
+    await check(`${KEEP.write}: every execution the deliveries started ran on a worker`, async () => {
+      const delivered = (await listExecutions(n8n, { workflowId: keepId, includeData: true })).filter(
+        (e) => e.data?.resultData?.runData?.[KEEP.trigger],
+      );
+      assert(delivered.length >= 4, `executions started by deliveries: ${delivered.length}`);
+      assertAllOnWorker(delivered);
+    });
+  log(`[time] keep-sheet-current.json checks ${secs(tKeep)}`);
 }
 
 await finish(main);

@@ -59,6 +59,15 @@ const OWN_ACCOUNT_STEPS = {
     'Example 1 does the same on a CSV file and needs no account.',
   ],
 };
+/** Where an example needs other steps than its credential type's: by example file. @type {Record<string, string[]>} */
+const OWN_ACCOUNT_STEPS_BY_EXAMPLE = {
+  'keep-sheet-current.json': [
+    'needs a Google credential, which this demo cannot provide. Its sticky note says what to fill in: in "Keep list',
+    'current" and "Write changes to rows" a Google Service Account credential (share your sheet with its',
+    'client_email as an Editor), your sheet instead of REPLACE_WITH_YOUR_SPREADSHEET_ID and the tab, the chat URL;',
+    'run "Every morning" once, then publish. (Publishing moves the sandbox webhook from example 2 to this one.)',
+  ],
+};
 // n8n's sqlite3 is compiled on the first start (no usable prebuilt binary): these must be installed.
 const BUILD_TOOLS = ['python3', 'make', 'g++'];
 
@@ -280,11 +289,13 @@ async function main() {
     say('Needs your own account (imported, but cannot run as they are):');
     for (const { file, types } of needAccount) {
       say(`  - ${wfTitle(file)}: ${wfUrl(file)}`);
-      for (const type of types)
-        for (const line of OWN_ACCOUNT_STEPS[type] ?? [
-          `needs a ${type} credential of your own: create one in n8n and select it in the workflow's nodes.`,
-        ])
-          say(`     ${line}`);
+      const steps =
+        OWN_ACCOUNT_STEPS_BY_EXAMPLE[file] ??
+        types.flatMap(
+          (type) =>
+            OWN_ACCOUNT_STEPS[type] ?? [`needs a ${type} credential of your own: create one in n8n and select it in the workflow's nodes.`],
+        );
+      for (const line of steps) say(`     ${line}`);
     }
   }
   say('');

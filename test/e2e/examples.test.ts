@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { INodePropertyRegexValidation, INodeType } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyRegexValidation, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -44,13 +44,61 @@ interface Wf {
   connections: Record<string, Record<string, { node: string }[][]>>;
 }
 
+/** One of our node types' description, from its source in nodes/ (what the built package registers). */
+async function descriptionOf(type: string): Promise<INodeTypeDescription> {
+  const name = type.slice(pkg.name.length + 1).replace(/Tool$/, '');
+  const dir = fs.readdirSync(path.join(root, 'nodes')).find((d) => d.toLowerCase() === name.toLowerCase());
+  expect(dir, `${type}: its folder in nodes/`).toBeTruthy();
+  const mod = (await import(path.join(root, 'nodes', dir!, `${dir}.node.ts`))) as Record<string, new () => INodeType>;
+  return new mod[dir!]!().description;
+}
+
+type Params = Record<string, unknown>;
+const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Whether n8n shows a field for these parameters (its defaults filled in): every `show` condition holds and no
+ * `hide` one does. A key with a leading / names a top-level parameter (a collection's options use it); @version
+ * is left to the typeVersion check; conditions given as objects (_cnd) count as met.
+ */
+function shownFor(p: INodeProperties, params: Params, properties: INodeProperties[]): boolean {
+  const valueOf = (key: string) => {
+    const name = key.replace(/^\//, '');
+    return name in params ? params[name] : properties.find((q) => q.name === name)?.default;
+  };
+  const holds = (key: string, allowed: unknown[] | undefined) => {
+    if (key.startsWith('@')) return true;
+    const v = valueOf(key);
+    return (allowed ?? []).some((a) => isObject(a) || (Array.isArray(v) ? v.includes(a) : a === v));
+  };
+  const { show = {}, hide = {} } = p.displayOptions ?? {};
+  return (
+    Object.entries(show).every(([k, allowed]) => holds(k, allowed)) &&
+    !Object.entries(hide).some(([k, hidden]) => !k.startsWith('@') && holds(k, hidden))
+  );
+}
+
+/**
+ * Fields n8n itself adds to a node's own: to every node it turns into an AI tool (n8n-workflow's
+ * convertNodeToAiTool) and to every polling trigger (its schedule).
+ */
+const addedByN8n = (type: string, description: INodeTypeDescription) => [
+  ...(type.endsWith('Tool') ? ['descriptionType', 'toolDescription'] : []),
+  ...(description.polling ? ['pollTimes'] : []),
+];
+
+/** The values a fixed list offers; undefined when the list is loaded from the account (not checkable here). */
+const offered = (p: INodeProperties) =>
+  p.typeOptions?.loadOptionsMethod ? undefined : (p.options ?? []).flatMap((o) => ('value' in o ? [o.value] : []));
+
 describe('example workflows', () => {
-  it('the five documented examples exist', () => {
+  it('the six documented examples exist', () => {
     expect(files.sort()).toEqual([
       'ai-agent-company-research.json',
       'alert-to-chat.json',
       'enrich-csv.json',
       'enrich-google-sheet.json',
+      'keep-sheet-current.json',
       'saved-search-digest.json',
     ]);
   });
@@ -100,11 +148,7 @@ describe('example workflows', () => {
     for (const file of files) {
       const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8')) as Wf;
       for (const n of wf.nodes.filter((x) => x.type.startsWith(`${pkg.name}.`))) {
-        const name = n.type.slice(pkg.name.length + 1).replace(/Tool$/, '');
-        const dir = fs.readdirSync(path.join(root, 'nodes')).find((d) => d.toLowerCase() === name.toLowerCase());
-        expect(dir, `${n.type}: its folder in nodes/`).toBeTruthy();
-        const mod = (await import(path.join(root, 'nodes', dir!, `${dir}.node.ts`))) as Record<string, new () => INodeType>;
-        const { properties } = new mod[dir!]!().description;
+        const { properties } = await descriptionOf(n.type);
         for (const [param, value] of Object.entries(n.parameters ?? {})) {
           const rl = value as { __rl?: boolean; mode?: string; value?: unknown };
           if (!rl?.__rl || typeof rl.value !== 'string' || rl.value.startsWith('=')) continue;
@@ -120,6 +164,82 @@ describe('example workflows', () => {
         }
       }
     }
+  });
+
+  // n8n ignores, without a word, a parameter its node does not have or does not show for the operation chosen: an
+  // example holding one does not do what it says. So every parameter of our nodes is a field shown for the values
+  // the example sets (or, hidden, holds its default), each fixed choice one the field offers, and each entry of a
+  // collection one of its options.
+  it('every parameter of our nodes in the examples is a field the node shows for it, with a value it offers', async () => {
+    for (const file of files) {
+      const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8')) as Wf;
+      for (const n of wf.nodes.filter((x) => x.type.startsWith(`${pkg.name}.`))) {
+        const description = await descriptionOf(n.type);
+        const { properties } = description;
+        const params = n.parameters ?? {};
+        const where = (param: string) => `${file} ${n.name}: ${param}`;
+        for (const [param, value] of Object.entries(params)) {
+          if (addedByN8n(n.type, description).includes(param)) continue;
+          const named = properties.filter((p) => p.name === param);
+          expect(named.length, `${where(param)} is not a field of ${n.type}`).toBeGreaterThan(0);
+          const prop = named.find((p) => shownFor(p, params, properties));
+          // A field hidden for these values is dropped by n8n: harmless only while it holds its default.
+          if (!prop)
+            expect(
+              named.map((p) => p.default),
+              `${where(param)} is hidden for these parameters but holds ${JSON.stringify(value)}`,
+            ).toContainEqual(value);
+          if (!prop || (typeof value === 'string' && value.startsWith('='))) continue;
+          const choices = offered(prop);
+          if (prop.type === 'options' && choices) expect(choices, where(param)).toContain(value);
+          if (prop.type === 'multiOptions' && choices && Array.isArray(value))
+            for (const v of value) expect(choices, where(param)).toContain(v);
+          if (prop.type === 'collection' && isObject(value))
+            for (const [key, v] of Object.entries(value)) {
+              const option = (prop.options ?? []).find(
+                (o): o is INodeProperties =>
+                  'name' in o && o.name === key && 'type' in o && shownFor(o as INodeProperties, params, properties),
+              );
+              expect(option, `${where(`${param}.${key}`)} is not an option shown for it`).toBeTruthy();
+              const sub = option && offered(option);
+              if (option?.type === 'options' && sub) expect(sub, where(`${param}.${key}`)).toContain(v);
+            }
+        }
+      }
+    }
+  });
+
+  // Issue 29: the example "Keep a sheet current" is two flows, as agreed: a daily Keep Current, and the trigger's
+  // changes written into their rows with one chat post of what was new.
+  it('keep-sheet-current.json: Schedule (daily) → Keep Current; Company Data Trigger → Write Events to Rows → chat', () => {
+    const wf = JSON.parse(fs.readFileSync(path.join(examplesDir, 'keep-sheet-current.json'), 'utf8')) as Wf;
+    const byName = Object.fromEntries(wf.nodes.map((n) => [n.name, n]));
+    const next = (from: string) => (wf.connections[from]?.main ?? []).flat().map((t) => byName[t.node]);
+    const sheets = `${pkg.name}.companyDataGoogleSheets`;
+    const schedule = wf.nodes.filter((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+    expect(schedule).toHaveLength(1);
+    expect(schedule[0]?.parameters).toEqual({ rule: { interval: [{ field: 'days', triggerAtHour: 7 }] } });
+    const [watch] = next(schedule[0]!.name);
+    expect(watch).toMatchObject({ type: sheets, parameters: { operation: 'watch', authentication: 'serviceAccount' } });
+    expect(next(watch!.name)).toEqual([]);
+    const [trigger] = wf.nodes.filter((n) => n.type === `${pkg.name}.companyDataTrigger`);
+    expect(trigger?.parameters?.events).toEqual(['monitoring.change']);
+    const [write] = next(trigger!.name);
+    expect(write).toMatchObject({ type: sheets, parameters: { operation: 'writeEvents', eventsSheet: 'Company changes' } });
+    // Both operations work on the same sheet, found by the same key.
+    for (const key of ['authentication', 'spreadsheet', 'sheet', 'keyColumn'])
+      expect(write?.parameters?.[key], key).toEqual(watch?.parameters?.[key]);
+    for (const n of [watch, write])
+      expect(Object.keys(n?.credentials ?? {}).sort()).toEqual(['companyDataApi', 'companyDataGoogleServiceAccountApi']);
+    // The chat post is alert-to-chat's: the digest (summary) as a Slack-compatible { text }.
+    const [post] = next(write!.name);
+    const alert = JSON.parse(fs.readFileSync(path.join(examplesDir, 'alert-to-chat.json'), 'utf8')) as Wf;
+    const alertPost = alert.nodes.find((n) => n.type === 'n8n-nodes-base.httpRequest');
+    expect(post).toMatchObject({ type: alertPost?.type, typeVersion: alertPost?.typeVersion, parameters: alertPost?.parameters });
+    const note = wf.nodes.find((n) => n.type === 'n8n-nodes-base.stickyNote');
+    expect(String(note?.parameters?.content)).toMatch(
+      /REPLACE_WITH_YOUR_SPREADSHEET_ID[\s\S]*Editor|Editor[\s\S]*REPLACE_WITH_YOUR_SPREADSHEET_ID/,
+    );
   });
 
   // npm run e2e runs this example against a local OpenAI stand-in by changing only the credential's

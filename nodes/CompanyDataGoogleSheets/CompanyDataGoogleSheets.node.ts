@@ -11,13 +11,14 @@ export class CompanyDataGoogleSheets implements INodeType {
     version: 1,
     subtitle: '={{$parameter["operation"]}}',
     description:
-      'Enrich the rows of a Google sheet with Estonian company data, safely: checked before paying, right rows while others edit',
+      'Enrich a Google sheet with Estonian company data and keep it current (its companies watched, each change written into its row), safely: checked before paying, right rows while others edit',
     defaults: { name: 'Company Data: Google Sheets' },
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
     credentials: [
-      { name: 'companyDataApi', required: true },
+      // Write Events to Rows asks the service nothing: the changes come from the trigger.
+      { name: 'companyDataApi', required: true, displayOptions: { show: { operation: ['enrich', 'watch'] } } },
       {
         name: 'companyDataGoogleServiceAccountApi',
         required: true,

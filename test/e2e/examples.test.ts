@@ -229,8 +229,9 @@ describe('example workflows', () => {
     // Both operations work on the same sheet, found by the same key.
     for (const key of ['authentication', 'spreadsheet', 'sheet', 'keyColumn'])
       expect(write?.parameters?.[key], key).toEqual(watch?.parameters?.[key]);
-    for (const n of [watch, write])
-      expect(Object.keys(n?.credentials ?? {}).sort()).toEqual(['companyDataApi', 'companyDataGoogleServiceAccountApi']);
+    // Write Events to Rows asks the service nothing: only Keep Current has the Company Data API credential.
+    expect(Object.keys(watch?.credentials ?? {}).sort()).toEqual(['companyDataApi', 'companyDataGoogleServiceAccountApi']);
+    expect(Object.keys(write?.credentials ?? {})).toEqual(['companyDataGoogleServiceAccountApi']);
     // The chat post is alert-to-chat's: the digest (summary) as a Slack-compatible { text }.
     const [post] = next(write!.name);
     const alert = JSON.parse(fs.readFileSync(path.join(examplesDir, 'alert-to-chat.json'), 'utf8')) as Wf;

@@ -313,7 +313,7 @@ if (wb) {
   add(
     `company-data watch, first watch of a ${wb.companies}-company Google sheet: monitoring list requests, writes + reads (${w1.list.detail.join(', ')})`,
     `${w1.list.writes} + ${w1.list.reads}`,
-    '<= 6 (see docs)',
+    '<= 6',
     w1.list.writes + w1.list.reads <= 6,
   );
   add(

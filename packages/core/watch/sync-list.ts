@@ -93,6 +93,12 @@ export interface SyncListOptions {
   /** The watched sheet's state. */
   state: WatchListStatePort;
   partSize?: number;
+  /**
+   * No earlier watch of this sheet can have made the list: with no state, it is made without looking for one of
+   * its name first (one request less on a first watch). The CLI knows it when it has just made the events sheet,
+   * which every watch makes before its first list sync.
+   */
+  firstWatch?: boolean;
 }
 
 /** Makes the list hold exactly `codes`; the list is found by the id the state keeps, else by name, else made. */
@@ -102,9 +108,12 @@ export async function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
   let requests = 0;
   const count = () => void requests++;
 
-  count();
-  const lists = await client.monitoring.lists();
-  const all = (Array.isArray(lists.data) ? lists.data : []).filter(isRec);
+  let all: Rec[] = [];
+  if (saved || !opts.firstWatch) {
+    count();
+    const lists = await client.monitoring.lists();
+    all = (Array.isArray(lists.data) ? lists.data : []).filter(isRec);
+  }
   // The list this sheet's state names, if it still exists under the name asked for; else one of that name.
   let list =
     (saved && saved.listName === opts.listName ? all.find((l) => l.id === saved.listId) : undefined) ??

@@ -217,6 +217,13 @@ describe('company-data watch, a Google sheet', () => {
     const events = standin.values(id, 'Company changes');
     expect(events).toHaveLength(2);
     expect(events[1]).toContain(b);
+    // The state folder lost (another machine): the events sheet is there, so an earlier watch may have made the
+    // list: it is looked up by name and kept, not made a second time.
+    const elsewhere = args.map((a) => (a === join(dir, 'state-google') ? join(dir, 'state-google-lost') : a));
+    const third = await runCommand(watchCommand(), elsewhere);
+    expect(third.out).toMatch(/\(lst_\w+\): added 0, removed 0, kept 2/);
+    const named = ((await client.monitoring.lists()).data as { name: string }[]).filter((l) => l.name === 'Sheet watchSheet1 / Leads');
+    expect(named).toHaveLength(1);
   });
 });
 
@@ -435,6 +442,12 @@ describe('the list sync in parts', () => {
     // A lost state folder: the list is found by name and its members read, so the counts stay true.
     const lost = await syncList({ ...base, stateDir: join(dir, 'state-parts-lost'), codes: next });
     expect(lost).toMatchObject({ listId: first.listId, created: false, added: 0, removed: 0, kept: 7, partRequests: 0 });
+    // A first watch (the caller knows no earlier watch made a list): made without looking for one of its name.
+    const fresh = await syncList({ ...base, listName: 'Parts, first', stateDir: join(dir, 'state-parts-first'), codes, firstWatch: true });
+    expect(fresh).toMatchObject({ created: true, added: 7, partRequests: 3, requests: 4 });
+    // With a state, the list it names is looked for as always, first watch or not.
+    const known = await syncList({ ...base, listName: 'Parts, first', stateDir: join(dir, 'state-parts-first'), codes, firstWatch: true });
+    expect(known).toMatchObject({ listId: fresh.listId, created: false, kept: 7, partRequests: 0, requests: 1 });
     // An unknown code is reported, not kept as a member.
     const bad = await syncList({ ...base, codes: [...next, '10000018'] });
     expect(bad.invalid.map((i) => i.registry_code)).toEqual(['10000018']);

@@ -163,7 +163,10 @@ export function watchCommand(): Command {
         if (report.errors) process.exitCode = 2;
         const { header, rows } = seen?.seen() ?? (await table.read());
         const codes = matchedCodes(header, rows, findKeyColumn(header, flags.column));
-        const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id });
+        // The events sheet made just now (before any list sync of this sheet, as every watch makes it): no earlier
+        // watch made a list to find, unless the list was named by the user, who may have made it elsewhere.
+        const firstWatch = writer.created && !flags.list && table === first;
+        const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id, firstWatch });
         out(listLine(sync));
         for (const i of sync.invalid) say(`${i.registry_code}: not put under watch (${i.reason || 'refused by the service'})`);
         return { listId: sync.listId, table, header };

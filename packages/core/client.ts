@@ -20,7 +20,7 @@ import {
 import { RateLimiter, type RateLimiterOptions } from './limiter';
 import { defaultRetryOptions, withRetries, type Failure, type RetryOptions } from './retry';
 import { TransportError, type Clock, type Transport, type TransportResponse } from './transport';
-import { parseJson } from './json';
+import { parseJson, isJsonObject } from './json';
 import {
   collectAll,
   cursorPages,
@@ -203,10 +203,6 @@ export function buildRequest(op: AnyOperation, params: Record<string, unknown>):
 
 /* ---- Envelope ---- */
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /**
  * The service's envelope is {success, data, meta}; a bare JSON document (no data key) is accepted as
  * the data itself so a service variant without envelope still works.
@@ -215,13 +211,13 @@ function unwrap(op: AnyOperation, json: unknown): { data: unknown; meta: Record<
   if (op.rawResponse) return { data: json, meta: {}, selectMissing: false };
   let data: unknown = json;
   let meta: Record<string, unknown> = {};
-  if (isObject(json) && 'data' in json) {
+  if (isJsonObject(json) && 'data' in json) {
     data = json.data;
-    if (isObject(json.meta)) meta = json.meta;
+    if (isJsonObject(json.meta)) meta = json.meta;
   }
   let selectMissing = false;
   if (op.select) {
-    const section = isObject(data) ? data[op.select] : undefined;
+    const section = isJsonObject(data) ? data[op.select] : undefined;
     selectMissing = section === undefined;
     data = section ?? { items: [], total: 0 };
     // Embedded sections are {items,total} by our decision; a bare array is normalised to that.
@@ -466,7 +462,7 @@ export class CoreClient extends WithNamespaces {
         requestId: headerRequestId,
       });
     const json = parsed.value;
-    if (isObject(json) && json.success === false) {
+    if (isJsonObject(json) && json.success === false) {
       throw errorFromResponse(res.status >= 400 ? res.status : 500, res.headers, res.body, {
         secrets: [this.apiKey],
         nowMs: this.clock.now(),

@@ -7,9 +7,7 @@
  */
 
 import { changeKindLabel, changeSummary, type ChangeEventLike, type SummaryLang } from './event-summary';
-
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject } from './json';
 
 export type DigestTone = 'bad' | 'neutral' | 'good';
 const toneOrder: readonly DigestTone[] = ['bad', 'neutral', 'good'];
@@ -141,9 +139,9 @@ interface Change {
 }
 
 function readChange(event: unknown): Change | undefined {
-  if (!isRec(event) || (event.type !== undefined && event.type !== 'monitoring.change')) return undefined;
+  if (!isJsonObject(event) || (event.type !== undefined && event.type !== 'monitoring.change')) return undefined;
   const data = event.data;
-  if (!isRec(data) || !isRec(data.company)) return undefined;
+  if (!isJsonObject(data) || !isJsonObject(data.company)) return undefined;
   const code = typeof data.company.registry_code === 'string' ? data.company.registry_code : String(data.company.registry_code ?? '');
   const name = typeof data.company.name === 'string' ? data.company.name : code;
   const kind = typeof data.kind === 'string' && data.kind ? data.kind : 'change';
@@ -184,7 +182,7 @@ export function buildDigest(events: readonly unknown[], opts: DigestOptions = {}
   const seen = new Set<string>();
   const changes: Change[] = [];
   for (const e of events) {
-    const id = isRec(e) && typeof e.id === 'string' ? e.id : undefined;
+    const id = isJsonObject(e) && typeof e.id === 'string' ? e.id : undefined;
     if (id !== undefined) {
       if (seen.has(id)) continue;
       seen.add(id);

@@ -6,6 +6,7 @@
  */
 
 import { companyStatusWord, type SummaryLang } from './vocabulary';
+import { isJsonObject } from './json';
 
 export type { SummaryLang };
 
@@ -96,7 +97,6 @@ export function formatMoney(n: number, lang: SummaryLang, currency = 'EUR'): str
 }
 
 type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 
@@ -108,7 +108,8 @@ function describeRecord(r: Rec, lang: SummaryLang): string {
   if (name) parts.push(name);
   if (str(r.type) && !str(r.title)) parts.push(String(r.type).replace(/_/g, ' '));
   if (str(r.category)) parts.push(String(r.category));
-  if (isRec(r.creditor) && str(r.creditor.name)) parts.push(`${lang === 'et' ? 'sissenõudja' : 'creditor'} ${String(r.creditor.name)}`);
+  if (isJsonObject(r.creditor) && str(r.creditor.name))
+    parts.push(`${lang === 'et' ? 'sissenõudja' : 'creditor'} ${String(r.creditor.name)}`);
   if (typeof r.year === 'number') parts.push(`${r.year}`);
   const amount = typeof r.amount === 'number' ? r.amount : typeof r.revenue === 'number' ? r.revenue : undefined;
   if (amount !== undefined) parts.push(formatMoney(amount, lang));
@@ -125,8 +126,8 @@ function formatValue(v: unknown, format: ValueFormat, lang: SummaryLang, details
     return formatNumber(v, lang);
   }
   if (typeof v === 'string') return format === 'status' ? (companyStatusWord(v, lang) ?? v) : v;
-  if (Array.isArray(v)) return v.map((x) => (isRec(x) ? describeRecord(x, lang) : String(x))).join(', ');
-  if (isRec(v)) return describeRecord(v, lang);
+  if (Array.isArray(v)) return v.map((x) => (isJsonObject(x) ? describeRecord(x, lang) : String(x))).join(', ');
+  if (isJsonObject(v)) return describeRecord(v, lang);
   return String(v);
 }
 
@@ -175,7 +176,7 @@ export function changeKindLabel(kind: string, lang: SummaryLang): string {
 /** e.g. "Tax debt of Näidis Ehitus OÜ (12345678) rose from 0 € to 4,210 € — list: Key clients (ref CRM-991)". */
 export function changeSummary(event: ChangeEventLike, lang: SummaryLang, opts: ChangeSummaryOptions = {}): string {
   const { company, kind, lists } = event.data;
-  const details: Rec = isRec(event.data.details) ? event.data.details : {};
+  const details: Rec = isJsonObject(event.data.details) ? event.data.details : {};
   const text = kindTexts[kind];
   const format: ValueFormat = text?.format ?? 'text';
   const w = words[lang];
@@ -186,13 +187,14 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang, opts: C
   const etHead = named ? `${co} ${label}` : capitalise(label);
   const of = named ? ` of ${co}` : '';
   const { old: oldV, new: newV } = details;
-  const isRecordChange = (isRec(newV) && (oldV === null || oldV === undefined)) || (isRec(oldV) && (newV === null || newV === undefined));
+  const isRecordChange =
+    (isJsonObject(newV) && (oldV === null || oldV === undefined)) || (isJsonObject(oldV) && (newV === null || newV === undefined));
 
   const verbOf = (v: string) => (lang === 'et' && text?.etPlural ? (etPluralVerbs[v] ?? v) : v);
 
   let sentence: string;
   if (isRecordChange) {
-    const record = (isRec(newV) ? newV : oldV) as Rec;
+    const record = (isJsonObject(newV) ? newV : oldV) as Rec;
     const desc = describeRecord(record, lang);
     const prep = text?.prep ?? 'for';
     if (lang === 'et') sentence = named ? `${co}: ${label}${desc ? ` — ${desc}` : ''}` : `${capitalise(label)}${desc ? ` — ${desc}` : ''}`;
@@ -203,7 +205,7 @@ export function changeSummary(event: ChangeEventLike, lang: SummaryLang, opts: C
     const was = formatValue(oldV, 'text', lang, details);
     sentence = lang === 'et' ? `${etHead} ${verbOf(w.ended)}: ${was}` : `${label}${of} ${w.ended}: ${was}`;
   } else {
-    const party = isRec(details.party) ? str(details.party.name) : undefined;
+    const party = isJsonObject(details.party) ? str(details.party.name) : undefined;
     const tone = event.data.tone;
     const verb = verbOf(
       format === 'rating'

@@ -9,3 +9,6 @@ export function parseJson(text: string): { value: unknown } | undefined {
     return undefined;
   }
 }
+
+/** A JSON object: not null, not an array (what `typeof v === 'object'` alone lets through). */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -6,6 +6,7 @@
 import { changeSummary, type SummaryLang } from '../event-summary';
 import { LOOKUP_COLUMN_PREFIX, matchColumn } from '../lookup';
 import { companyStatuses, type CompanyStatusCode } from '../vocabulary';
+import { isJsonObject } from '../json';
 
 /** The tool's columns a change writes, beside enrich's. */
 export const rowChangeColumns = {
@@ -15,7 +16,6 @@ export const rowChangeColumns = {
 } as const;
 
 type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 export interface RowChange {
@@ -56,13 +56,14 @@ export function staleFields(kind: string, details: Rec, lang: SummaryLang): Reco
 
 /** The row cells of one monitoring.change event; undefined for anything else (no id, no company). */
 export function rowChange(event: unknown, lang: SummaryLang): RowChange | undefined {
-  if (!isRec(event) || typeof event.id !== 'string' || (event.type !== undefined && event.type !== 'monitoring.change')) return undefined;
+  if (!isJsonObject(event) || typeof event.id !== 'string' || (event.type !== undefined && event.type !== 'monitoring.change'))
+    return undefined;
   const data = event.data;
-  if (!isRec(data) || !isRec(data.company)) return undefined;
+  if (!isJsonObject(data) || !isJsonObject(data.company)) return undefined;
   const code = text(data.company.registry_code);
   if (!code) return undefined;
   const kind = typeof data.kind === 'string' ? data.kind : '';
-  const details = isRec(data.details) ? data.details : {};
+  const details = isJsonObject(data.details) ? data.details : {};
   const detectedAt = text(data.detected_at) ?? text(event.created_at) ?? '';
   const sentence = changeSummary(
     {

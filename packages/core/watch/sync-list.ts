@@ -7,6 +7,7 @@
  */
 import { CompanyDataError } from '../errors';
 import { planListSync, type ListRequest } from './list-sync';
+import { isJsonObject } from '../json';
 
 /** What the list sync needs from the client (CompanyDataClient satisfies it). */
 export interface WatchListClient {
@@ -54,11 +55,10 @@ export interface ListSyncResult {
 }
 
 type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A stored state, checked: anything else (damaged, of an older shape) reads as none. */
 export function parseWatchListState(s: unknown): WatchListState | undefined {
-  if (isRec(s) && typeof s.listId === 'string' && typeof s.listName === 'string' && Array.isArray(s.members))
+  if (isJsonObject(s) && typeof s.listId === 'string' && typeof s.listName === 'string' && Array.isArray(s.members))
     return { listId: s.listId, listName: s.listName, members: s.members.filter((m): m is string => typeof m === 'string') };
   return undefined;
 }
@@ -77,8 +77,8 @@ async function readMembers(client: WatchListClient, listId: string, count: () =>
     const res = await (page === 1 ? req.catch((err: unknown) => (notOffered(err) ? undefined : Promise.reject(err))) : req);
     if (!res) return undefined;
     const items = Array.isArray(res.data) ? res.data : [];
-    for (const i of items) if (isRec(i) && typeof i.registry_code === 'string') members.push(i.registry_code);
-    const pagination = isRec(res.meta) && isRec(res.meta.pagination) ? res.meta.pagination : undefined;
+    for (const i of items) if (isJsonObject(i) && typeof i.registry_code === 'string') members.push(i.registry_code);
+    const pagination = isJsonObject(res.meta) && isJsonObject(res.meta.pagination) ? res.meta.pagination : undefined;
     const more = pagination && typeof pagination.has_more === 'boolean' ? pagination.has_more : items.length === PAGE;
     if (!more || items.length === 0) return members;
   }
@@ -112,7 +112,7 @@ export async function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
   if (saved || !opts.firstWatch) {
     count();
     const lists = await client.monitoring.lists();
-    all = (Array.isArray(lists.data) ? lists.data : []).filter(isRec);
+    all = (Array.isArray(lists.data) ? lists.data : []).filter(isJsonObject);
   }
   // The list this sheet's state names, if it still exists under the name asked for; else one of that name.
   let list =
@@ -123,7 +123,8 @@ export async function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
   if (!list) {
     count();
     const res = await client.monitoring.createList({ name: opts.listName });
-    if (!isRec(res.data) || typeof res.data.id !== 'string') throw new Error('monitoring list: the service made the list but sent no id');
+    if (!isJsonObject(res.data) || typeof res.data.id !== 'string')
+      throw new Error('monitoring list: the service made the list but sent no id');
     list = res.data;
     created = true;
     current = [];
@@ -148,12 +149,13 @@ export async function syncList(opts: SyncListOptions): Promise<ListSyncResult> {
   for (const req of plan.requests) {
     count();
     const res = await client.monitoring.addCompanies({ list_id: listId, ...req });
-    const d = isRec(res.data) ? res.data : {};
+    const d = isJsonObject(res.data) ? res.data : {};
     if (typeof d.added === 'number') added += d.added;
     if (typeof d.removed === 'number') removed += d.removed;
     if (typeof d.total === 'number') total = d.total;
     if (Array.isArray(d.invalid))
-      for (const i of d.invalid) if (isRec(i)) invalid.push({ registry_code: String(i.registry_code), reason: String(i.reason ?? '') });
+      for (const i of d.invalid)
+        if (isJsonObject(i)) invalid.push({ registry_code: String(i.registry_code), reason: String(i.reason ?? '') });
   }
   const refused = new Set(invalid.map((i) => i.registry_code));
   const members = [...new Set(opts.codes)].filter((c) => !refused.has(c));

@@ -1,5 +1,6 @@
 import { buildDigest } from '@company-data/core/digest';
 import { changeSummary, matchCompanySummary, matchesSummary, testSummary, type SummaryLang } from '@company-data/core/event-summary';
+import { isJsonObject } from '@company-data/core/json';
 
 export const triggerEventTypes = ['monitoring.change', 'search.matches', 'webhook.test'] as const;
 export type TriggerEventType = (typeof triggerEventTypes)[number];
@@ -37,8 +38,6 @@ export const defaultTriggerOptions: TriggerOptions = {
 type Rec = Record<string, unknown>;
 export type TriggerItem = Rec & { summary: string };
 
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Splits "a, b,c" into trimmed, non-empty values (n8n string fields for lists of ids and kinds). */
 export function splitList(value: unknown): string[] {
   if (Array.isArray(value))
@@ -63,7 +62,7 @@ function changePasses(data: Rec, opts: TriggerOptions): boolean {
   if (opts.tones.length && !opts.tones.includes(String(data.tone))) return false;
   if (opts.listIds.length) {
     const lists = Array.isArray(data.lists) ? data.lists : [];
-    if (!lists.some((l) => isRec(l) && opts.listIds.includes(String(l.id)))) return false;
+    if (!lists.some((l) => isJsonObject(l) && opts.listIds.includes(String(l.id)))) return false;
   }
   return true;
 }
@@ -74,19 +73,19 @@ function changePasses(data: Rec, opts: TriggerOptions): boolean {
  * shape with data.company (one) instead of data.companies, like monitoring.change.
  */
 export function eventToItems(event: unknown, opts: TriggerOptions): TriggerItem[] {
-  if (!isRec(event) || typeof event.type !== 'string' || !wanted(event.type, opts)) return [];
-  const data = isRec(event.data) ? event.data : {};
+  if (!isJsonObject(event) || typeof event.type !== 'string' || !wanted(event.type, opts)) return [];
+  const data = isJsonObject(event.data) ? event.data : {};
   switch (event.type) {
     case 'monitoring.change': {
-      if (!isRec(data.company) || !changePasses(data, opts)) return [];
+      if (!isJsonObject(data.company) || !changePasses(data, opts)) return [];
       return [{ summary: changeSummary(event as never, opts.lang), ...event }];
     }
     case 'search.matches': {
-      if (!isRec(data.search)) return [];
+      if (!isJsonObject(data.search)) return [];
       if (opts.searchIds.length && !opts.searchIds.includes(String(data.search.id))) return [];
       if (!opts.onePerCompany) return [{ summary: matchesSummary(event as never, opts.lang), ...event }];
       const { companies: list, ...rest } = data;
-      const companies = Array.isArray(list) ? list.filter(isRec) : [];
+      const companies = Array.isArray(list) ? list.filter(isJsonObject) : [];
       return companies.map((company) => ({
         summary: matchCompanySummary(data.search as { name: string }, company as never, opts.lang),
         ...event,

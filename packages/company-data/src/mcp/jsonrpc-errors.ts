@@ -20,6 +20,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   isInitializeRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonObject } from '@company-data/core/json';
 
 /** The first protocol version without JSON-RPC batches (its Streamable HTTP transport: one message per POST). */
 export const NO_BATCHES_FROM = '2025-06-18';
@@ -54,7 +55,6 @@ export function jsonRpcError(
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const typeName = (v: unknown) =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
@@ -69,18 +69,18 @@ export function negotiatedVersion(initialize: unknown): string {
 /** Why one message is not a JSON-RPC 2.0 message, in the words of the rule it breaks. */
 function messageProblem(m: unknown): string | undefined {
   if (JSONRPCMessageSchema.safeParse(m).success) return undefined;
-  if (!isObject(m)) return `a message must be a JSON object, not ${typeName(m)}`;
+  if (!isJsonObject(m)) return `a message must be a JSON object, not ${typeName(m)}`;
   if (m.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
   if ('id' in m && typeof m.id !== 'string' && !(typeof m.id === 'number' && Number.isFinite(m.id)))
     return '"id" must be a string or a number';
   if (!('method' in m) && !('result' in m) && !('error' in m))
     return 'a message needs a "method" (or, as an answer, a "result" or an "error")';
   if ('method' in m && typeof m.method !== 'string') return '"method" must be a string';
-  if ('params' in m && !isObject(m.params)) return `"params" must be an object, not ${typeName(m.params)}`;
+  if ('params' in m && !isJsonObject(m.params)) return `"params" must be an object, not ${typeName(m.params)}`;
   return 'it is not a JSON-RPC 2.0 request, notification or response';
 }
 
-const idOf = (m: unknown): Id => (isObject(m) && (typeof m.id === 'string' || typeof m.id === 'number') ? m.id : null);
+const idOf = (m: unknown): Id => (isJsonObject(m) && (typeof m.id === 'string' || typeof m.id === 'number') ? m.id : null);
 
 /**
  * A parsed body that must be refused with -32600 before the SDK sees it, or undefined. `version` is the
@@ -118,7 +118,7 @@ const isZodError = (e: unknown): e is Error & { issues: Issue[] } =>
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let v = root;
-  for (const k of path) v = isObject(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  for (const k of path) v = isJsonObject(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[k] : undefined;
   return v;
 }
 
@@ -143,7 +143,7 @@ const invalidParams = (request: { method?: unknown }, issues: readonly Issue[]) 
  * see it as an initialize at all and would answer that the session is missing.
  */
 export function invalidInitialize(body: unknown): { message: string; id: Id } | undefined {
-  if (!isObject(body) || body.method !== 'initialize') return undefined;
+  if (!isJsonObject(body) || body.method !== 'initialize') return undefined;
   const read = InitializeRequestSchema.safeParse(body);
   return read.success ? undefined : { message: invalidParams(body, read.error.issues as Issue[]), id: idOf(body) };
 }

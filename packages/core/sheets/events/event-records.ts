@@ -1,6 +1,7 @@
 import { changeSummary, matchCompanySummary, type SummaryLang } from '../../event-summary';
 import type { MonitoringChangeEvent, SearchMatchesEvent, WebhookEvent } from '../../schemas/events';
 import { CellValueError } from '../table/table';
+import { isJsonObject } from '../../json';
 
 /**
  * Columns of the events sheet; a search.matches event gives one row per company. `summary` is last so
@@ -92,22 +93,21 @@ export function eventRecords(event: WebhookEvent | { id: string; type: string },
  * cut in the cell and no longer match itself, and a stub row of identities alone must fit any sheet.
  */
 export const isIdentity = (v: unknown): v is string => typeof v === 'string' && /^[\x21-\x7e]{1,200}$/.test(v);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The field that keeps an event's rows from being built, or undefined. Other fields are shown as they come. */
 function shapeProblem(event: { type: string; data?: unknown }): string | undefined {
   const d = event.data;
-  if (!isObject(d)) return 'data is missing';
+  if (!isJsonObject(d)) return 'data is missing';
   if (event.type === 'monitoring.change') {
-    if (!isObject(d.company) || !isIdentity(d.company.registry_code)) return 'data.company.registry_code is missing or not a code';
-    if (d.lists !== undefined && d.lists !== null && (!Array.isArray(d.lists) || !d.lists.every(isObject)))
+    if (!isJsonObject(d.company) || !isIdentity(d.company.registry_code)) return 'data.company.registry_code is missing or not a code';
+    if (d.lists !== undefined && d.lists !== null && (!Array.isArray(d.lists) || !d.lists.every(isJsonObject)))
       return 'data.lists is not a list';
     return undefined;
   }
   if (!Array.isArray(d.companies)) return 'data.companies is not a list';
-  const bad = d.companies.findIndex((c) => !isObject(c) || !isIdentity(c.registry_code));
+  const bad = d.companies.findIndex((c) => !isJsonObject(c) || !isIdentity(c.registry_code));
   if (bad >= 0) return `data.companies.${bad}.registry_code is missing or not a code`;
-  if (!isObject(d.search)) return 'data.search is missing';
+  if (!isJsonObject(d.search)) return 'data.search is missing';
   return undefined;
 }
 

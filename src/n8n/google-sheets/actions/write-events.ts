@@ -17,6 +17,7 @@ import { googleSheetsAccess } from '../transport/google';
 import { listSheets, sheetTitle, spreadsheetRest } from '../transport/sheets-api';
 import { inNodeWords } from './enrich';
 import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
+import { isJsonObject } from '@company-data/core/json';
 
 /**
  * Write Events to Rows: the monitoring changes of the input (the Company Data Trigger's or Poll Trigger's
@@ -28,7 +29,6 @@ import { invalidField, readSheetParams, type SheetParams } from './sheet-params'
  */
 
 type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What could not be written, and why: reported in the output, never in the way of the other changes. */
 interface Problem {
@@ -56,7 +56,7 @@ export function readInput(items: readonly INodeExecutionData[]): Input {
   const input: Input = { changes: [], repeated: 0, ignored: 0, problems: [] };
   const seen = new Set<string>();
   const take = (e: unknown, item: number) => {
-    if (!isRec(e)) return input.problems.push({ item, problem: NOT_AN_EVENT });
+    if (!isJsonObject(e)) return input.problems.push({ item, problem: NOT_AN_EVENT });
     if (typeof e.type !== 'string') return input.problems.push({ item, problem: `${NOT_AN_EVENT} (it has no type)` });
     if (e.type !== 'monitoring.change') return input.ignored++;
     if (!isIdentity(e.id))

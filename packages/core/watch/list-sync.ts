@@ -5,6 +5,7 @@
 
 import { lookupColumns, matchColumn, readQuery, statusWord } from '../lookup';
 import { defaultFields, type SummaryField } from '../sheets/enrich/options';
+import { headerName } from '../sheets/enrich/layout';
 
 /** What a watch enriches new rows with: enrich's fields plus the registry code, which the list is made of. */
 export const WATCH_FIELDS: readonly SummaryField[] = defaultFields.includes('registry_code')
@@ -44,7 +45,7 @@ export function sheetExternalRef(target: WatchTarget): string {
  * matched are not companies yet.
  */
 export function matchedCodes(header: readonly string[], rows: readonly (readonly string[])[], keyCol?: number): string[] {
-  const norm = header.map((h) => h.trim().toLowerCase());
+  const norm = header.map(headerName);
   const statusCol = norm.indexOf(lookupColumns.status);
   const codeCol = norm.indexOf(matchColumn('registry_code'));
   if (statusCol < 0) return [];

@@ -9,7 +9,7 @@
  * read but not yet applied (the CLI in its state folder). Decisions in docs/assumptions.md ("Issue 29").
  */
 import { matchColumn, readQuery } from '../lookup';
-import { findKeyColumn } from '../sheets/enrich/layout';
+import { findKeyColumn, headerName } from '../sheets/enrich/layout';
 import type { CellWrite, Table } from '../sheets/table/table';
 import type { SummaryLang } from '../vocabulary';
 import { isNewer, mergeChanges, rowChange, rowChangeColumns, type RowChange } from './row-change';
@@ -26,8 +26,6 @@ const OWN = [rowChangeColumns.lastChange, rowChangeColumns.changedAt, rowChangeC
 const CODE = matchColumn('registry_code');
 /** Rounds of write-then-check before the rest is left to the next pass. */
 const MAX_ROUNDS = 4;
-
-const norm = (h: string) => h.trim().toLowerCase();
 
 interface View {
   header: string[];
@@ -52,7 +50,7 @@ export class RowChangeWriter {
   private columnsOf(header: readonly string[], keyCol: number): Map<string, number> {
     const out = new Map<string, number>();
     header.forEach((h, i) => {
-      const n = norm(h);
+      const n = headerName(h);
       if (i !== keyCol && n && !out.has(n)) out.set(n, i);
     });
     return out;
@@ -168,7 +166,7 @@ export class RowChangeWriter {
         const own = heldFor === undefined || heldFor === code;
         if (heldId && own && (heldId === change.id || isNewer({ detectedAt: cell(atCol, r), id: heldId }, change))) continue;
         for (const [name, value] of Object.entries(change.cells)) {
-          const c = cols.get(norm(name));
+          const c = cols.get(headerName(name));
           if (c !== undefined) cells.push({ row: r + 1, col: c, value });
         }
         written.add(r);
@@ -194,7 +192,7 @@ const changeFields = ['name', 'status', 'status_label', 'address', 'postal_code'
 
 /** Each data row's registry code: the enriched company's, else the key when it is a registry code. */
 function codesOf(header: readonly string[], keyCol: number, values: Map<number, string[]>): string[] {
-  const codeCol = header.findIndex((h, i) => i !== keyCol && norm(h) === CODE);
+  const codeCol = header.findIndex((h, i) => i !== keyCol && headerName(h) === CODE);
   const keys = values.get(keyCol) ?? [];
   const codes = codeCol >= 0 ? (values.get(codeCol) ?? []) : [];
   const n = Math.max(keys.length, codes.length);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 import { CompanyDataError, ValidationError } from '@company-data/core/errors';
 import type { CoreClient } from '@company-data/core/client';
-import type { EnrichMode, EnrichReport, SheetsClock, SummaryField, WriteCheck } from '@company-data/core/sheets';
+import type { EnrichMode, EnrichReport, SheetsClock, SummaryField, Table, WriteCheck } from '@company-data/core/sheets';
 import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRestTable, summaryFields } from '@company-data/core/sheets';
 import { clientFor } from '../../transport/client';
 import type { EnrichModeChoice } from '../descriptions/enrich';
@@ -156,7 +156,7 @@ export interface OpenSheet {
   spreadsheetId: string;
   /** The tab's title now (a tab picked from the list is found by its id). */
   title: string;
-  table: SheetsRestTable;
+  table: Table;
   client: CoreClient;
   clock: SheetsClock;
   signal?: AbortSignal;

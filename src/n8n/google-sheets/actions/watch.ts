@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeParameterResourceLocator } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { findKeyColumn } from '@company-data/core/sheets';
+import { SeenTable } from '@company-data/core/sheets/table/seen-table';
 import { defaultListName, matchedCodes, sheetExternalRef, WATCH_FIELDS } from '@company-data/core/watch/list-sync';
 import { syncList, type ListSyncResult } from '@company-data/core/watch/sync-list';
 import { toSheetsNodeError } from '../errors';
@@ -54,14 +55,17 @@ export async function executeWatch(ctx: IExecuteFunctions): Promise<INodeExecuti
     );
 
   const sheet = await openSheet(ctx, p);
-  const report = await enrichRows(ctx, sheet, { ...p, fields: WATCH_FIELDS, mode: 'missing' });
+  // The sheet as enrich last read and wrote it gives its companies without reading it once more (a request against
+  // Google's 60 a minute), as `company-data watch` does; anything changed meanwhile and the sheet is read.
+  const seen = new SeenTable(sheet.table);
+  const report = await enrichRows(ctx, { ...sheet, table: seen }, { ...p, fields: WATCH_FIELDS, mode: 'missing' });
   if (sheet.signal?.aborted)
     throw new NodeOperationError(ctx.getNode(), 'The run was stopped', {
       description: `Stopped before the list was synced. The answers paid for (${report.billedQueries}) are kept: the next run bills nothing for them.`,
     });
   const enriched = reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: sheet.title });
 
-  const { header, rows } = await sheet.table.read();
+  const { header, rows } = seen.seen() ?? (await sheet.table.read());
   const codes = matchedCodes(header, rows, findKeyColumn(header, p.column));
   const target = { kind: 'google' as const, spreadsheetId: p.spreadsheetId, sheet: sheet.title };
   const state = staticDataWatchState(ctx.getWorkflowStaticData('node'), sheetKey(p.spreadsheetId, p.sheet, sheet.title));

@@ -100,11 +100,9 @@ export async function compareDeliveryCost({ runtime, events, settings, keep, log
       p99Under1s: r.trigger.p99 < 1000,
     };
     figures.settings[setting] = { ...r, ratios };
-    for (const [node, f] of [
-      ["n8n's Webhook node", r.n8n],
-      ['Company Data Trigger', r.trigger],
-    ]) {
-      const ours = f === r.trigger;
+    for (const ours of [false, true]) {
+      const f = ours ? r.trigger : r.n8n;
+      const node = ours ? 'Company Data Trigger' : "n8n's Webhook node";
       table.push(
         `| ${r.label} | ${node} | ${f.eventsPerSecond.toFixed(1)} | ${f.deliveriesPerSecond.toFixed(1)} | ${f.p50} / ${f.p99} | ${f.webhookCpuMsPerDelivery.toFixed(1)} | ${f.dbCpuMsPerExecution.toFixed(1)} | ${f.executions} | ` +
           (ours ? `${ratios.eventsVsN8nDefaults} | ${ratios.cpuVsN8nDefaults} | ${ratios.eventsVsN8nSameSetting} |` : '| | |'),

@@ -53,7 +53,11 @@ export function withChildren(pid) {
 function cpuMeter(pids) {
   /** @type {Map<number | undefined, number>} */
   const start = new Map(pids().map((p) => [p, cpuMs(p)]));
-  return () => pids().reduce((sum, p) => sum + cpuMs(p) - (start.get(p) ?? 0), 0);
+  return () => {
+    let sum = 0;
+    for (const p of pids()) sum += cpuMs(p) - (start.get(p) ?? 0);
+    return sum;
+  };
 }
 
 const NO_OP = { name: 'No Op', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} };
@@ -122,7 +126,8 @@ export async function publishTriggerWithNoOp(c, credential) {
 export async function deliveryCost({ url, deliveries, events, sign, postgres, workflowId, webhookPids, nodeId, ids }) {
   const before = n8nState(postgres, workflowId).maxId;
   const webhookCpu = cpuMeter(webhookPids);
-  const dbCpu = cpuMeter(() => withChildren(postgres.pid));
+  const pg = postgres.pid;
+  const dbCpu = cpuMeter(() => (pg === undefined ? [] : withChildren(pg)));
   const t0 = Date.now();
   const results = await deliver(url, deliveries, { sign });
   const answeredMs = Date.now() - t0;

@@ -448,7 +448,7 @@ for (const name of ['alert-path-lazy', 'alert-path-event-id', 'alert-path-vm']) 
 }
 const ac = results['alert-path-compare'];
 if (ac) {
-  for (const [setting, r] of Object.entries(ac.settings)) {
+  for (const r of Object.values(ac.settings)) {
     const label = `Company Data Trigger vs n8n's Webhook node (${r.label}), ${ac.events} events + copies`;
     add(`${label}: events/s ÷ n8n's node at n8n's defaults`, r.ratios.eventsVsN8nDefaults, '>= 0.6', r.ratios.eventsVsN8nDefaults >= 0.6);
     add("  webhook-process CPU per delivery ÷ n8n's node at defaults", r.ratios.cpuVsN8nDefaults, '<= 3', r.ratios.cpuVsN8nDefaults <= 3);

@@ -103,8 +103,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
   const req = ctx.getRequestObject() as RawRequest;
   if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
   const state = ctx.getWorkflowStaticData('node') as HookState;
-  const node = ctx.getNode();
-  const key = triggerKey(ctx);
+  const node = ctx.getNode(); // n8n hands out a copy on each call: taken once
+  const key = triggerKey({ getWorkflow: () => ctx.getWorkflow(), getNode: () => node });
   // Another credential chosen for the node is another entry.
   const secretKey = `${key}:${node.credentials?.[CREDENTIAL_TYPE]?.id ?? ''}`;
   const readSecret = credentialSecretReader(ctx);

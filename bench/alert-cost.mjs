@@ -88,7 +88,7 @@ export async function compareDeliveryCost({ runtime, events, settings, keep, log
   const reference = (runs.defaults ?? Object.values(runs)[0]).n8n;
   /** @type {string[]} */
   const table = [
-    '| Setting | Node | Events/s | Deliveries/s | Answer p50 / p99 (ms) | Webhook CPU ms / delivery | PostgreSQL CPU ms / execution | Executions | Events/s ÷ n8n defaults | CPU ÷ n8n defaults | Events/s ÷ n8n same setting |',
+    '| Setting | Node | Events/s (to last execution) | Deliveries answered/s | Answer p50 / p99 / max (ms) | Webhook CPU ms / delivery | PostgreSQL CPU ms / execution | Executions | Events/s ÷ n8n defaults | CPU ÷ n8n defaults | Events/s ÷ n8n same setting |',
     '| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   const figures = { events, reference: 'n8n Webhook node, defaults', settings: /** @type {Record<string, unknown>} */ ({}) };
@@ -104,7 +104,7 @@ export async function compareDeliveryCost({ runtime, events, settings, keep, log
       const f = ours ? r.trigger : r.n8n;
       const node = ours ? 'Company Data Trigger' : "n8n's Webhook node";
       table.push(
-        `| ${r.label} | ${node} | ${f.eventsPerSecond.toFixed(1)} | ${f.deliveriesPerSecond.toFixed(1)} | ${f.p50} / ${f.p99} | ${f.webhookCpuMsPerDelivery.toFixed(1)} | ${f.dbCpuMsPerExecution.toFixed(1)} | ${f.executions} | ` +
+        `| ${r.label} | ${node} | ${f.eventsPerSecond.toFixed(1)} | ${(f.deliveries / f.answeredSeconds).toFixed(1)} | ${f.p50} / ${f.p99} / ${f.max} | ${f.webhookCpuMsPerDelivery.toFixed(1)} | ${f.dbCpuMsPerExecution.toFixed(1)} | ${f.executions} | ` +
           (ours ? `${ratios.eventsVsN8nDefaults} | ${ratios.cpuVsN8nDefaults} | ${ratios.eventsVsN8nSameSetting} |` : '| | |'),
       );
     }

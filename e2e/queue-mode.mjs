@@ -330,12 +330,6 @@ async function main() {
       assertEqual(r.unanswered, 0, 'deliveries never answered with 2xx');
       assertEqual(r.rotated, true, 'the signing secret was rotated during the burst');
       assertEqual(r.burst.failures['401'] ?? 0, 0, 'deliveries refused (401): the rotated secret was not picked up at once');
-      // Answer time is a speed target (graded by npm run bench on an idle machine); here it only has to stay
-      // rare, since a late answer is what the service's retry is for and exactly once (below) must hold through
-      // it. On a loaded 2-core machine n8n's defaults take up to ~8 s at p99, so a few may pass 10 s.
-      const late = r.burst.over10s + r.redelivery.over10s;
-      if (late) log(`        ${late} deliveries answered after 10 s (the service would retry them; exactly once is checked below)`);
-      assert(late <= Math.ceil(BURST_EVENTS * 0.02), `deliveries answered after 10 s: ${late}, more than 2% of ${BURST_EVENTS} events`);
       assertEqual(r.redelivery.failed, 0, 'redeliveries not answered with 2xx');
       assertEqual(r.postedTwice, [], 'events that ran the workflow twice (duplicate alerts)');
       assertEqual(r.notPosted, [], 'events that never ran the workflow');
@@ -352,6 +346,13 @@ async function main() {
       assertEqual(r.processedData.missing, [], "event ids missing in n8n's processed-data store");
       assertEqual(r.processedData.entries, entriesBefore + BURST_EVENTS, 'processed-data entries = events');
       assertEqual(r.processedData.turnRow, false, 'the turn row is given back');
+      // Checked last, so a loaded machine's late answers do not hide the verdict on exactly once above.
+      // Answer time is a speed target (graded by npm run bench on an idle machine); here it only has to stay
+      // rare, since a late answer is what the service's retry is for and exactly once (above) must hold through
+      // it. On a loaded 2-core machine n8n's defaults take up to ~8 s at p99, so a few may pass 10 s.
+      const late = r.burst.over10s + r.redelivery.over10s;
+      if (late) log(`        ${late} deliveries answered after 10 s (the service would retry them; exactly once was checked above)`);
+      assert(late <= Math.ceil(BURST_EVENTS * 0.02), `deliveries answered after 10 s: ${late}, more than 2% of ${BURST_EVENTS} events`);
     },
   );
 

@@ -15,12 +15,21 @@
  * --n8n-env K=V[,K=V]: further n8n settings for every process. --balance round-robin|event-id: how nginx
  * spreads deliveries (event-id: every copy of an event to one webhook process).
  * Run: node bench/alert-path.bench.mjs [--events 2000] [--workers 1,2] [--engine vm|legacy] [--n8n-env K=V] [--balance round-robin|event-id] [--keep]
+ *
+ * --compare: the cost per delivery (issue 36) instead: per setting a fresh cluster (main, 1 webhook process or
+ * 2 behind nginx routed by event id, 2 workers), then on it n8n's own Webhook node → No Op and the Company Data
+ * Trigger → No Op, one after the other, each with the same deliveries (--events events, a third of them sent
+ * 2-3 times, as e2e/lib/burst.mjs makes them). Settings (--settings, comma-separated): defaults (n8n's,
+ * 1 webhook process), lazy (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true, 1 webhook process), lazy-event-id (lazy,
+ * 2 webhook processes, nginx routing by event id). Ratios are against n8n's node at n8n's defaults.
+ * Run: node bench/alert-path.bench.mjs --compare [--events 1000] [--settings defaults,lazy,lazy-event-id]
  */
 import { ensureRuntime } from '../e2e/lib/runtime.mjs';
 import { buildIfStale } from '../e2e/lib/build.mjs';
 import { peakRssMb } from '../e2e/lib/queue.mjs';
 import { alertBurst, rssWatch, signer } from '../e2e/lib/burst.mjs';
 import { publishAlert, signingSecret, startAlertCluster } from '../e2e/lib/alert-cluster.mjs';
+import { compareDeliveryCost } from './alert-cost.mjs';
 import { arg, report, root } from './support.mjs';
 
 const EVENTS = Number(arg('events', 2000));
@@ -40,6 +49,12 @@ const log = (/** @type {string} */ m) => process.stdout.write(`${m}\n`);
 
 const runtime = await ensureRuntime({ log: (m) => log(`[runtime] ${m}`) });
 await buildIfStale(root, (m) => log(`[build] ${m}`));
+
+if (process.argv.includes('--compare')) {
+  const settings = String(arg('settings', 'defaults,lazy,lazy-event-id')).split(',');
+  report('alert-path-compare', await compareDeliveryCost({ runtime, events: Number(arg('events', 1000)), settings, keep, log }));
+  process.exit(0);
+}
 
 /** @type {Record<string, unknown>} */
 const figures = { events: EVENTS, engine: ENGINE, n8nEnv: N8N_ENV, balance: BALANCE };

@@ -152,6 +152,10 @@ await bench('alert-path-event-id', 'alert-path.bench.mjs', [
   'event-id',
 ]);
 await bench('alert-path-vm', 'alert-path.bench.mjs', ['--events', size(500, 100), '--workers', '2', '--engine', 'vm']);
+// 10b. The trigger's cost per delivery against n8n's own Webhook node (issue 36): one fresh cluster per setting
+// (1 webhook process on n8n's defaults and with lazy isolates; 2 routed by event id), both nodes → No Op on the
+// same deliveries, one after the other (docs/performance.md, "Cost per delivery").
+await bench('alert-path-compare', 'alert-path.bench.mjs', ['--compare', '--events', size(1000, 150)]);
 
 // --- the table ------------------------------------------------------------------------------------
 /** @type {{ figure: string, value: string, goal: string, pass: string }[]} */
@@ -442,6 +446,21 @@ for (const name of ['alert-path-lazy', 'alert-path-event-id', 'alert-path-vm']) 
     add(`  peak RSS MB (${Object.keys(f.peakRssMb).join(', ')})`, Object.values(f.peakRssMb).join(', '), '', null);
   }
 }
+const ac = results['alert-path-compare'];
+if (ac) {
+  for (const r of Object.values(ac.settings)) {
+    const label = `Company Data Trigger vs n8n's Webhook node (${r.label}), ${ac.events} events + copies`;
+    add(`${label}: events/s ÷ n8n's node at n8n's defaults`, r.ratios.eventsVsN8nDefaults, '>= 0.6', r.ratios.eventsVsN8nDefaults >= 0.6);
+    add("  webhook-process CPU per delivery ÷ n8n's node at defaults", r.ratios.cpuVsN8nDefaults, '<= 3', r.ratios.cpuVsN8nDefaults <= 3);
+    add('  answer p99 ms', r.trigger.p99, '< 1000', r.trigger.p99 < 1000, 0);
+    add(
+      '  ids missing in the store / failed deliveries',
+      `${r.trigger.storeMissing} / ${r.trigger.failed}`,
+      '0 / 0',
+      r.trigger.storeMissing === 0 && r.trigger.failed === 0,
+    );
+  }
+} else missing('alert-path-compare', "Trigger vs n8n's Webhook node");
 const c = results.client;
 if (c)
   add(

@@ -279,10 +279,13 @@ export function rssWatch(processes, peakRssMb) {
  * `chat` at `chatPath`: a burst of `count` events (a third of them 2-3 times), webhook process
  * `restartIndex` killed (SIGKILL) and started again when half the deliveries are out, failed deliveries
  * sent again until answered (the service's retries), then every event delivered once more.
+ * `rotate` (optional): started when a quarter of the deliveries are out; it changes the signing secret where
+ * the trigger reads it (the credential) and resolves to the new secret's signer, which signs every
+ * delivery sent from then on (burst, retries and redelivery), while the ones in flight keep the old one.
  * Returns the figures and what the assertions need; asserts nothing itself.
  * @param {{ q: Pick<import('./queue.mjs').QueueN8n, 'restartWebhook'>, postgres: Psql, chat: Pick<import('./chat.mjs').ChatReceiver, 'at'>,
  *   chatPath: string, workflowId: string, nodeId: string, hookUrl: string, sign: Sign, count: number, prefix: string,
- *   restartIndex?: number, concurrency?: number, log?: (m: string) => void }} opts
+ *   restartIndex?: number, concurrency?: number, rotate?: () => Promise<Sign>, log?: (m: string) => void }} opts
  */
 export async function alertBurst({
   q,
@@ -292,17 +295,20 @@ export async function alertBurst({
   workflowId,
   nodeId,
   hookUrl,
-  sign,
+  sign: firstSign,
   count,
   prefix,
   restartIndex,
   concurrency = 8,
+  rotate,
   log = () => {},
 }) {
   const before = n8nState(postgres, workflowId).maxId;
   const events = burstEvents(count, prefix);
   const ids = events.map((e) => e.id);
   const deliveries = withCopies(events);
+  const rotation = secretRotation(firstSign, rotate, Math.floor(deliveries.length / 4), log);
+  const sign = rotation.sign;
   const posts = () => {
     /** @type {Map<string, number>} */
     const n = new Map();
@@ -332,6 +338,7 @@ export async function alertBurst({
           },
   });
   const burstSentMs = Date.now() - t0;
+  await rotation.done();
   // The service sends a failed delivery again after 1 minute; a restarted webhook process is up well
   // before that (about 20 s), so the retries start once it is. Sent at once instead, they would meet the
   // process still starting, which with routing by event id is where every retry of its events goes.
@@ -379,5 +386,43 @@ export async function alertBurst({
     postedTwice: [...p].filter(([, n]) => n > 1).map(([id]) => id),
     notPosted: ids.filter((id) => !p.has(id)),
     processedData: processedData(postgres, workflowId, nodeId, ids),
+    rotated: rotation.rotated(),
+  };
+}
+
+/**
+ * A signer that starts `rotate` at its `at`-th signature and signs with the new secret once that resolved.
+ * @param {Sign} sign
+ * @param {(() => Promise<Sign>) | undefined} rotate
+ * @param {number} at
+ * @param {(m: string) => void} log
+ */
+function secretRotation(sign, rotate, at, log) {
+  let current = sign;
+  let signed = 0;
+  /** @type {Promise<void> | undefined} */
+  let rotating;
+  let rotated = false;
+  /** @type {unknown} */
+  let failure;
+  return {
+    /** @type {Sign} */
+    sign: (body, eventId) => {
+      if (rotate && ++signed === at)
+        rotating = rotate().then(
+          (next) => {
+            current = next;
+            rotated = true;
+            log(`signing secret rotated after ${at} deliveries; the rest are signed with the new one`);
+          },
+          (error) => void (failure = error),
+        );
+      return current(body, eventId);
+    },
+    done: async () => {
+      await rotating;
+      if (failure) throw failure;
+    },
+    rotated: () => rotated,
   };
 }

@@ -16,6 +16,8 @@ import { handleDelivery } from '../trigger/delivery';
 import { checkExists, create, knownSecrets, remove, type HookState } from '../trigger/lifecycle';
 import { readTriggerOptions } from '../descriptions/trigger-properties';
 import { hasProcessedData, memoryCheck, processedDataDedupe, triggerKey } from '../trigger/seen';
+import { credentialSecrets, type ReadSecret } from '../trigger/secret-cache';
+import { fixedSettings } from '../trigger/fixed-settings';
 
 /**
  * The Company Data Trigger's behaviour: activation and deactivation (the account's one webhook), a
@@ -77,25 +79,48 @@ export const webhookLifecycle = {
   },
 };
 
-/** A delivery arrives: verify, dedupe in memory, answer the service, and start the workflow with its items. */
+/** The credential's signing secret, read now; undefined (with a warning) when it cannot be read. */
+function credentialSecretReader(ctx: IWebhookFunctions): ReadSecret {
+  return async () => {
+    try {
+      const creds = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
+      return creds.webhookSigningSecret?.trim() || undefined;
+    } catch (error) {
+      // The secret kept at activation still verifies; a webhook() that throws would start an execution.
+      ctx.logger.warn(`Company Data Trigger could not read its credential: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+}
+
+/**
+ * A delivery arrives: verify, dedupe in memory, answer the service, and start the workflow with its items.
+ * In this order, so each step is paid only by deliveries that need it: the credential's secret comes from
+ * this process's cache (read again only when the delivery does not verify), a copy is dropped right after
+ * the signature, and only a new event reads the node's settings (as saved, see fixedSettings).
+ */
 export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
   const req = ctx.getRequestObject() as RawRequest;
   if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
   const state = ctx.getWorkflowStaticData('node') as HookState;
-  let creds: CompanyDataCredential | undefined;
-  try {
-    creds = (await ctx.getCredentials(CREDENTIAL_TYPE)) as CompanyDataCredential;
-  } catch (error) {
-    // The secret kept at activation still verifies; a webhook() that throws would start an execution.
-    ctx.logger.warn(`Company Data Trigger could not read its credential: ${(error as Error).message}`);
-  }
-  const key = triggerKey(ctx);
+  const node = ctx.getNode(); // n8n hands out a copy on each call: taken once
+  const key = triggerKey({ getWorkflow: () => ctx.getWorkflow(), getNode: () => node });
+  // Another credential chosen for the node is another entry.
+  const secretKey = `${key}:${node.credentials?.[CREDENTIAL_TYPE]?.id ?? ''}`;
+  const readSecret = credentialSecretReader(ctx);
+  const kept = await credentialSecrets.get(secretKey, readSecret);
   const memory = memoryCheck(key, ctx.getResponseObject());
   const helpers = ctx.helpers as unknown;
   const warn = warnTo(ctx.logger);
   const outcome = await handleDelivery(req.rawBody, req.headers, {
-    secrets: knownSecrets(state, creds?.webhookSigningSecret),
-    options: readTriggerOptions((name, fallback) => ctx.getNodeParameter(name, fallback)),
+    secrets: knownSecrets(state, kept.secret),
+    rereadSecrets: kept.fresh
+      ? undefined
+      : async () => {
+          const again = await credentialSecrets.reread(secretKey, readSecret);
+          return again.changed ? knownSecrets(state, again.secret) : undefined;
+        },
+    options: () => readTriggerOptions(fixedSettings(ctx)),
     // n8n 2.41 offers no processed-data store in webhook(); should a later version add it, use it here too.
     seen: layeredDedupe(hasProcessedData(helpers) ? [memory, processedDataDedupe(helpers, key, warn)] : [memory]),
   });

@@ -1,5 +1,6 @@
 import { sleep } from 'n8n-workflow';
 import { MemoryDedupeStore, type DedupeStore } from '@company-data/core/webhooks';
+import { credentialSecrets } from './secret-cache';
 
 /**
  * Where the trigger remembers event ids. Each is a DedupeStore (packages/core/webhooks/dedupe.ts), asked with
@@ -60,9 +61,10 @@ export function memoryCheck(key: string, answer: DeliveryAnswer | undefined): Pi
   };
 }
 
-/** Test hook: forget all process-memory ids, as a restart would. */
+/** Test hook: forget all process-memory ids and kept secrets, as a restart would. */
 export function resetProcessMemory(): void {
   stores.clear();
+  credentialSecrets.clear();
 }
 
 export interface ProcessedDataHelpers {

@@ -12,7 +12,7 @@ import type {
 import { SERVICE_ACCOUNT_TEST, type GoogleAuthentication } from '../descriptions/common';
 import { toSheetsNodeError } from '../errors';
 import { googleSheetsAccess } from '../transport/google';
-import { n8nSheetsClock } from '../ports/clock';
+import { n8nClock } from '../../transport/clock';
 import { headerRow, listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
 import { parseServiceAccountKey, ServiceAccountError, ServiceAccountTokens, type TokenAnswer } from '../transport/service-account';
 
@@ -22,7 +22,7 @@ async function editorSpreadsheet(ctx: ILoadOptionsFunctions) {
   const root = sheetsApiRoot(ctx.getNodeParameter('options', {}) as IDataObject);
   const spreadsheetId = spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', undefined, { extractValue: true }));
   const access = await googleSheetsAccess(ctx, authentication);
-  return { spreadsheetId, rest: spreadsheetRest(access, root, spreadsheetId, n8nSheetsClock(undefined)) };
+  return { spreadsheetId, rest: spreadsheetRest(access, root, spreadsheetId, n8nClock(undefined)) };
 }
 
 /** The Sheet field's list: the spreadsheet's tabs, by id (so a renamed tab stays picked). */

@@ -11,6 +11,7 @@ import { EventSheetWriter } from '../../sheets/events-to-rows';
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
 import { defaultStateDir } from '../../sheets/state-dir';
+import { systemClock } from '../../transport/clock';
 import { spreadsheetIdOf } from '../../sheets/spreadsheet-address';
 import { syncList, type ListSyncResult } from '../../sheets/watch-list';
 import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
@@ -117,7 +118,6 @@ export function watchCommand(): Command {
     const client = opened.client as CompanyDataClient;
 
     const stop = new AbortController();
-    const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
     const onSignal = () => {
       say('Stopping after this step; what is stored is kept.');
       stop.abort('signal');
@@ -234,7 +234,7 @@ export function watchCommand(): Command {
             `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
           );
         if (flags.once || stop.signal.aborted) break;
-        await Promise.race([new Promise<void>((r) => setTimeout(r, flags.interval * 1000).unref()), stopped]);
+        await systemClock.sleep(flags.interval * 1000, stop.signal);
         if (stop.signal.aborted) break;
         current = await pass(await openWatched());
       }

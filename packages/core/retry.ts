@@ -1,4 +1,5 @@
 import type { RetryPolicy } from './operation';
+import { sleepUnlessAborted } from './sleep';
 import type { TransportErrorKind } from './transport';
 
 /**
@@ -128,23 +129,6 @@ export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
 }
 
-/** Waits ms, or less: resolves when the signal aborts (the caller looks at it), never rejects. */
-async function waitUnlessAborted(ms: number, o: RetryLoopOptions): Promise<void> {
-  const signal = o.signal;
-  if (!signal) return await o.sleep(ms);
-  if (signal.aborted) return;
-  let onAbort!: () => void;
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    await Promise.race([o.sleep(ms, signal), aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
 /**
  * The one retry loop: the client's requests to the service and the Google Sheets table's requests to
  * Google both go through it, each with its own policy and options (decideRetry says when to retry).
@@ -164,9 +148,9 @@ export async function withRetries<T>(attempt: (n: number) => Promise<AttemptOutc
     if (decision.pauseMs > 0) {
       o.pause?.(decision.pauseMs);
       // The paused queue's wait cannot be called off: with a signal, this call waits out the pause itself.
-      if (!o.pause || o.signal) await waitUnlessAborted(decision.pauseMs, o);
+      if (!o.pause || o.signal) await sleepUnlessAborted((ms, s) => o.sleep(ms, s), decision.pauseMs, o.signal);
     }
-    if (decision.delayMs > 0 && !stopped()) await waitUnlessAborted(decision.delayMs, o);
+    if (decision.delayMs > 0 && !stopped()) await sleepUnlessAborted((ms, s) => o.sleep(ms, s), decision.delayMs, o.signal);
     if (stopped()) throw abortReason(o.signal!);
   }
 }

@@ -8,7 +8,7 @@ import type { CompanySummary } from '@company-data/core/schemas/company';
 import { flatCompany, flatCompanyFields } from '@company-data/core/simplify';
 import type { Lang } from '@company-data/core/schemas/common';
 import { toNodeError } from '../errors';
-import { n8nClock } from '../transport';
+import { n8nClock } from '../transport/clock';
 
 /** Reads a field by name, or by a dotted path when no field has that exact name. */
 export function fieldValue(json: IDataObject, name: string): unknown {
@@ -136,7 +136,7 @@ export async function executeLookup(
   items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
   const run = runOptions(ctx, op);
-  const nowMs = n8nClock.now();
+  const nowMs = n8nClock().now();
   const queries: string[] = [];
   /** Input positions of the queries sent, in the same order. */
   const positions: number[] = [];

@@ -1,7 +1,8 @@
 import { CoreClient } from '@company-data/core/client';
 import type { Lang } from '@company-data/core/schemas/common';
 import { toNodeError } from '../errors';
-import { CREDENTIAL_TYPE, n8nClock, n8nTransport, type N8nRequestContext } from './index';
+import { n8nClock } from './clock';
+import { CREDENTIAL_TYPE, n8nTransport, type N8nRequestContext } from './index';
 
 /** What the credential stores (credentials/CompanyDataApi.credentials.ts). */
 export interface CompanyDataCredential {
@@ -33,7 +34,7 @@ function newClient(ctx: N8nRequestContext, cred: CompanyDataCredential, lang: La
     baseUrl: (cred.baseUrl ?? '').trim(),
     auth: cred.authStyle === 'bearer' ? 'bearer' : 'x-api-key',
     transport: n8nTransport(ctx),
-    clock: n8nClock,
+    clock: n8nClock(),
     userAgent: 'n8n-nodes-company-data (n8n)',
     onSchemaMismatch: (m) =>
       ctx.logger.warn(`Company Data: the answer to ${m.operation} differs from the documented shape`, { requestId: m.requestId }),

@@ -6,8 +6,7 @@ import type {
   ILoadOptionsFunctions,
   IPollFunctions,
 } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
-import type { Clock, Transport, TransportErrorKind, TransportRequest, TransportResponse } from '@company-data/core/transport';
+import type { Transport, TransportErrorKind, TransportRequest, TransportResponse } from '@company-data/core/transport';
 import { TransportError } from '@company-data/core/transport';
 
 export const CREDENTIAL_TYPE = 'companyDataApi';
@@ -152,9 +151,3 @@ export function n8nTransport(ctx: N8nRequestContext, credentialType = CREDENTIAL
     },
   };
 }
-
-/** n8n's own sleep: node code uses no timer globals. */
-export const n8nClock: Clock = {
-  now: () => Date.now(),
-  sleep: async (ms: number) => await sleep(ms),
-};

@@ -1,4 +1,4 @@
-import { sleep } from 'n8n-workflow';
+import { n8nClock } from '../transport/clock';
 import { MemoryDedupeStore, type DedupeStore } from '@company-data/core/webhooks';
 import { credentialSecrets } from './secret-cache';
 
@@ -148,7 +148,7 @@ interface Waiter {
 export function processedDataStore({
   now = () => Date.now(),
   staleMs = TURN_STALE_MS,
-  pause = (ms: number): Promise<void> => sleep(ms),
+  pause = (ms: number): Promise<void> => n8nClock().sleep(ms),
 } = {}) {
   const waiting = new Map<string, Waiter[]>();
   const warnedForeign = new Set<string>();

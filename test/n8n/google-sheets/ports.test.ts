@@ -83,9 +83,9 @@ describe('clock: waits end on Stop, with or without n8n’s sleepWithAbort', () 
     vi.resetModules();
   });
 
-  const stopsEarly = async (clockModule: typeof import('../../../src/n8n/google-sheets/ports/clock')) => {
+  const stopsEarly = async (clockModule: typeof import('../../../src/n8n/transport/clock')) => {
     const stop = new AbortController();
-    const clock = clockModule.n8nSheetsClock(stop.signal);
+    const clock = clockModule.n8nClock(stop.signal);
     const started = Date.now();
     const waiting = clock.sleep(60_000);
     await sleep(100);
@@ -96,7 +96,7 @@ describe('clock: waits end on Stop, with or without n8n’s sleepWithAbort', () 
     // A wait's own signal ends it too, and a wait after Stop does not wait at all.
     const own = new AbortController();
     const t0 = Date.now();
-    const w2 = clockModule.n8nSheetsClock(undefined).sleep(60_000, own.signal);
+    const w2 = clockModule.n8nClock(undefined).sleep(60_000, own.signal);
     own.abort();
     await w2;
     await clock.sleep(60_000);
@@ -104,7 +104,7 @@ describe('clock: waits end on Stop, with or without n8n’s sleepWithAbort', () 
   };
 
   test('n8n-workflow 1.x: sleepWithAbort', async () => {
-    await stopsEarly(await import('../../../src/n8n/google-sheets/ports/clock'));
+    await stopsEarly(await import('../../../src/n8n/transport/clock'));
   });
 
   test('n8n 2.x (no sleepWithAbort): slices of n8n-workflow’s sleep', async () => {
@@ -114,13 +114,13 @@ describe('clock: waits end on Stop, with or without n8n’s sleepWithAbort', () 
       delete rest.sleepWithAbort;
       return rest;
     });
-    const clockModule = await import('../../../src/n8n/google-sheets/ports/clock');
+    const clockModule = await import('../../../src/n8n/transport/clock');
     const workflow = await import('n8n-workflow');
     expect('sleepWithAbort' in workflow).toBe(false);
     await stopsEarly(clockModule);
     // Without a signal it waits the time asked.
     const t0 = Date.now();
-    await clockModule.n8nSheetsClock(undefined).sleep(300);
+    await clockModule.n8nClock(undefined).sleep(300);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
   });
 });

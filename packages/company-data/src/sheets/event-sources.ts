@@ -4,6 +4,7 @@ import type { WebhookEvent } from '@company-data/core/schemas/events';
 import { EVENTS_PER_BATCH } from '@company-data/core/sheets/events/events-writer';
 import { checkWebhookHeaders, EVENT_ID_HEADER, SignatureVerificationError, verifyWebhook } from '@company-data/core/webhooks';
 import { lingerThenClose, readCappedBody } from '../transport/capped-body';
+import { systemClock } from '../transport/clock';
 import type { EventSheetWriter } from './events-to-rows';
 
 /** An event's id for a log line; a malformed event may carry none, or something else in its place. */
@@ -24,7 +25,8 @@ export interface PollOptions {
   once?: boolean;
   intervalMs?: number;
   signal?: AbortSignal;
-  sleep?: (ms: number) => Promise<void>;
+  /** Default: the system clock's; the wait between polls ends when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   onEvent?: (id: string, outcome: string) => void;
 }
 
@@ -35,7 +37,7 @@ export interface PollOptions {
  * has no more.
  */
 export async function pollEventsToSheet(opts: PollOptions): Promise<void> {
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = opts.sleep ?? systemClock.sleep;
   const ledger = opts.writer.ledger;
   const store = async (batch: WebhookEvent[]): Promise<void> => {
     if (!batch.length) return;
@@ -60,7 +62,7 @@ export async function pollEventsToSheet(opts: PollOptions): Promise<void> {
     }
     await store(batch);
     if (opts.once || opts.signal?.aborted) return;
-    await sleep(opts.intervalMs ?? 60_000);
+    await sleep(opts.intervalMs ?? 60_000, opts.signal);
     if (opts.signal?.aborted) return;
   }
 }

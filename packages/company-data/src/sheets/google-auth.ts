@@ -1,22 +1,25 @@
 import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { JWT, OAuth2Client, type Credentials, type gaxios } from 'google-auth-library';
+import {
+  GOOGLE_TOKEN_URI,
+  parseServiceAccountKey,
+  requestServiceAccountToken,
+  ServiceAccountError,
+  SHEETS_SCOPE,
+  type RsaSha256Signer,
+  type ServiceAccountKey,
+  type ServiceAccountWords,
+} from '@company-data/core/google/service-account';
+import type { Transport } from '@company-data/core/transport';
+import { systemClock } from '../transport/clock';
+import { UndiciTransport } from '../transport/undici';
 
 type GaxiosError<T = unknown> = gaxios.GaxiosError<T>;
 type GaxiosOptions = gaxios.GaxiosOptions;
 type GaxiosResponse<T = unknown> = gaxios.GaxiosResponse<T>;
 
-export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
-/** Where Google's own keys and clients exchange tokens; a key or client file may name another (a stand-in). */
-export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
-
-/** The fields of a service-account key file (JSON) that are used. */
-export interface ServiceAccountKey {
-  client_email: string;
-  private_key: string;
-  private_key_id?: string;
-  token_uri?: string;
-}
+export { GOOGLE_TOKEN_URI, SHEETS_SCOPE };
 
 /**
  * Google credentials, one of:
@@ -30,7 +33,8 @@ export interface ServiceAccountKey {
  */
 export type GoogleCredentials =
   | { serviceAccountKeyFile: string }
-  | { serviceAccountKey: ServiceAccountKey }
+  /** A key file's JSON, parsed; token_uri may be left out (Google's). */
+  | { serviceAccountKey: Omit<ServiceAccountKey, 'token_uri'> & { token_uri?: string } }
   | { accessToken: string }
   | {
       oauth: {
@@ -50,6 +54,8 @@ export type GoogleAuthClient = OAuth2Client;
 export interface GoogleAuthOptions {
   /** Milliseconds since 1970 for the assertion's iat and exp; a test moves it to play a computer with a wrong clock. */
   now?: () => number;
+  /** Where a service account's token requests go; default: undici. */
+  transport?: Transport;
 }
 
 /** An error of the sign-in, worded for the user; `status` is left out so the Sheets table does not add its own advice. */
@@ -57,27 +63,28 @@ export class GoogleAuthError extends Error {
   override readonly name = 'GoogleAuthError';
 }
 
-function readKeyFile(path: string): ServiceAccountKey {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new Error(`google-key-file: cannot read ${path} as JSON (${(err as NodeJS.ErrnoException).code ?? 'invalid JSON'})`);
-  }
-  const k = json as Partial<Record<keyof ServiceAccountKey | 'type', unknown>>;
-  if (typeof k.client_email !== 'string' || typeof k.private_key !== 'string') {
-    const hint =
-      k.type === 'authorized_user'
-        ? '; it is a signed-in user (authorized_user): pass it with --google-oauth-file'
-        : ' (IAM → Service accounts → Keys → Add key → JSON in the Cloud console)';
-    throw new Error(`google-key-file: ${path} must be a service-account key with client_email and private_key${hint}`);
-  }
+/** node:crypto's RS256, the core's signature port in the CLI. */
+const nodeRsaSha256: RsaSha256Signer = (data, pem) => createSign('RSA-SHA256').update(data).sign(pem);
+
+/** How the CLI names a service account's key in the core's messages. */
+function keyWords(path: string | undefined): ServiceAccountWords {
   return {
-    client_email: k.client_email,
-    private_key: k.private_key,
-    ...(typeof k.private_key_id === 'string' ? { private_key_id: k.private_key_id } : {}),
-    ...(typeof k.token_uri === 'string' ? { token_uri: k.token_uri } : {}),
+    key: path ? `google-key-file ${path}` : 'the service-account key',
+    machine: 'this computer',
+    newKey: path ? `pass it with --google-key-file instead of ${path}` : 'use it instead of this one',
+    signedInUser: 'pass it with --google-oauth-file',
   };
+}
+
+/** The core's refusal as one line for the terminal: what happened, then what to do. */
+const inCliWords = (e: unknown): unknown => (e instanceof ServiceAccountError ? new GoogleAuthError(`${e.message}: ${e.advice}`) : e);
+
+function readKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`google-key-file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
 }
 
 /** Google's OAuth error body ({"error":"invalid_grant","error_description":"..."}) as "invalid_grant: ...". */
@@ -92,16 +99,6 @@ export function oauthErrorText(err: unknown): { code?: string; text: string; sta
   const code = (e as { code?: unknown })?.code;
   // No answer at all (refused, DNS, time-out): the kind is enough; gaxios's message quotes the request.
   return { text: status ? `HTTP ${status}` : `no answer (${typeof code === 'string' ? code : 'network error'})` };
-}
-
-/** After a token exchange failed: which of the user's things to check, by Google's answer. */
-function keyAdvice(code: string | undefined, text: string, path: string): string {
-  if (/short-lived|reasonable timeframe|\biat\b|\bexp\b/i.test(text))
-    return "this computer's clock is off by more than a few minutes: set it right (automatic time) and run again";
-  if (code === 'invalid_grant' || code === 'invalid_client' || code === 'unauthorized_client')
-    return `the key was deleted or replaced, or the file was edited: create a new JSON key for the service account (Cloud console → IAM → Service accounts → Keys) and pass it with --google-key-file instead of ${path}`;
-  if (code === 'invalid_scope') return 'the token endpoint refused the Sheets scope: check the Sheets API is enabled for the key’s project';
-  return 'check the network and the token_uri in the key file, then run again; nothing was written';
 }
 
 /**
@@ -126,72 +123,35 @@ async function renewOn401<T>(
 }
 
 /**
- * A service account through the standard OAuth 2.0 JWT bearer grant (RFC 7523), as google-auth-library's
- * JWT client does it, except that the assertion is sent to the key's own token_uri with the key's id as
- * `kid`: the library's token fetcher (gtoken 8) always posts to oauth2.googleapis.com and names no key.
- * Caching, early renewal (5 minutes before expiry) and the request path stay the library's.
+ * A service account as a google-auth-library client: the token comes from the core's exchange (the key's
+ * own token_uri, the key's id as `kid`, sent through undici); caching, early renewal (5 minutes before
+ * expiry) and the request path stay the library's.
  */
-class ServiceAccountClient extends JWT {
-  private readonly tokenUri: string;
-
+class ServiceAccountClient extends OAuth2Client {
   constructor(
-    private readonly sa: ServiceAccountKey,
-    private readonly label: string,
+    readonly key: ServiceAccountKey,
+    private readonly words: ServiceAccountWords,
     private readonly now: () => number,
+    private readonly transport: Transport,
   ) {
-    super({
-      email: sa.client_email,
-      key: sa.private_key,
-      ...(sa.private_key_id ? { keyId: sa.private_key_id } : {}),
-      scopes: [SHEETS_SCOPE],
-    });
-    this.tokenUri = sa.token_uri ?? GOOGLE_TOKEN_URI;
-  }
-
-  private assertion(): string {
-    const iat = Math.floor(this.now() / 1000);
-    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-    const header = b64({ alg: 'RS256', typ: 'JWT', ...(this.sa.private_key_id ? { kid: this.sa.private_key_id } : {}) });
-    const claims = b64({ iss: this.sa.client_email, scope: SHEETS_SCOPE, aud: this.tokenUri, iat, exp: iat + 3600 });
-    let signature: string;
-    try {
-      signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(this.sa.private_key, 'base64url');
-    } catch {
-      // The key's text is never quoted: it is the secret.
-      throw new GoogleAuthError(`${this.label}: its private_key is not a valid RSA key; download a new JSON key from the Cloud console`);
-    }
-    return `${header}.${claims}.${signature}`;
+    super();
+    // The library asks for a new token only while it holds a refresh token: a key can always sign a new assertion.
+    this.setCredentials({ refresh_token: 'jwt-placeholder' });
   }
 
   protected override async refreshTokenNoCache(): Promise<{ tokens: Credentials; res: GaxiosResponse | null }> {
-    const sent = this.now();
-    let res: GaxiosResponse<{ access_token?: string; expires_in?: number; token_type?: string }>;
-    try {
-      res = await this.transporter.request({
-        ...OAuth2Client.RETRY_CONFIG,
-        method: 'POST',
-        url: this.tokenUri,
-        data: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: this.assertion() }),
-        responseType: 'json',
-      });
-    } catch (err) {
-      if (err instanceof GoogleAuthError) throw err;
-      const { code, text } = oauthErrorText(err);
-      throw new GoogleAuthError(
-        `${this.label} (service account ${this.sa.client_email}) was refused by the token endpoint ${this.tokenUri} (${text}): ${keyAdvice(code, text, this.label.replace(/^google-key-file /, ''))}`,
-      );
-    }
-    if (!res.data?.access_token)
-      throw new GoogleAuthError(`${this.label}: the token endpoint ${this.tokenUri} answered without an access token; run again later`);
-    const tokens: Credentials = {
-      access_token: res.data.access_token,
-      token_type: 'Bearer',
-      // Counted from when the request left, so a slow answer cannot make the token look younger than it is.
-      expiry_date: sent + (res.data.expires_in ?? 3600) * 1000,
-      refresh_token: 'jwt-placeholder',
-    };
+    const { token, expiresAt } = await requestServiceAccountToken(this.key, {
+      transport: this.transport,
+      sign: nodeRsaSha256,
+      now: this.now,
+      words: this.words,
+      sleep: systemClock.sleep,
+    }).catch((e: unknown) => {
+      throw inCliWords(e);
+    });
+    const tokens: Credentials = { access_token: token, token_type: 'Bearer', expiry_date: expiresAt, refresh_token: 'jwt-placeholder' };
     this.emit('tokens', tokens);
-    return { tokens, res };
+    return { tokens, res: null };
   }
 
   protected override requestAsync<T>(opts: GaxiosOptions, reAuthRetried = false): Promise<GaxiosResponse<T>> {
@@ -237,11 +197,25 @@ export function googleAuthClient(creds: GoogleCredentials, options: GoogleAuthOp
     return c;
   }
   if ('oauth' in creds) return new UserClient(creds.oauth);
-  const [key, label] =
-    'serviceAccountKeyFile' in creds
-      ? [readKeyFile(creds.serviceAccountKeyFile), `google-key-file ${creds.serviceAccountKeyFile}`]
-      : [creds.serviceAccountKey, 'the service-account key'];
-  return new ServiceAccountClient(key, label, options.now ?? Date.now);
+  const path = 'serviceAccountKeyFile' in creds ? creds.serviceAccountKeyFile : undefined;
+  const words = keyWords(path);
+  let key: ServiceAccountKey;
+  try {
+    key = parseServiceAccountKey(
+      'serviceAccountKeyFile' in creds ? readKeyFile(creds.serviceAccountKeyFile) : creds.serviceAccountKey,
+      words,
+    );
+  } catch (e) {
+    throw inCliWords(e);
+  }
+  const transport = options.transport ?? new UndiciTransport({ deadlineMs: 30_000 });
+  return new ServiceAccountClient(key, words, options.now ?? Date.now, transport);
+}
+
+/** The service account's email, when one signs in: whom to share a spreadsheet with. */
+export function signedInAccount(auth: GoogleAuthClient): string | undefined {
+  if (auth instanceof ServiceAccountClient) return auth.key.client_email;
+  return auth instanceof JWT ? (auth.email ?? undefined) : undefined;
 }
 
 /** What a 401 from the Sheets API means for these credentials, and what to do. */

@@ -1,8 +1,7 @@
-import { JWT } from 'google-auth-library';
 import type { GoogleTokenSource, SheetsClock, Transport } from '@company-data/core/sheets/ports';
 import type { SheetsRestTableOptions } from '@company-data/core/sheets/google/options';
 import { SheetsRestTable } from '@company-data/core/sheets/google/sheets-rest-table';
-import { googleAuthClient, unauthenticatedAdvice, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
+import { googleAuthClient, signedInAccount, unauthenticatedAdvice, type GoogleAuthClient, type GoogleCredentials } from './google-auth';
 import { systemClock } from '../transport/clock';
 import { UndiciTransport } from '../transport/undici';
 
@@ -25,8 +24,9 @@ export interface GoogleSheetTableOptions extends Omit<SheetsRestTableOptions, 't
  * it expires), dropped on a 401 so the next request gets a new one; a bare access token cannot be renewed.
  */
 export function googleTokenSource(auth: GoogleAuthClient): GoogleTokenSource {
+  const account = signedInAccount(auth);
   return {
-    ...(auth instanceof JWT && auth.email ? { account: auth.email } : {}),
+    ...(account ? { account } : {}),
     on401: unauthenticatedAdvice(auth),
     async authorize() {
       const headers: Record<string, string> = {};

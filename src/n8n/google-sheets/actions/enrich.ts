@@ -7,7 +7,7 @@ import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRe
 import { clientFor } from '../../transport/client';
 import type { EnrichModeChoice } from '../descriptions/enrich';
 import { staticDataAnswerStore } from '../ports/answer-store';
-import { n8nSheetsClock } from '../ports/clock';
+import { n8nClock } from '../../transport/clock';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { googleSheetsAccess } from '../transport/google';
 import { sheetTitle, spreadsheetRest } from '../transport/sheets-api';
@@ -164,7 +164,7 @@ export interface OpenSheet {
 
 export async function openSheet(ctx: IExecuteFunctions, p: SheetParams): Promise<OpenSheet> {
   const signal = ctx.getExecutionCancelSignal();
-  const clock = n8nSheetsClock(signal);
+  const clock = n8nClock(signal);
   const access = await googleSheetsAccess(ctx, p.authentication);
   const title = await sheetTitle(spreadsheetRest(access, p.root, p.spreadsheetId, clock), p.sheet);
   const client = await clientFor(ctx, { lang: p.lang });

@@ -10,7 +10,7 @@ import { rowChange } from '@company-data/core/watch/row-change';
 import { RowChangeWriter } from '@company-data/core/watch/row-writer';
 import { digestItem } from '../../trigger/items';
 import { DEFAULT_EVENTS_SHEET } from '../descriptions/write-events';
-import { n8nSheetsClock } from '../ports/clock';
+import { n8nClock } from '../../transport/clock';
 import { waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { googleSheetsAccess } from '../transport/google';
@@ -116,7 +116,7 @@ interface Applied {
 
 async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<Applied & { sheet: string }> {
   const signal = ctx.getExecutionCancelSignal();
-  const clock = n8nSheetsClock(signal);
+  const clock = n8nClock(signal);
   const access = await googleSheetsAccess(ctx, p.authentication);
   const rest = spreadsheetRest(access, p.root, p.spreadsheetId, clock);
   const title = await sheetTitle(rest, p.sheet);

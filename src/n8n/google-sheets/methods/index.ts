@@ -12,9 +12,11 @@ import type {
 import { SERVICE_ACCOUNT_TEST, type GoogleAuthentication } from '../descriptions/common';
 import { toSheetsNodeError } from '../errors';
 import { googleSheetsAccess } from '../transport/google';
-import { n8nSheetsClock } from '../ports/clock';
+import { n8nClock } from '../../transport/clock';
 import { headerRow, listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
-import { parseServiceAccountKey, ServiceAccountError, ServiceAccountTokens, type TokenAnswer } from '../transport/service-account';
+import { parseServiceAccountKey, ServiceAccountError } from '@company-data/core/google/service-account';
+import type { Transport } from '@company-data/core/transport';
+import { N8N_KEY_WORDS, n8nServiceAccountTokens } from '../transport/service-account';
 
 /** The spreadsheet the node points at, through the core's Sheets REST client, for the editor's lists. */
 async function editorSpreadsheet(ctx: ILoadOptionsFunctions) {
@@ -22,7 +24,7 @@ async function editorSpreadsheet(ctx: ILoadOptionsFunctions) {
   const root = sheetsApiRoot(ctx.getNodeParameter('options', {}) as IDataObject);
   const spreadsheetId = spreadsheetIdOf(ctx.getNodeParameter('spreadsheet', undefined, { extractValue: true }));
   const access = await googleSheetsAccess(ctx, authentication);
-  return { spreadsheetId, rest: spreadsheetRest(access, root, spreadsheetId, n8nSheetsClock(undefined)) };
+  return { spreadsheetId, rest: spreadsheetRest(access, root, spreadsheetId, n8nClock(undefined)) };
 }
 
 /** The Sheet field's list: the spreadsheet's tabs, by id (so a renamed tab stays picked). */
@@ -65,24 +67,26 @@ async function keyColumns(this: ILoadOptionsFunctions): Promise<INodePropertyOpt
 async function serviceAccountTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
   const data: ICredentialDataDecryptedObject = credential.data ?? {};
   try {
-    const key = parseServiceAccountKey(data.serviceAccountKey);
+    const key = parseServiceAccountKey(data.serviceAccountKey, N8N_KEY_WORDS);
     // n8n gives a credential test no httpRequest (ICredentialTestFunctions has only the request helper, which
     // its own lint and scanner call deprecated): the one token exchange goes through that helper.
     const { helpers } = this;
-    const post = async (url: string, form: string): Promise<TokenAnswer> => {
-      const res = (await helpers.request({
-        method: 'POST',
-        uri: url,
-        body: form,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        json: false,
-        simple: false,
-        resolveWithFullResponse: true,
-        timeout: 30_000,
-      })) as { statusCode: number; body: unknown };
-      return { status: res.statusCode, body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body ?? '') };
+    const legacy: Transport = {
+      request: async (req) => {
+        const res = (await helpers.request({
+          method: req.method,
+          uri: req.url,
+          body: req.body,
+          headers: req.headers,
+          json: false,
+          simple: false,
+          resolveWithFullResponse: true,
+          timeout: req.timeoutMs,
+        })) as { statusCode: number; body: unknown };
+        return { status: res.statusCode, headers: {}, body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body ?? '') };
+      },
     };
-    await new ServiceAccountTokens(key, post).token();
+    await n8nServiceAccountTokens(key, legacy).token();
     return { status: 'OK', message: `Connection successful: Google issued a token for ${key.client_email}` };
   } catch (error) {
     if (error instanceof ServiceAccountError) return { status: 'Error', message: `${error.message}. ${error.hint}` };

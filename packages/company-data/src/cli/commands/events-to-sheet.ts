@@ -146,7 +146,6 @@ export function eventsToSheetCommand(): Command {
           intervalMs: flags.interval * 1000,
           signal: stop.signal,
           onEvent: log,
-          sleep: (ms) => Promise.race([new Promise<void>((r) => setTimeout(r, ms).unref()), stopped]),
         });
         // A request the service never answers is not waited for once a stop is asked.
         await Promise.race([poll, stopped]);

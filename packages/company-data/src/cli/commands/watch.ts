@@ -11,6 +11,7 @@ import { EventSheetWriter } from '../../sheets/events-to-rows';
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
 import { defaultStateDir } from '../../sheets/state-dir';
+import { systemClock } from '../../transport/clock';
 import { spreadsheetIdOf } from '../../sheets/spreadsheet-address';
 import { syncList, type ListSyncResult } from '../../sheets/watch-list';
 import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
@@ -84,170 +85,217 @@ export function watchCommand(): Command {
   addWebhookOptions(cmd, 'receive changes as signed webhooks on a local port instead of polling');
   addApiOptions(cmd);
   addGoogleOptions(cmd);
-  cmd.action(async (file: string | undefined, flags: WatchFlags) => {
-    const say = (line: string) => process.stderr.write(line + '\n');
-    const out = (line: string) => process.stdout.write(line + '\n');
-    requireWebhookSecret(flags);
-    if (flags.webhook && flags.digest) throw new Error('digest: applies to polling; with --webhook each change arrives on its own');
-    const spreadsheetId = flags.spreadsheet ? spreadsheetIdOf(flags.spreadsheet) : undefined;
-    const target: WatchTarget = spreadsheetId
-      ? { kind: 'google', spreadsheetId, ...(flags.sheet ? { sheet: flags.sheet } : {}) }
-      : { kind: 'file', name: basename(file ?? ''), ...(flags.sheet ? { sheet: flags.sheet } : {}) };
-    const listName = flags.list ?? defaultListName(target);
-    const externalRef = sheetExternalRef(target);
-    const stateDir = flags.stateDir ?? defaultStateDir();
-    const openWatched = () =>
-      openTable({ file, spreadsheet: spreadsheetId, sheet: flags.sheet, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
-    // The table is opened afresh each pass: a file read once is cached, and a colleague edits between passes.
-    const first = await openWatched();
-    const eventsTable = spreadsheetId
-      ? await openTable({ spreadsheet: spreadsheetId, sheet: flags.eventsSheet }, flags)
-      : await openTable({ file: eventsFileFor(file!, flags.eventsSheet), csvFormulas: flags.csvFormulas }, flags);
-    // Changes read but not yet written into their rows wait here, so a kill between the two loses none.
-    const pending = new PendingChanges(stateDir, first.id);
-    const writer = new RowRecordingWriter(pending, {
-      table: eventsTable,
-      // A Google spreadsheet gets the sheet, with its header, in one request when it has none (a file: by its first save).
-      createWhenMissing: true,
-      lang: flags.lang,
-      onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
-      stateDir,
-    });
-    const opened = await openClient(flags, say, { lang: flags.lang });
-    const client = opened.client as CompanyDataClient;
-
-    const stop = new AbortController();
-    const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
-    const onSignal = () => {
-      say('Stopping after this step; what is stored is kept.');
-      stop.abort('signal');
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
-    try {
-      await writer.open();
-      if (writer.created) say(`Added the sheet "${flags.eventsSheet}" for the changes.`);
-      if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the events sheet.`);
-
-      const pass = async (table: Table): Promise<{ listId: string; table: Table; header: string[] }> => {
-        let report: EnrichReport;
-        // A Google sheet is remembered as enrich reads and writes it: its companies are then known without
-        // reading the whole sheet once more (a request against Google's quota), unless it changed meanwhile.
-        const seen = table.readColumns ? new SeenTable(table) : undefined;
-        try {
-          report = await enrichTable({
-            table: seen ?? table,
-            client,
-            ...(flags.column ? { column: flags.column } : {}),
-            fields: WATCH_FIELDS,
-            mode: 'missing',
-            // Saved once a minute while it runs, not every 10 s: each save of a Google sheet is a read before, the
-            // writes and a read after against Google's 60 a minute, and what is paid for is kept in the state
-            // folder as it arrives, so a killed pass loses nothing (docs/assumptions.md, "Issue 29: batched event appends").
-            flushEveryMs: WATCH_SAVE_EVERY_MS,
-            lang: flags.lang,
-            stateDir,
-            maxAgeDays: DEFAULT_MAX_AGE_DAYS,
-            ...(flags.maxBilledQueries ? { maxBilledQueries: flags.maxBilledQueries } : {}),
-            ...(opened.offline ? { service: 'offline-sandbox' } : {}),
-            signal: stop.signal,
-          });
-        } catch (err) {
-          const failed = reportOfFailedRun(err);
-          if (failed) for (const line of formatReport(failed)) out(line);
-          throw err;
-        }
-        if (report.rowsInScope > 0) for (const line of formatReport(report)) out(line);
-        else out(`Every row is enriched already (nothing billed). Key column: ${report.keyColumn}`);
-        if (report.errors) process.exitCode = 2;
-        const { header, rows } = seen?.seen() ?? (await table.read());
-        const codes = matchedCodes(header, rows, findKeyColumn(header, flags.column));
-        // The events sheet made just now (before any list sync of this sheet, as every watch makes it): no earlier
-        // watch made a list to find, unless the list was named by the user, who may have made it elsewhere.
-        const firstWatch = writer.created && !flags.list && table === first;
-        const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id, firstWatch });
-        out(listLine(sync));
-        for (const i of sync.invalid) say(`${i.registry_code}: not put under watch (${i.reason || 'refused by the service'})`);
-        return { listId: sync.listId, table, header };
-      };
-
-      /** The changes waiting (read by a poll or received as webhooks) into their rows. */
-      const applyRows = async (at: { table: Table; header: string[] }) => {
-        const waiting = pending.waiting();
-        const rows = await new RowChangeWriter(at.table, {
-          lang: flags.lang,
-          ...(flags.column ? { column: flags.column } : {}),
-        }).apply(waiting, at.header);
-        pending.settle(waiting.map((e) => String((e as { id?: unknown }).id)));
-        return rows;
-      };
-
-      let current = await pass(first);
-      if (flags.webhook) {
-        rx = await startWebhookReceiver({
-          writer,
-          secrets: [flags.secret!],
-          port: flags.port,
-          host: flags.host,
-          onEvent: (id, outcome) => say(`${logText(id)}: ${outcome}`),
-        });
-        say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
-      }
-      for (;;) {
-        if (!flags.webhook) {
-          const polled: unknown[] = [];
-          const appended = new Set<string>();
-          const id = current.listId;
-          const events: EventsClient = {
-            // Only this list's changes: the account may watch other companies for other purposes.
-            iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: id }), polled),
-            iterateMatches: () => {
-              throw new Error('watch reads monitoring changes only');
-            },
-          };
-          const before = { ...writer.stats };
-          await pollEventsToSheet({
-            client: events,
-            writer,
-            once: true,
-            signal: stop.signal,
-            onEvent: (eventId, outcome) => {
-              if (outcome === 'appended') appended.add(eventId);
-              else if (outcome !== 'duplicate') say(`${logText(eventId)}: ${outcome}`);
-            },
-          });
-          out(
-            `Changes appended to "${flags.eventsSheet}": ${writer.stats.appended - before.appended}; already stored: ${writer.stats.duplicates - before.duplicates}`,
-          );
-          if (flags.digest) {
-            const fresh = polled.filter((e) => appended.has(String((e as { id?: unknown }).id)));
-            const d = buildDigest(fresh, { lang: flags.lang, maxLines: flags.digestLines });
-            if (flags.digest === '-') {
-              if (d.text) out(d.text);
-            } else writeFileSync(flags.digest, d.text ? d.text + '\n' : '');
-          }
-        }
-        const rows = await applyRows(current);
-        if (rows.changes)
-          out(
-            `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
-          );
-        if (flags.once || stop.signal.aborted) break;
-        await Promise.race([new Promise<void>((r) => setTimeout(r, flags.interval * 1000).unref()), stopped]);
-        if (stop.signal.aborted) break;
-        current = await pass(await openWatched());
-      }
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await rx?.close();
-      await writer.close();
-      pending.close();
-      await opened.close();
-    }
-  });
+  cmd.action(async (file: string | undefined, flags: WatchFlags) => await runWatch(file, flags));
   return cmd;
+}
+
+const say = (line: string) => process.stderr.write(line + '\n');
+const out = (line: string) => process.stdout.write(line + '\n');
+
+/** What one watch works with, from its start to its end. */
+interface WatchRun {
+  flags: WatchFlags;
+  /** The watched sheet or file as opened at the start (each later pass opens it afresh). */
+  first: Table;
+  openWatched: () => Promise<Table>;
+  listName: string;
+  externalRef: string;
+  stateDir: string;
+  pending: PendingChanges;
+  writer: RowRecordingWriter;
+  client: CompanyDataClient;
+  opened: Awaited<ReturnType<typeof openClient>>;
+  stop: AbortController;
+}
+
+/** Opens the sheet, the events sheet and the client; the watch then runs until --once is done or it is stopped. */
+async function runWatch(file: string | undefined, flags: WatchFlags): Promise<void> {
+  requireWebhookSecret(flags);
+  if (flags.webhook && flags.digest) throw new Error('digest: applies to polling; with --webhook each change arrives on its own');
+  const spreadsheetId = flags.spreadsheet ? spreadsheetIdOf(flags.spreadsheet) : undefined;
+  const target: WatchTarget = spreadsheetId
+    ? { kind: 'google', spreadsheetId, ...(flags.sheet ? { sheet: flags.sheet } : {}) }
+    : { kind: 'file', name: basename(file ?? ''), ...(flags.sheet ? { sheet: flags.sheet } : {}) };
+  const stateDir = flags.stateDir ?? defaultStateDir();
+  const openWatched = () =>
+    openTable({ file, spreadsheet: spreadsheetId, sheet: flags.sheet, mustExist: true, csvFormulas: flags.csvFormulas }, flags);
+  // The table is opened afresh each pass: a file read once is cached, and a colleague edits between passes.
+  const first = await openWatched();
+  const eventsTable = spreadsheetId
+    ? await openTable({ spreadsheet: spreadsheetId, sheet: flags.eventsSheet }, flags)
+    : await openTable({ file: eventsFileFor(file!, flags.eventsSheet), csvFormulas: flags.csvFormulas }, flags);
+  // Changes read but not yet written into their rows wait here, so a kill between the two loses none.
+  const pending = new PendingChanges(stateDir, first.id);
+  const writer = new RowRecordingWriter(pending, {
+    table: eventsTable,
+    // A Google spreadsheet gets the sheet, with its header, in one request when it has none (a file: by its first save).
+    createWhenMissing: true,
+    lang: flags.lang,
+    onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
+    stateDir,
+  });
+  const opened = await openClient(flags, say, { lang: flags.lang });
+  const client = opened.client as CompanyDataClient;
+  const listName = flags.list ?? defaultListName(target);
+  const run: WatchRun = {
+    flags,
+    first,
+    openWatched,
+    listName,
+    externalRef: sheetExternalRef(target),
+    stateDir,
+    pending,
+    writer,
+    client,
+    opened,
+    stop: new AbortController(),
+  };
+  await watchUntilStopped(run);
+}
+
+/** The passes, one after another, until --once is done or Ctrl-C; what is stored is kept and closed either way. */
+async function watchUntilStopped(run: WatchRun): Promise<void> {
+  const { flags, writer, stop } = run;
+  const onSignal = () => {
+    say('Stopping after this step; what is stored is kept.');
+    stop.abort('signal');
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+  try {
+    await writer.open();
+    if (writer.created) say(`Added the sheet "${flags.eventsSheet}" for the changes.`);
+    if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the events sheet.`);
+    let current = await enrichAndSyncList(run, run.first);
+    if (flags.webhook) {
+      rx = await startWebhookReceiver({
+        writer,
+        secrets: [flags.secret!],
+        port: flags.port,
+        host: flags.host,
+        onEvent: (id, outcome) => say(`${logText(id)}: ${outcome}`),
+      });
+      say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
+    }
+    for (;;) {
+      if (!flags.webhook) await pollChanges(run, current.listId);
+      reportRows(await applyRows(run, current));
+      if (flags.once || stop.signal.aborted) break;
+      await systemClock.sleep(flags.interval * 1000, stop.signal);
+      if (stop.signal.aborted) break;
+      current = await enrichAndSyncList(run, await run.openWatched());
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await rx?.close();
+    await writer.close();
+    run.pending.close();
+    await run.opened.close();
+  }
+}
+
+/** One pass: enrich the sheet's new rows, then make the monitoring list hold exactly its matched companies. */
+async function enrichAndSyncList(run: WatchRun, table: Table): Promise<{ listId: string; table: Table; header: string[] }> {
+  const { flags, client } = run;
+  // A Google sheet is remembered as enrich reads and writes it: its companies are then known without
+  // reading the whole sheet once more (a request against Google's quota), unless it changed meanwhile.
+  const seen = table.readColumns ? new SeenTable(table) : undefined;
+  const report = await enrichForWatch(run, seen ?? table);
+  if (report.rowsInScope > 0) for (const line of formatReport(report)) out(line);
+  else out(`Every row is enriched already (nothing billed). Key column: ${report.keyColumn}`);
+  if (report.errors) process.exitCode = 2;
+  const { header, rows } = seen?.seen() ?? (await table.read());
+  const codes = matchedCodes(header, rows, findKeyColumn(header, flags.column));
+  // The events sheet made just now (before any list sync of this sheet, as every watch makes it): no earlier
+  // watch made a list to find, unless the list was named by the user, who may have made it elsewhere.
+  const firstWatch = run.writer.created && !flags.list && table === run.first;
+  const { listName, externalRef, stateDir } = run;
+  const sync = await syncList({ client, codes, listName, externalRef, stateDir, tableId: table.id, firstWatch });
+  out(listLine(sync));
+  for (const i of sync.invalid) say(`${i.registry_code}: not put under watch (${i.reason || 'refused by the service'})`);
+  return { listId: sync.listId, table, header };
+}
+
+/** Enrich of the watch's fields over the rows not enriched yet; a failed run's report is printed before its error. */
+async function enrichForWatch(run: WatchRun, table: Table): Promise<EnrichReport> {
+  const { flags } = run;
+  try {
+    return await enrichTable({
+      table,
+      client: run.client,
+      ...(flags.column ? { column: flags.column } : {}),
+      fields: WATCH_FIELDS,
+      mode: 'missing',
+      // Saved once a minute while it runs, not every 10 s: each save of a Google sheet is a read before, the
+      // writes and a read after against Google's 60 a minute, and what is paid for is kept in the state
+      // folder as it arrives, so a killed pass loses nothing (docs/assumptions.md, "Issue 29: batched event appends").
+      flushEveryMs: WATCH_SAVE_EVERY_MS,
+      lang: flags.lang,
+      stateDir: run.stateDir,
+      maxAgeDays: DEFAULT_MAX_AGE_DAYS,
+      ...(flags.maxBilledQueries ? { maxBilledQueries: flags.maxBilledQueries } : {}),
+      ...(run.opened.offline ? { service: 'offline-sandbox' } : {}),
+      signal: run.stop.signal,
+    });
+  } catch (err) {
+    const failed = reportOfFailedRun(err);
+    if (failed) for (const line of formatReport(failed)) out(line);
+    throw err;
+  }
+}
+
+/** Reads the list's new changes into the events sheet, and writes the digest of those appended now. */
+async function pollChanges(run: WatchRun, listId: string): Promise<void> {
+  const { flags, writer, client } = run;
+  const polled: unknown[] = [];
+  const appended = new Set<string>();
+  const events: EventsClient = {
+    // Only this list's changes: the account may watch other companies for other purposes.
+    iterateEvents: (input) => tap(client.iterateEvents({ ...input, list_id: listId }), polled),
+    iterateMatches: () => {
+      throw new Error('watch reads monitoring changes only');
+    },
+  };
+  const before = { ...writer.stats };
+  await pollEventsToSheet({
+    client: events,
+    writer,
+    once: true,
+    signal: run.stop.signal,
+    onEvent: (eventId, outcome) => {
+      if (outcome === 'appended') appended.add(eventId);
+      else if (outcome !== 'duplicate') say(`${logText(eventId)}: ${outcome}`);
+    },
+  });
+  out(
+    `Changes appended to "${flags.eventsSheet}": ${writer.stats.appended - before.appended}; already stored: ${writer.stats.duplicates - before.duplicates}`,
+  );
+  if (!flags.digest) return;
+  const fresh = polled.filter((e) => appended.has(String((e as { id?: unknown }).id)));
+  const d = buildDigest(fresh, { lang: flags.lang, maxLines: flags.digestLines });
+  if (flags.digest === '-') {
+    if (d.text) out(d.text);
+  } else writeFileSync(flags.digest, d.text ? d.text + '\n' : '');
+}
+
+/** The changes waiting (read by a poll or received as webhooks) into their rows. */
+async function applyRows(run: WatchRun, at: { table: Table; header: string[] }) {
+  const waiting = run.pending.waiting();
+  const rows = await new RowChangeWriter(at.table, {
+    lang: run.flags.lang,
+    ...(run.flags.column ? { column: run.flags.column } : {}),
+  }).apply(waiting, at.header);
+  run.pending.settle(waiting.map((e) => String((e as { id?: unknown }).id)));
+  return rows;
+}
+
+function reportRows(rows: Awaited<ReturnType<typeof applyRows>>): void {
+  if (rows.changes)
+    out(
+      `Rows updated: ${rows.rows}${rows.notInSheet ? `; changes of companies no longer in the sheet (events sheet only): ${rows.notInSheet}` : ''}${rows.restored ? `; rows put right after a move: ${rows.restored}` : ''}`,
+    );
 }
 
 /** The events as they pass, kept for the digest. */

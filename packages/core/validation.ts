@@ -104,7 +104,10 @@ export function isValidDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const dt = new Date(Date.UTC(y, mo - 1, d));
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0-99 as 1900-1999, so every date of those
+  // years was refused, though RFC 3339's full-date (OpenAPI's format: date) allows the years 0000-9999.
+  const dt = new Date(0);
+  dt.setUTCFullYear(y, mo - 1, d);
   return dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d;
 }
 

@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
   classifyLookupQuery,
+  isValidDate,
   normaliseVatNumber,
   personalCodeProblem,
   registryCodeProblem,
   vatNumberProblem,
   withRegistryCheckDigit,
 } from '@company-data/core/validation';
+
+describe('calendar date (format: date)', () => {
+  it.each(['0000-01-01', '0000-02-29', '0004-02-29', '0099-12-31', '1900-01-01', '2024-02-29', '9999-12-31'])('accepts %s', (d) =>
+    expect(isValidDate(d)).toBe(true),
+  );
+  // 0000 and 0004 are leap years of the proleptic Gregorian calendar; 0001, 0100 and 1900 are not.
+  it.each(['0001-02-29', '0100-02-29', '1900-02-29', '0050-13-01', '0050-00-10', '0050-04-31', '50-01-01', '10000-01-01'])(
+    'refuses %s',
+    (d) => expect(isValidDate(d)).toBe(false),
+  );
+});
 
 // Vectors are the real codes listed in ../shared/reference/estonian-registry.md, not computed by our code.
 describe('registry code', () => {

@@ -177,13 +177,15 @@ describe('mcp --http body budget', () => {
         // Without Content-Length: it holds room for the largest body, the whole budget, and sends no more.
         req.write('{"jsonrpc":"2.0",');
       });
+      // Handled from now on (the Promise.all below still sees a failure): it must not go unhandled during the wait.
+      stalled.catch(() => undefined);
       // Sent once the staller holds the room: it waits, then is served.
       await new Promise((r) => setTimeout(r, 200));
       const waiting = rawRequest(http.url, 'POST', auth, JSON.stringify(initializeMessage()));
-      const first = await stalled;
+      // Both settled together: a failure of the second while the first is awaited still has its handler.
+      const [first, second] = await Promise.all([stalled, waiting]);
       expect(first.status).toBe(408);
       expect(errorOf(first)).toEqual({ code: -32000, message: 'Request timeout: the body did not arrive within 1.5 s' });
-      const second = await waiting;
       expect(second.status).toBe(200);
       expect(second.headers['mcp-session-id']).toBeTruthy();
     } finally {

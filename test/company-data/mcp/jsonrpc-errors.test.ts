@@ -91,17 +91,17 @@ describe('mcp --http JSON-RPC errors', () => {
   it('-32602 for a cursor this server never gave out, on every list', async () => {
     const { client } = await connectHttp(mcp.server.url, TOKEN);
     try {
-      const lists = [
+      // Settled together: each rejection has its handler from the start (awaited one at a time, a list
+      // that failed before the one awaited would be an unhandled rejection).
+      const lists = await Promise.allSettled([
         client.listTools({ cursor: 'page-2' }),
         client.listResources({ cursor: 'page-2' }),
         client.listResourceTemplates({ cursor: 'page-2' }),
         client.listPrompts({ cursor: 'page-2' }),
-      ];
+      ]);
       for (const list of lists) {
-        const err = await list.then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+        expect(list.status).toBe('rejected');
+        const err = (list as PromiseRejectedResult).reason as unknown;
         expect((err as McpError).code).toBe(-32602);
         expect((err as Error).message).toMatch(
           /^MCP error -32602: Invalid params: unknown cursor; this server lists all its .+ in one page/,

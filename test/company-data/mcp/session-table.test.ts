@@ -8,12 +8,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { describe, expect, it } from 'vitest';
 import { SessionTable } from '../../../packages/company-data/src/mcp/sessions';
 
-function table(max: number, idleMs = 60_000) {
+function table(max: number, idleMs = 60_000, maxPerSubject = max) {
   let now = 1_000;
   const log: string[] = [];
-  const t = new SessionTable({ max, idleMs, log: (l) => log.push(l), now: () => now });
+  const t = new SessionTable({ max, maxPerSubject, idleMs, log: (l) => log.push(l), now: () => now });
   const closed = new Set<string>();
-  const open = async (id: string) => {
+  const open = async (id: string, subject?: string) => {
     const server = new Server({ name: 't', version: '1' }, { capabilities: {} });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     await server.connect(transport);
@@ -22,7 +22,7 @@ function table(max: number, idleMs = 60_000) {
       closed.add(id);
       onclose?.();
     };
-    t.add(id, transport, server, '2025-06-18');
+    t.add(id, transport, server, '2025-06-18', subject);
   };
   return { t, log, closed, open, tick: (ms: number) => (now += ms) };
 }
@@ -36,13 +36,13 @@ describe('SessionTable', () => {
       await open(id);
       tick(10);
     }
-    expect(t.use('a')).toBeDefined(); // a is now the most recently used: b is the least
+    expect(t.use('a', undefined)).toBeDefined(); // a is now the most recently used: b is the least
     tick(10);
     await open('d');
     await settle();
     expect([...closed]).toEqual(['b']);
     expect(t.size).toBe(3);
-    expect(t.use('b')).toBeUndefined();
+    expect(t.use('b', undefined)).toBeUndefined();
     expect(log.at(-2)).toBe('session closed to make room (3 open at most; it was the least recently used, idle 0 s) (2 open)');
     expect(log.at(-1)).toBe('session opened (3 open)');
   });
@@ -53,14 +53,14 @@ describe('SessionTable', () => {
     tick(10);
     await open('b');
     let finish!: () => void;
-    const call = t.serve(t.use('a')!, () => new Promise<void>((r) => (finish = r)));
+    const call = t.serve(t.use('a', undefined)!, () => new Promise<void>((r) => (finish = r)));
     tick(10);
-    const b = t.use('b')!; // b is now more recently used than a, but a is answering
+    const b = t.use('b', undefined)!; // b is now more recently used than a, but a is answering
     await open('c');
     await settle();
     expect([...closed]).toEqual(['b']);
     // Now every open session (a and c) is answering: the cap wins, the least recently used (a) goes.
-    void t.serve(t.use('c')!, () => new Promise<void>(() => undefined));
+    void t.serve(t.use('c', undefined)!, () => new Promise<void>(() => undefined));
     await open('d');
     await settle();
     expect([...closed]).toEqual(['b', 'a']);
@@ -74,7 +74,7 @@ describe('SessionTable', () => {
     await open('old');
     await open('kept');
     tick(900);
-    t.use('kept');
+    t.use('kept', undefined);
     tick(200);
     await open('new');
     await settle();
@@ -86,5 +86,28 @@ describe('SessionTable', () => {
     await t.closeAll();
     expect(t.size).toBe(0);
     expect(closed.has('new')).toBe(true);
+  });
+
+  it("a signed-in user's sessions are theirs: another user's token does not reach them, and at the user's cap their own least recently used one goes", async () => {
+    const { t, closed, open, tick, log } = table(10, 60_000, 3);
+    await open('alice-1', 'alice');
+    tick(10);
+    await open('bob-1', 'bob');
+    tick(10);
+    for (const id of ['alice-2', 'alice-3', 'alice-4', 'alice-5']) {
+      await open(id, 'alice');
+      tick(10);
+    }
+    await settle();
+    // Alice opened five with a cap of three: her two oldest went; Bob's older session stayed.
+    expect([...closed]).toEqual(['alice-1', 'alice-2']);
+    expect(t.size).toBe(4);
+    expect(log).toContain("session closed to make room (3 per user at most; it was the user's least recently used, idle 0 s) (3 open)");
+    expect(t.use('bob-1', 'bob')).toBeDefined();
+    // Another user's id, or the static token's, is as good as an unknown one (404).
+    expect(t.use('bob-1', 'alice')).toBeUndefined();
+    expect(t.use('bob-1', undefined)).toBeUndefined();
+    expect(t.use('alice-5', 'alice')).toBeDefined();
+    await t.closeAll();
   });
 });

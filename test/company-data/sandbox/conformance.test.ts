@@ -206,6 +206,13 @@ describe('company search', () => {
       expect(p.body.data.activities.some((x: any) => x.code.startsWith('62'))).toBe(true);
     }
     expect((await call('/companies?registered_from=2020-02-30')).body.error.param).toBe('registered_from');
+    // format: date allows the years 0000-0099 (Date.UTC would read them as 19xx): accepted and compared as dates.
+    const all = (await call('/companies?limit=1')).body.meta.pagination.total;
+    expect((await call('/companies?registered_from=0000-02-29&limit=1')).body.meta.pagination.total).toBe(all);
+    expect((await call('/companies?registered_to=1999-12-31')).body.data.length).toBeGreaterThan(0);
+    expect((await call('/companies?registered_to=0099-12-31')).body.data).toEqual([]);
+    expect((await call('/companies?registered_from=0050-01-01&registered_to=0099-12-31')).status).toBe(200);
+    expect((await call('/companies?registered_from=0050-02-29')).body.error.param).toBe('registered_from');
   });
 });
 

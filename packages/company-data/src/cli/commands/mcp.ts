@@ -12,6 +12,7 @@ interface McpFlags extends ApiFlags {
   lang: Lang;
   oauthIssuer?: string;
   oauthAudience?: string;
+  oauthScope?: string;
   publicUrl?: string;
 }
 
@@ -50,6 +51,11 @@ export function mcpCommand(): Command {
       ).env('COMPANY_DATA_MCP_OAUTH_AUDIENCE'),
     )
     .addOption(
+      new Option('--oauth-scope <scope>', 'the scope assistants ask your sign-in server for, which it must know (default: mcp)').env(
+        'COMPANY_DATA_MCP_OAUTH_SCOPE',
+      ),
+    )
+    .addOption(
       new Option('--public-url <url>', "the https address clients use to reach /mcp (behind a reverse proxy); the tokens' audience").env(
         'COMPANY_DATA_MCP_PUBLIC_URL',
       ),
@@ -62,6 +68,7 @@ export function mcpCommand(): Command {
     // Checked before the sandbox starts, so a mistake costs nothing and says what to set.
     const access = flags.http ? await httpAccess(flags, token, say) : undefined;
     if (!flags.http && (flags.oauthIssuer || flags.publicUrl)) say('Note: --oauth-issuer and --public-url apply to --http only.');
+    if (flags.http && !flags.oauthIssuer && flags.oauthScope) say('Note: --oauth-scope applies with --oauth-issuer only.');
     apiTarget(flags);
 
     const [{ createMcpServer, mcpContext }, opened] = await Promise.all([
@@ -123,12 +130,13 @@ export function mcpCommand(): Command {
  */
 async function httpAccess(flags: McpFlags, token: string, say: (line: string) => void): Promise<{ auth: McpAuthFactory; publicUrl?: URL }> {
   // Loaded here, as the server is: the other commands do not pay for the MCP SDK and jose.
-  const [{ isLoopback }, { discoverIssuer, secureUrl }, { mcpPublicUrl, oauthResourceServer }, { staticToken }] = await Promise.all([
-    import('../../mcp/http'),
-    import('../../mcp/oauth/issuer'),
-    import('../../mcp/oauth/resource-server'),
-    import('../../mcp/oauth/strategy'),
-  ]);
+  const [{ isLoopback }, { discoverIssuer, secureUrl }, { DEFAULT_SCOPE, mcpPublicUrl, oauthResourceServer, scopeName }, { staticToken }] =
+    await Promise.all([
+      import('../../mcp/http'),
+      import('../../mcp/oauth/issuer'),
+      import('../../mcp/oauth/resource-server'),
+      import('../../mcp/oauth/strategy'),
+    ]);
   const publicUrl = flags.publicUrl ? mcpPublicUrl(secureUrl(flags.publicUrl, '--public-url')) : undefined;
   if (flags.oauthIssuer) {
     if (!publicUrl && !isLoopback(flags.host))
@@ -136,9 +144,11 @@ async function httpAccess(flags: McpFlags, token: string, say: (line: string) =>
         `--public-url: is required with --oauth-issuer on ${flags.host}: the https address clients use for /mcp, which tokens must be issued for`,
       );
     if (token) say('Note: COMPANY_DATA_MCP_TOKEN is not accepted with --oauth-issuer; clients sign in instead.');
+    const scope = flags.oauthScope === undefined ? DEFAULT_SCOPE : scopeName(flags.oauthScope, '--oauth-scope');
     const issuer = await discoverIssuer(flags.oauthIssuer);
-    say(`OAuth: accepting access tokens of ${issuer.issuer} (metadata ${issuer.metadataUrl})`);
-    return { auth: oauthResourceServer(issuer, { audience: flags.oauthAudience?.trim() || undefined, log: say }), publicUrl };
+    say(`OAuth: accepting access tokens of ${issuer.issuer} (metadata ${issuer.metadataUrl}); clients ask for the scope "${scope}"`);
+    const audience = flags.oauthAudience?.trim() || undefined;
+    return { auth: oauthResourceServer(issuer, { audience, scope, log: say }), publicUrl };
   }
   if (!token)
     throw new Error(

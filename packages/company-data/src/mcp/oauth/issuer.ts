@@ -15,6 +15,8 @@ export interface Issuer {
   jwksUri: string;
   /** The signing keys, cached; a token signed by a key not seen yet fetches them again (after the cooldown). */
   keys: RemoteJWKSet;
+  /** Time after a read of the keys before a token of an unknown key reads them again. */
+  keysCooldownMs: number;
 }
 
 export interface IssuerOptions {
@@ -101,8 +103,9 @@ export async function discoverIssuer(issuerUrl: string, opts: IssuerOptions = {}
       `--oauth-issuer: the metadata at ${url} has no jwks_uri: this server checks signed (JWT) access tokens with the issuer's keys`,
     );
   const jwksUri = secureUrl(body.jwks_uri, `--oauth-issuer: jwks_uri of ${url}`);
+  const keysCooldownMs = opts.keysCooldownMs ?? 30_000;
   const keys = createRemoteJWKSet(jwksUri, {
-    cooldownDuration: opts.keysCooldownMs ?? 30_000,
+    cooldownDuration: keysCooldownMs,
     cacheMaxAge: opts.keysMaxAgeMs ?? 600_000,
     timeoutDuration: timeoutMs,
   });
@@ -111,5 +114,5 @@ export async function discoverIssuer(issuerUrl: string, opts: IssuerOptions = {}
   } catch (err) {
     throw new Error(`--oauth-issuer: the signing keys at ${jwksUri.href} could not be read (${reason(err)})`);
   }
-  return { issuer, metadataUrl: url, jwksUri: jwksUri.href, keys };
+  return { issuer, metadataUrl: url, jwksUri: jwksUri.href, keys, keysCooldownMs };
 }

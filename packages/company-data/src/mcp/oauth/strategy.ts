@@ -14,11 +14,22 @@ export interface Denial {
   headers: Record<string, string>;
 }
 
+/** Who a request comes from, when it may go on. */
+export interface Caller {
+  /**
+   * The signed-in user (the token's "sub"): sessions belong to it. Undefined for the static token, which
+   * everybody holding it shares.
+   */
+  subject: string | undefined;
+}
+
+export const isDenial = (a: Caller | Denial): a is Denial => 'status' in a;
+
 export interface McpAuth {
   /** Answers the public requests it owns (the RFC 9728 metadata documents); true when it did. */
   serve?(req: IncomingMessage, res: ServerResponse): boolean;
-  /** undefined: the request may go on; otherwise the answer to send. */
-  authenticate(req: IncomingMessage): Promise<Denial | undefined>;
+  /** The caller when the request may go on; otherwise the answer to send. */
+  authenticate(req: IncomingMessage): Promise<Caller | Denial>;
 }
 
 /** Made once the server listens, with the URL of /mcp that clients use (the public one behind a proxy). */
@@ -60,7 +71,7 @@ export function staticToken(token: string): McpAuthFactory {
     authenticate: async (req) => {
       const sent = bearerToken(req, challenge);
       if (typeof sent !== 'string') return sent;
-      if (sent && timingSafeEqual(digest(sent), tokenDigest)) return undefined;
+      if (sent && timingSafeEqual(digest(sent), tokenDigest)) return { subject: undefined };
       return {
         status: 401,
         message: 'Unauthorized: send "Authorization: Bearer <token>" with the token of COMPANY_DATA_MCP_TOKEN',

@@ -90,18 +90,6 @@ function facts(tool: CompanyDataTool, r: OperationRows): Row {
   return extra;
 }
 
-/** One answer, or the first page of a list (an assistant asks for the next itself), through the core's runner. */
-async function rowsTool(ctx: CallContext, tool: CompanyDataTool, input: Row, full: boolean): Promise<Structured> {
-  const signal = ctx.signal;
-  const r = await runOperation(ctx.client, tool.op, input, {
-    firstPage: { limit: DEFAULT_TOOL_PAGE_SIZE },
-    ...(signal ? { call: { shouldStart: () => !signal.aborted } } : {}),
-  });
-  // An answer of nothing is no row.
-  const rows = r.one && (r.rows[0] === null || r.rows[0] === undefined) ? [] : r.rows;
-  return envelope(shaped(tool.op, rows, full), facts(tool, r), r.requestId);
-}
-
 function lookupRow(r: BulkLookupItem, full: boolean): Row {
   const matches = (r.result?.matches ?? []) as NonNullable<LookupResult['matches']>;
   const note = r.reason ?? (r.error ? `${r.error.message}. ${r.error.hint}` : r.detail ? statusText(r.status, r.detail) : undefined);
@@ -165,7 +153,16 @@ export async function runTool(ctx: CallContext, tool: CompanyDataTool, args: Row
     else if (Array.isArray(v)) input[name] = v.map((x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? String(x) : x));
   }
   const whole = full === true;
-  return tool.kind === 'lookup' ? lookup(ctx, tool, input, whole) : rowsTool(ctx, tool, input, whole);
+  if (tool.kind === 'lookup') return lookup(ctx, tool, input, whole);
+  // One answer, or the first page of a list: an assistant asks for the next page itself.
+  const signal = ctx.signal;
+  const r = await runOperation(ctx.client, tool.op, input, {
+    firstPage: { limit: DEFAULT_TOOL_PAGE_SIZE },
+    ...(signal ? { call: { shouldStart: () => !signal.aborted } } : {}),
+  });
+  // An answer of nothing is no row.
+  const rows = r.one && (r.rows[0] === null || r.rows[0] === undefined) ? [] : r.rows;
+  return envelope(shaped(tool.op, rows, whole), facts(tool, r), r.requestId);
 }
 
 /** A result the model reads: the JSON text (every client shows it) and the same as structured content. */

@@ -274,7 +274,7 @@ export class CoreClient extends WithNamespaces {
 
     for (const [group, ops] of Object.entries(operationGroups)) {
       const ns: Record<string, (input?: unknown, o?: CallOptions) => Promise<unknown>> = {};
-      for (const [name, op] of Object.entries(ops)) ns[name] = (input, o) => this.callAny(op as AnyOperation, input, o);
+      for (const [name, op] of Object.entries(ops)) ns[name] = (input, o) => this.call(op as AnyOperation, input as never, o);
       Object.defineProperty(this, group, { value: Object.freeze(ns), enumerable: true });
     }
   }
@@ -284,77 +284,9 @@ export class CoreClient extends WithNamespaces {
     return this.baseUrl;
   }
 
-  /** Calls any operation of the table. */
-  call<O extends AnyOperation>(op: O, ...args: InputArg<O>): Promise<OperationResult<O>> {
-    return this.callAny(op, args[0], args[1]) as Promise<OperationResult<O>>;
-  }
-
-  /** Async iterator over the pages of a paged list (page size 100 unless input.limit is set). */
-  pages<O extends AnyOperation>(op: O, input?: OperationInput<O>): AsyncGenerator<Page<ItemOf<O>>> {
-    return this.pagesWithDefault(op, input, ITERATION_PAGE_SIZE);
-  }
-
-  private pagesWithDefault<O extends AnyOperation>(
-    op: O,
-    input: OperationInput<O> | undefined,
-    defaultLimit: number,
-  ): AsyncGenerator<Page<ItemOf<O>>> {
-    const call = (i: Record<string, unknown>) => this.callAny(op, i) as Promise<ApiResult<unknown>>;
-    return pages(call, op, (input ?? {}) as Record<string, unknown>, defaultLimit) as AsyncGenerator<Page<ItemOf<O>>>;
-  }
-
-  /** Async iterator over the rows of a paged list, across pages. */
-  iterate<O extends AnyOperation>(op: O, input?: OperationInput<O>, opts: { maxItems?: number } = {}): AsyncGenerator<ItemOf<O>> {
-    const max = opts.maxItems ?? Infinity;
-    return iterateItems(this.pagesWithDefault(op, input, Math.max(1, Math.min(ITERATION_PAGE_SIZE, max))), opts);
-  }
-
-  /** Reads at most `max` rows; `truncated` says whether more rows exist. */
-  collectAll<O extends AnyOperation>(
-    op: O,
-    input: OperationInput<O> | undefined,
-    opts: CollectAllOptions,
-  ): Promise<CollectAllResult<ItemOf<O>>> {
-    const max = Number.isInteger(opts?.max) && opts.max > 0 ? opts.max : ITERATION_PAGE_SIZE;
-    return collectAll(this.pagesWithDefault(op, input, Math.min(ITERATION_PAGE_SIZE, max)), opts);
-  }
-
-  /** Pages of a cursor-read operation (monitoring.events, searches.matches), following next_cursor. */
-  cursorPages<O extends CursorOperation>(
-    op: O,
-    input: OperationInput<O>,
-    opts: { maxPages?: number } = {},
-  ): AsyncGenerator<CursorPage<ItemOf<O>>> {
-    return cursorPages(
-      (i) => this.callAny(op, i) as Promise<ApiResult<unknown>>,
-      (input ?? {}) as Record<string, unknown>,
-      opts,
-    ) as AsyncGenerator<CursorPage<ItemOf<O>>>;
-  }
-
-  /** Change events after a cursor, oldest first, until the service has no more. */
-  iterateEvents(input: OperationInput<OperationGroups['monitoring']['events']> = {}, opts: { maxItems?: number } = {}) {
-    return iterateItems(this.cursorPages(operationGroups.monitoring.events, input), opts);
-  }
-
-  /** Match events of a saved search after a cursor, oldest first. */
-  iterateMatches(input: OperationInput<OperationGroups['searches']['matches']>, opts: { maxItems?: number } = {}) {
-    return iterateItems(this.cursorPages(operationGroups.searches.matches, input), opts);
-  }
-
-  /** Bulk lookup with dedupe, 100 per request, requests in flight up to the rate limit, answers mapped back to every input position. */
-  bulkLookup(queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
-    return bulkLookup(this.lookupSender(), queries, opts);
-  }
-
-  /** One billed lookup request through this client (limiter, retries), for the lookup engine (packages/core/bulk-lookup.ts). */
-  lookupSender(): LookupSender {
-    return (input, opts) => this.call(this.ops.companies.lookup, input, opts);
-  }
-
-  /* ---- internals ---- */
-
-  private async callAny(op: AnyOperation, input: unknown, opts: CallOptions = {}): Promise<ApiResult<unknown>> {
+  /** Calls any operation of the table: checks the input, sends the request (limiter, retries), checks the answer. */
+  call<O extends AnyOperation>(op: O, ...args: InputArg<O>): Promise<OperationResult<O>>;
+  async call(op: AnyOperation, input?: unknown, opts: CallOptions = {}): Promise<ApiResult<unknown>> {
     const raw = input ?? {};
     const parsed = inputSchema(op).safeParse(raw);
     if (!parsed.success) throw validationErrorFromIssues(parsed.error.issues, raw);
@@ -382,6 +314,71 @@ export class CoreClient extends WithNamespaces {
     );
     return this.parse(op, response);
   }
+
+  /** Async iterator over the pages of a paged list (page size 100 unless input.limit is set). */
+  pages<O extends AnyOperation>(op: O, input?: OperationInput<O>): AsyncGenerator<Page<ItemOf<O>>> {
+    return this.pagesWithDefault(op, input, ITERATION_PAGE_SIZE);
+  }
+
+  private pagesWithDefault<O extends AnyOperation>(
+    op: O,
+    input: OperationInput<O> | undefined,
+    defaultLimit: number,
+  ): AsyncGenerator<Page<ItemOf<O>>> {
+    const call = (i: Record<string, unknown>) => this.call(op as AnyOperation, i as never) as Promise<ApiResult<unknown>>;
+    return pages(call, op, (input ?? {}) as Record<string, unknown>, defaultLimit) as AsyncGenerator<Page<ItemOf<O>>>;
+  }
+
+  /** Async iterator over the rows of a paged list, across pages. */
+  iterate<O extends AnyOperation>(op: O, input?: OperationInput<O>, opts: { maxItems?: number } = {}): AsyncGenerator<ItemOf<O>> {
+    const max = opts.maxItems ?? Infinity;
+    return iterateItems(this.pagesWithDefault(op, input, Math.max(1, Math.min(ITERATION_PAGE_SIZE, max))), opts);
+  }
+
+  /** Reads at most `max` rows; `truncated` says whether more rows exist. */
+  collectAll<O extends AnyOperation>(
+    op: O,
+    input: OperationInput<O> | undefined,
+    opts: CollectAllOptions,
+  ): Promise<CollectAllResult<ItemOf<O>>> {
+    const max = Number.isInteger(opts?.max) && opts.max > 0 ? opts.max : ITERATION_PAGE_SIZE;
+    return collectAll(this.pagesWithDefault(op, input, Math.min(ITERATION_PAGE_SIZE, max)), opts);
+  }
+
+  /** Pages of a cursor-read operation (monitoring.events, searches.matches), following next_cursor. */
+  cursorPages<O extends CursorOperation>(
+    op: O,
+    input: OperationInput<O>,
+    opts: { maxPages?: number } = {},
+  ): AsyncGenerator<CursorPage<ItemOf<O>>> {
+    return cursorPages(
+      (i) => this.call(op as AnyOperation, i as never) as Promise<ApiResult<unknown>>,
+      (input ?? {}) as Record<string, unknown>,
+      opts,
+    ) as AsyncGenerator<CursorPage<ItemOf<O>>>;
+  }
+
+  /** Change events after a cursor, oldest first, until the service has no more. */
+  iterateEvents(input: OperationInput<OperationGroups['monitoring']['events']> = {}, opts: { maxItems?: number } = {}) {
+    return iterateItems(this.cursorPages(operationGroups.monitoring.events, input), opts);
+  }
+
+  /** Match events of a saved search after a cursor, oldest first. */
+  iterateMatches(input: OperationInput<OperationGroups['searches']['matches']>, opts: { maxItems?: number } = {}) {
+    return iterateItems(this.cursorPages(operationGroups.searches.matches, input), opts);
+  }
+
+  /** Bulk lookup with dedupe, 100 per request, requests in flight up to the rate limit, answers mapped back to every input position. */
+  bulkLookup(queries: readonly string[], opts: BulkLookupOptions = {}): Promise<BulkLookupResult> {
+    return bulkLookup(this.lookupSender(), queries, opts);
+  }
+
+  /** One billed lookup request through this client (limiter, retries), for the lookup engine (packages/core/bulk-lookup.ts). */
+  lookupSender(): LookupSender {
+    return (input, opts) => this.call(this.ops.companies.lookup, input, opts);
+  }
+
+  /* ---- internals ---- */
 
   private async send(
     op: AnyOperation,

@@ -1,23 +1,20 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { CoreClient } from '@company-data/core/client';
 import type { AnyOperation } from '@company-data/core/operation';
-import { inputSchema } from '@company-data/core/operation';
-import { validationErrorFromIssues } from '@company-data/core/client';
 import { ValidationError } from '@company-data/core/errors';
-import { ITERATION_PAGE_SIZE, iterateItems } from '@company-data/core/pagination';
+import { isJsonObject } from '@company-data/core/json';
+import { pagingOf, runOperation } from '@company-data/core/runner';
 import { clientFor } from '../transport/client';
 import { toNodeError } from '../errors';
 import { readInput } from './input';
 import { executeLookup } from './lookup';
-import { pagingOf } from '../descriptions/fields';
 import { nodeOperations } from '../descriptions/properties';
 import { simplified, simplifies } from '@company-data/core/simplify';
 import { addsFromItems } from '../descriptions/add-companies';
 import { executeAddFromItems } from './add-companies';
 import type { NodeSpec } from '../descriptions/nodes';
 
-const asJson = (v: unknown): IDataObject =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] };
+const asJson = (v: unknown): IDataObject => (isJsonObject(v) ? (v as IDataObject) : { value: v as IDataObject[keyof IDataObject] });
 
 /** The operation chosen in the node's Resource/Operation fields. */
 export function chosenOperation(ctx: IExecuteFunctions, spec: NodeSpec): AnyOperation {
@@ -29,38 +26,15 @@ export function chosenOperation(ctx: IExecuteFunctions, spec: NodeSpec): AnyOper
   return found.op;
 }
 
-/** Rows of a list answer: paged lists, cursor reads, plain arrays and embedded {items,total} sections. */
-async function resultOf(
-  ctx: IExecuteFunctions,
-  client: CoreClient,
-  op: AnyOperation,
-  input: Record<string, unknown>,
-  i: number,
-): Promise<{ rows: unknown[] } | { one: unknown }> {
-  const paging = pagingOf(op);
-  if (paging) {
-    // Checked here so a bad parameter names its field before the first page is asked for.
-    const parsed = inputSchema(op).safeParse(input);
-    if (!parsed.success) throw validationErrorFromIssues(parsed.error.issues, input);
-    const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
-    const maxItems = returnAll ? undefined : (ctx.getNodeParameter('limit', i, 50) as number);
-    // The field's minimum holds only for typed values; an expression giving 0 would return nothing, silently.
-    if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1))
-      throw new ValidationError({ field: 'limit', rule: 'must be a whole number of 1 or more' });
-    // Pages as large as the service allows, but no larger than what was asked for.
-    const pageSize = Math.min(ITERATION_PAGE_SIZE, maxItems ?? ITERATION_PAGE_SIZE);
-    const source =
-      paging === 'pages'
-        ? client.iterate(op, input as never, { maxItems })
-        : iterateItems(client.cursorPages(op as never, { ...input, limit: pageSize } as never), { maxItems });
-    const rows: unknown[] = [];
-    for await (const row of source as AsyncIterable<unknown>) rows.push(row);
-    return { rows };
-  }
-  const res = await client.call(op, input as never);
-  if (Array.isArray(res.data)) return { rows: res.data };
-  if (op.select) return { rows: ((res.data as { items?: unknown[] }).items ?? []) as unknown[] };
-  return { one: res.data };
+/** The rows of one item's request: every page up to the node's Limit (Return All: every row). */
+function rowsOf(ctx: IExecuteFunctions, client: CoreClient, op: AnyOperation, input: Record<string, unknown>, i: number) {
+  if (!pagingOf(op)) return runOperation(client, op, input);
+  const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
+  const maxItems = returnAll ? undefined : (ctx.getNodeParameter('limit', i, 50) as number);
+  // The field's minimum holds only for typed values; an expression giving 0 would return nothing, silently.
+  if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1))
+    throw new ValidationError({ field: 'limit', rule: 'must be a whole number of 1 or more' });
+  return runOperation(client, op, input, { maxItems });
 }
 
 /**
@@ -85,8 +59,7 @@ export async function executeNode(ctx: IExecuteFunctions, spec: NodeSpec): Promi
   for (let i = 0; i < items.length; i++) {
     try {
       const input = readInput(ctx, op, i);
-      const result = await resultOf(ctx, client, op, input, i);
-      const answers = 'rows' in result ? result.rows : [result.one];
+      const { rows: answers } = await rowsOf(ctx, client, op, input, i);
       const flat = canSimplify && (ctx.getNodeParameter('simplify', i, true) as boolean);
       for (const answer of answers) {
         for (const json of flat ? simplified(op, answer) : [asJson(answer)]) out.push({ json, pairedItem: { item: i } });

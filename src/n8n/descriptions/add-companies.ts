@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import type { AnyOperation } from '@company-data/core/operation';
 import { operationId } from '@company-data/core/operation';
-import type { At } from './properties';
+import type { At } from './display';
 
 /** The service takes up to 2000 companies per request (spec: POST /monitoring/lists/{list_id}/companies). */
 export const ADD_BATCH = 2000;

@@ -1,5 +1,6 @@
 import type { AnyOperation } from '@company-data/core/operation';
 import type { ParamSpec, PickerKey } from '@company-data/core/params';
+import { pagingOf, type Paging } from '@company-data/core/runner';
 import { kindOf, type Kind } from './schema-kind';
 
 /**
@@ -14,14 +15,8 @@ export const humanize = (s: string) =>
     .map((w) => (w === 'id' ? 'ID' : w[0]!.toUpperCase() + w.slice(1)))
     .join(' ');
 
-/** How a node reads a list: page/limit pages, an event cursor, or not at all. */
-export type Paging = 'pages' | 'cursor' | undefined;
-
-export function pagingOf(op: AnyOperation): Paging {
-  if (op.paged) return 'pages';
-  if ('after' in op.params && 'limit' in op.params) return 'cursor';
-  return undefined;
-}
+/** How a node reads a list (page/limit pages, an event cursor, or not at all): the runner's reading. */
+export { pagingOf, type Paging };
 
 /** One operation parameter as an n8n field. */
 export interface Field {

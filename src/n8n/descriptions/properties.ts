@@ -7,6 +7,7 @@ import { titleCase } from './choices';
 import { optionListProperty, resourceLocatorProperty } from './pickers';
 import { simplifies } from '@company-data/core/simplify';
 import { addFromItemsProperties, addsFromItems } from './add-companies';
+import { hasResources, show, type At } from './display';
 import type { Kind } from './schema-kind';
 import { camel, fieldsOf, humanize, pagingOf } from './fields';
 import type { NodeSpec } from './nodes';
@@ -144,12 +145,6 @@ export function nodeOperations(spec: NodeSpec): NodeOperation[] {
   );
 }
 
-export const hasResources = (spec: NodeSpec) => spec.groups.length > 1;
-
-function show(spec: NodeSpec, resource: string, operations: string[], more: Record<string, unknown[]> = {}) {
-  return { show: { ...(hasResources(spec) ? { resource: [resource] } : {}), operation: operations, ...more } };
-}
-
 const RETURN_ALL = 'Whether to return all results or only up to a given limit';
 
 function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): INodeProperties[] {
@@ -174,9 +169,6 @@ function pagingProperties(spec: NodeSpec, resource: string, op: AnyOperation): I
     },
   ];
 }
-
-/** Shows a property for one operation, with more conditions if given. */
-export type At = (more?: Record<string, unknown[]>) => ReturnType<typeof show>;
 
 /** When an answer an item already holds is too old. Version 1: days only, 0 meaning never (as the tooltip said). */
 function lookUpAgainProperties(version: NodeVersion, at: At): INodeProperties[] {

@@ -8,6 +8,8 @@ import type { BulkLookupItem, LookupCache } from '@company-data/core/bulk-lookup
 import { validationErrorFromIssues, type CoreClient } from '@company-data/core/client';
 import { CompanyDataError, ValidationError, redact } from '@company-data/core/errors';
 import { inputSchema, type AnyOperation } from '@company-data/core/operation';
+import { isJsonObject } from '@company-data/core/json';
+import { runOperation, type OperationRows } from '@company-data/core/runner';
 import type { LookupResult } from '@company-data/core/schemas/company';
 import type { Lang, Meta } from '@company-data/core/schemas/common';
 import { flatCompany, simplified, simplifies } from '@company-data/core/simplify';
@@ -25,13 +27,12 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
-const isRow = (v: unknown): v is Row => !!v && typeof v === 'object' && !Array.isArray(v);
-const asRow = (v: unknown): Row => (isRow(v) ? v : { value: v });
+const asRow = (v: unknown): Row => (isJsonObject(v) ? v : { value: v });
 
 /** Empty values say nothing to a model and cost tokens: null, '', [] and {} are left out, deeply. */
 function compact(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(compact).filter((x) => !isEmpty(x));
-  if (!isRow(v)) return v;
+  if (!isJsonObject(v)) return v;
   const out: Row = {};
   for (const [k, x] of Object.entries(v)) {
     const c = compact(x);
@@ -40,18 +41,13 @@ function compact(v: unknown): unknown {
   return out;
 }
 const isEmpty = (v: unknown) =>
-  v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (isRow(v) && Object.keys(v).length === 0);
+  v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0);
 
-function rowsOf(op: AnyOperation, data: unknown, full: boolean): { rows: Row[]; total?: number } {
-  let rows: unknown[];
-  let total: number | undefined;
-  if (op.select && isRow(data) && Array.isArray(data.items)) {
-    rows = data.items;
-    if (typeof data.total === 'number') total = data.total;
-  } else rows = Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
-  if (full) return { rows: rows.map(asRow), total };
-  if (simplifies(op)) return { rows: rows.flatMap((r) => simplified(op, r)).map((r) => asRow(compact(r))), total };
-  return { rows: rows.map((r) => asRow(compact(r))), total };
+/** Rows as the model reads them: whole with full, else the Simplify shape where there is one, empty fields left out. */
+function shaped(op: AnyOperation, rows: unknown[], full: boolean): Row[] {
+  if (full) return rows.map(asRow);
+  if (simplifies(op)) return rows.flatMap((r) => simplified(op, r)).map((r) => asRow(compact(r)));
+  return rows.map((r) => asRow(compact(r)));
 }
 
 /** What the service said beyond the rows (VAT holders, lookup counts), without the paging already told. */
@@ -67,54 +63,31 @@ function envelope(rows: Row[], extra: Row, requestId: string): Structured {
   return out;
 }
 
-async function single(
-  ctx: CallContext,
-  tool: CompanyDataTool,
-  input: Row,
-  full: boolean,
-  opts: { shouldStart?: () => boolean },
-): Promise<Structured> {
-  const res = await ctx.client.call(tool.op, input, opts);
-  const { rows, total } = rowsOf(tool.op, res.data, full);
-  const meta = metaExtras(res.meta);
-  return envelope(rows, { ...(total !== undefined ? { total } : {}), ...(meta ? { meta } : {}) }, res.requestId);
-}
-
-async function paged(ctx: CallContext, tool: CompanyDataTool, input: Row, full: boolean): Promise<Structured> {
-  const pages = ctx.client.pages(tool.op, { ...input, limit: input.limit ?? DEFAULT_TOOL_PAGE_SIZE });
-  const first = await pages.next();
-  await pages.return(undefined);
-  if (first.done) return envelope([], {}, '');
-  const p = first.value;
-  const { rows } = rowsOf(tool.op, p.items, full);
-  const extra: Row = { page: p.page, limit: p.limit, more_available: p.hasMore };
-  if (p.total !== undefined) extra.total = p.total;
-  if (p.hasMore) {
-    extra.next_page = p.page + 1;
-    extra.how_to_get_more = `Call ${tool.name} again with the same arguments and page=${p.page + 1}.`;
+/** Beside the rows: a page's place and what to ask for next, or a single answer's total and other meta. */
+function facts(tool: CompanyDataTool, r: OperationRows): Row {
+  const n = r.next;
+  if (!n) {
+    const meta = r.meta && metaExtras(r.meta);
+    return { ...(r.total !== undefined ? { total: r.total } : {}), ...(meta ? { meta } : {}) };
   }
-  if (p.capped) {
+  if (n.page === undefined) {
+    const extra: Row = { more_available: n.hasMore };
+    if (n.after) extra.next_after = n.after;
+    if (n.hasMore) extra.how_to_get_more = `Call ${tool.name} again with after="${n.after}".`;
+    return extra;
+  }
+  const extra: Row = { page: n.page, limit: n.limit, more_available: n.hasMore };
+  if (r.total !== undefined) extra.total = r.total;
+  if (n.hasMore) {
+    extra.next_page = n.page + 1;
+    extra.how_to_get_more = `Call ${tool.name} again with the same arguments and page=${n.page + 1}.`;
+  }
+  if (n.capped) {
     extra.capped = true;
     extra.how_to_get_more =
       'The service returns at most 200 results for a text search: narrow the search (more words, a filter) to see others.';
   }
-  return envelope(rows, extra, p.requestId);
-}
-
-async function cursor(ctx: CallContext, tool: CompanyDataTool, input: Row, full: boolean): Promise<Structured> {
-  const pages = ctx.client.cursorPages(
-    tool.op as Parameters<CoreClient['cursorPages']>[0],
-    { ...input, limit: input.limit ?? DEFAULT_TOOL_PAGE_SIZE } as never,
-  );
-  const first = await pages.next();
-  await pages.return(undefined);
-  if (first.done) return envelope([], {}, '');
-  const p = first.value;
-  const { rows } = rowsOf(tool.op, p.items, full);
-  const extra: Row = { more_available: p.hasMore };
-  if (p.cursor) extra.next_after = p.cursor;
-  if (p.hasMore) extra.how_to_get_more = `Call ${tool.name} again with after="${p.cursor}".`;
-  return envelope(rows, extra, p.requestId);
+  return extra;
 }
 
 function lookupRow(r: BulkLookupItem, full: boolean): Row {
@@ -180,18 +153,16 @@ export async function runTool(ctx: CallContext, tool: CompanyDataTool, args: Row
     else if (Array.isArray(v)) input[name] = v.map((x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? String(x) : x));
   }
   const whole = full === true;
-  switch (tool.kind) {
-    case 'lookup':
-      return lookup(ctx, tool, input, whole);
-    case 'paged':
-      return paged(ctx, tool, input, whole);
-    case 'cursor':
-      return cursor(ctx, tool, input, whole);
-    case 'single': {
-      const signal = ctx.signal;
-      return single(ctx, tool, input, whole, signal ? { shouldStart: () => !signal.aborted } : {});
-    }
-  }
+  if (tool.kind === 'lookup') return lookup(ctx, tool, input, whole);
+  // One answer, or the first page of a list: an assistant asks for the next page itself.
+  const signal = ctx.signal;
+  const r = await runOperation(ctx.client, tool.op, input, {
+    firstPage: { limit: DEFAULT_TOOL_PAGE_SIZE },
+    ...(signal ? { call: { shouldStart: () => !signal.aborted } } : {}),
+  });
+  // An answer of nothing is no row.
+  const rows = r.one && (r.rows[0] === null || r.rows[0] === undefined) ? [] : r.rows;
+  return envelope(shaped(tool.op, rows, whole), facts(tool, r), r.requestId);
 }
 
 /** A result the model reads: the JSON text (every client shows it) and the same as structured content. */

@@ -108,6 +108,9 @@ const levels = LoggingLevelSchema.options;
 /** What a session gets before it sets a level: what went wrong (a section not checked, a failed call), no routine. */
 const DEFAULT_LOG_LEVEL: LoggingLevel = 'warning';
 
+type Send = (n: ServerNotification) => Promise<void>;
+type Notify = (level: LoggingLevel, data: string, send?: Send) => void;
+
 export function createMcpServer(ctx: McpContext): Server {
   const server = new Server(
     { name: 'company-data', title: 'Company Data (Estonia)', version: ctx.version },
@@ -117,20 +120,27 @@ export function createMcpServer(ctx: McpContext): Server {
     },
   );
   cleanErrors(server);
+  const notify = logMessages(server, ctx);
+  serveTools(server, ctx, notify);
+  serveCompletions(server, ctx, notify);
+  serveResourcesAndPrompts(server, ctx);
+  return server;
+}
 
+/** The session's log level, and the notify that sends log messages at or above it. */
+function logMessages(server: Server, ctx: McpContext): Notify {
   // One server serves one connection (one session), so the level set here is that session's.
   let logLevel: LoggingLevel = DEFAULT_LOG_LEVEL;
   server.setRequestHandler(SetLevelRequestSchema, (req) => {
     logLevel = req.params.level;
     return {};
   });
-  type Send = (n: ServerNotification) => Promise<void>;
   /**
    * notifications/message to the client: what the server does (tool calls, due-diligence sections, failures), never the
    * arguments, answers or a secret. Sent on the request's own stream when there is one (HTTP clients get it
    * with the answer); a client that has gone away loses nothing else.
    */
-  const notify = (level: LoggingLevel, data: string, send?: Send) => {
+  return (level, data, send) => {
     if (levels.indexOf(level) < levels.indexOf(logLevel)) return;
     const n: ServerNotification = {
       method: 'notifications/message',
@@ -138,7 +148,10 @@ export function createMcpServer(ctx: McpContext): Server {
     };
     void (send ? send(n) : server.notification(n)).catch(() => undefined);
   };
+}
 
+/** The operation tools and the due-diligence tool: each call logged (name, outcome, time), errors as tool errors. */
+function serveTools(server: Server, ctx: McpContext, notify: Notify): void {
   server.setRequestHandler(ListToolsRequestSchema, (req) => {
     noCursor(req.params, 'tools');
     return { tools: [...tools.map((t) => t.definition), dueDiligenceDefinition] };
@@ -189,7 +202,9 @@ export function createMcpServer(ctx: McpContext): Server {
       return result;
     }
   });
+}
 
+function serveCompletions(server: Server, ctx: McpContext, notify: Notify): void {
   server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
     try {
       return await complete(
@@ -204,7 +219,9 @@ export function createMcpServer(ctx: McpContext): Server {
       return { completion: { values: [], hasMore: false } };
     }
   });
+}
 
+function serveResourcesAndPrompts(server: Server, ctx: McpContext): void {
   server.setRequestHandler(ListResourcesRequestSchema, (req) => {
     noCursor(req.params, 'resources');
     return { resources: resourceList };
@@ -232,6 +249,4 @@ export function createMcpServer(ctx: McpContext): Server {
       throw protocolError(err, ctx.secrets);
     }
   });
-
-  return server;
 }

@@ -10,6 +10,7 @@ import { jsonSchema, isOptional } from '@company-data/core/json-schema';
 import type { AnyOperation } from '@company-data/core/operation';
 import { operationGroups, operations } from '@company-data/core/operations';
 import type { PickerKey } from '@company-data/core/params';
+import { pagingOf } from '@company-data/core/runner';
 import { simplifies } from '@company-data/core/simplify';
 
 /** How a tool reads its operation: one answer, a numbered page, a cursor page, or the billed bulk lookup. */
@@ -43,7 +44,12 @@ const idSources: Record<PickerKey, { op: AnyOperation; noun: string }> = {
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const toolName = (op: Pick<AnyOperation, 'group' | 'name'>) => `${op.group}_${snake(op.name)}`;
 
-const kindOf = (op: AnyOperation): ToolKind => (op.bulk ? 'lookup' : op.paged ? 'paged' : 'after' in op.params ? 'cursor' : 'single');
+/** The runner's reading of the operation (pagingOf), and the bulk lookup, which has its own engine. */
+function kindOf(op: AnyOperation): ToolKind {
+  if (op.bulk) return 'lookup';
+  const paging = pagingOf(op);
+  return paging === 'pages' ? 'paged' : paging === 'cursor' ? 'cursor' : 'single';
+}
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 const isRead = (op: AnyOperation) => op.method === 'GET';
 

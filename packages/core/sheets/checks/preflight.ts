@@ -4,7 +4,7 @@
  * account cannot edit covers a cell the run writes, and the account may write at all. The table adapter
  * gathers the facts (GoogleSheetTable.checkWrites); the rules and the texts are here.
  */
-import { columnLetters } from '../table/table';
+import { columnLetters } from '../a1';
 
 /** What a run will write. Rows and columns are zero-based grid positions; row 0 is the header. */
 export interface WritePlan {

@@ -86,23 +86,7 @@ export function capCell(value: string, max = MAX_CELL_CHARS): string {
  */
 export class CellValueError extends Error {}
 
-/** Column index (0-based) to A1 letters: 0 → A, 26 → AA. */
-export function columnLetters(index: number): string {
-  let n = index + 1;
-  let s = '';
-  while (n > 0) {
-    const r = (n - 1) % 26;
-    s = String.fromCharCode(65 + r) + s;
-    n = Math.floor((n - 1) / 26);
-  }
-  return s;
-}
-
-export function columnIndex(letters: string): number {
-  let n = 0;
-  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
-  return n - 1;
-}
+export { columnIndex, columnLetters } from '../a1';
 
 /** One row's edits, as [column, value] pairs. */
 export type RowEditList = readonly (readonly [number, string])[];

@@ -8,8 +8,8 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import JSZip from 'jszip';
-import { columnLetters } from '../table';
-import { attrsOf, colOfRef, parseRow, SheetScanner, type CellXml, type SheetPiece } from './sheet-xml';
+import { columnIndex, columnLetters } from '@company-data/core/sheets/a1';
+import { attrsOf, parseRow, SheetScanner, type CellXml, type SheetPiece } from './sheet-xml';
 
 export interface SheetPart {
   name: string;
@@ -264,7 +264,7 @@ function withDimension(head: string, patch: SheetPatch): string {
   return head.replace(/(<(?:\w+:)?dimension\b[^>]*?\sref=")([^"]*)(")/, (_, a: string, ref: string, b: string) => {
     const end = ref.split(':').pop() ?? 'A1';
     const rows = Math.max(Number(/\d+/.exec(end)?.[0] ?? 1), patch.rows, 1);
-    const cols = Math.max(colOfRef(end) + 1, patch.cols, 1);
+    const cols = Math.max(columnIndex(end) + 1, patch.cols, 1);
     return `${a}${ref.split(':')[0] || 'A1'}:${columnLetters(cols - 1)}${rows}${b}`;
   });
 }

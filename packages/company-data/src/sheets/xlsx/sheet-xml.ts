@@ -3,6 +3,7 @@
  * (head), each <row> element with its number, and everything after (tail). Only a row at a time is
  * held, so a sheet of 100,000 rows is never one string in memory.
  */
+import { columnIndex } from '@company-data/core/sheets/a1';
 
 export type SheetPiece =
   | { kind: 'head'; xml: string; prefix: string }
@@ -106,17 +107,6 @@ export interface CellXml {
   inner: string;
 }
 
-/** Column letters of an A1 reference to a 0-based index ('C5' → 2). */
-export function colOfRef(ref: string): number {
-  let n = 0;
-  for (const ch of ref) {
-    const code = ch.charCodeAt(0);
-    if (code < 65 || code > 90) break;
-    n = n * 26 + (code - 64);
-  }
-  return n - 1;
-}
-
 /**
  * The start tag and cells of one <row> element; a cell without r takes the column after the previous
  * one. `rest` is whatever else the row holds after its cells (an <extLst>), kept when the row is rewritten.
@@ -133,7 +123,7 @@ export function parseRow(xml: string, prefix: string): { startTag: string; cells
   let end = 0;
   for (const m of body.matchAll(re)) {
     const attrs = attrsOf(m[1]!);
-    col = attrs.r ? colOfRef(attrs.r) : col + 1;
+    col = attrs.r ? columnIndex(attrs.r) : col + 1;
     cells.push({ col, xml: m[0], attrs, inner: m[2] ?? '' });
     end = m.index + m[0].length;
   }

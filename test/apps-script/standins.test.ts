@@ -189,3 +189,234 @@ describe('UrlFetchApp', () => {
     expect((await w.run('f', [s.url])).ok).toBe(true);
   });
 });
+
+describe('the six-minute limit', () => {
+  it('ends an execution at its first service call past 6 virtual minutes; the script cannot catch it', async () => {
+    const w = world({
+      'a.js': `function f() {
+        var props = PropertiesService.getUserProperties();
+        for (var i = 0; ; i++) {
+          try { Utilities.sleep(60000); props.setProperty('minutes', String(i + 1)); } catch (e) { props.setProperty('caught', String(e)); }
+        }
+      }`,
+    });
+    const r = await w.run('f');
+    expect(r).toMatchObject({ ok: false, error: 'Exceeded maximum execution time' });
+    expect(r.virtualMs).toBeGreaterThan(360_000);
+    expect(w.userProperties()).toEqual({ minutes: '6' });
+  });
+
+  it('refuses Utilities.sleep over 5 minutes', async () => {
+    const w = world({ 'a.js': 'function f() { Utilities.sleep(300001); }' });
+    expect((await w.run('f')).ok).toBe(false);
+  });
+});
+
+describe('PropertiesService', () => {
+  it('keeps 9 KB per value and 500 KB per store, all or nothing', async () => {
+    const w = world({
+      'a.js': `function big() { PropertiesService.getUserProperties().setProperty('k', new Array(9 * 1024 + 2).join('x')); }
+        function fits() { PropertiesService.getUserProperties().setProperty('k', new Array(9 * 1024 + 1).join('x')); }
+        function fill() { var p = {}; for (var i = 0; i < 60; i++) p['k' + i] = new Array(9000).join('x'); PropertiesService.getDocumentProperties().setProperties(p); }`,
+    });
+    expect((await w.run('big')).error).toBe('Argument too large: value');
+    expect((await w.run('fits')).ok).toBe(true);
+    expect((await w.run('fill')).error).toBe(MESSAGES.propertyStoreFull);
+    expect(w.documentProperties()).toEqual({});
+  });
+
+  it('keeps user properties per user', async () => {
+    const w = world({ 'a.js': `function set(v) { PropertiesService.getUserProperties().setProperty('key', v); }` });
+    await w.run('set', ['mine']);
+    await w.run('set', ['hers'], { user: 'ann@example.com' });
+    expect([w.userProperties().key, w.userProperties('ann@example.com').key]).toEqual(['mine', 'hers']);
+  });
+});
+
+describe('AuthMode.NONE and the manifest', () => {
+  it('lets onOpen in AuthMode.NONE add a menu but not reach properties, the network or triggers', async () => {
+    const w = world({
+      'a.js': `function onOpen() { SpreadsheetApp.getUi().createMenu('Company data').addItem('Enrich', 'enrich').addToUi(); }
+        function props() { PropertiesService.getUserProperties(); }
+        function net() { UrlFetchApp.fetch('http://127.0.0.1:9/'); }
+        function trig() { ScriptApp.newTrigger('x'); }`,
+    });
+    expect((await w.run('onOpen', [], { authMode: 'NONE' })).ok).toBe(true);
+    expect(w.ui.menus).toEqual([{ name: 'Company data', items: [{ caption: 'Enrich', functionName: 'enrich' }] }]);
+    for (const fn of ['props', 'net', 'trig'])
+      expect((await w.run(fn, [], { authMode: 'NONE' })).error).toMatch(/^You do not have permission to call /);
+  });
+
+  it("refuses a call whose scope the manifest's oauthScopes lack", async () => {
+    const w = world({
+      'appsscript.json': JSON.stringify({ oauthScopes: ['https://www.googleapis.com/auth/spreadsheets.currentonly'] }),
+      'a.js': `function net() { UrlFetchApp.fetch('http://127.0.0.1:9/'); }`,
+    });
+    expect((await w.run('net')).error).toBe(
+      'You do not have permission to call UrlFetchApp.fetch. Required permissions: https://www.googleapis.com/auth/script.external_request',
+    );
+  });
+
+  it('throws from getUi() inside a trigger, whose active sheet is the first', async () => {
+    const w = world({
+      'a.js': `function ui() { SpreadsheetApp.getUi(); } function active() { return SpreadsheetApp.getActiveSheet().getName(); }`,
+    });
+    w.spreadsheet.addSheet('First', []);
+    w.spreadsheet.addSheet('Second', []);
+    expect((await w.run('ui', [], { trigger: true })).error).toBe('Cannot call SpreadsheetApp.getUi() from this context.');
+    expect((await w.run('active', [], { activeSheet: 'Second' })).value).toBe('Second');
+    expect((await w.run('active', [], { activeSheet: 'Second', trigger: true })).value).toBe('First');
+  });
+});
+
+describe('LockService', () => {
+  it('serialises two concurrent executions on the document lock (two people pressing the button)', async () => {
+    // The first run's request is answered only once the second run asks for the lock, so they overlap.
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    const s = await server(async (_q, res) => {
+      await answered;
+      json(res, 200, {});
+    });
+    const w = world(
+      {
+        'a.js': `function count(base) {
+          var lock = LockService.getDocumentLock();
+          lock.waitLock(10000);
+          var props = PropertiesService.getDocumentProperties();
+          var n = Number(props.getProperty('n') || 0);
+          UrlFetchApp.fetch(base);
+          Utilities.sleep(500);
+          props.setProperty('n', String(n + 1));
+          return lock.hasLock();
+        }`,
+      },
+      {
+        onServiceCall: (c) => {
+          if (c.service === 'Lock' && c.user === 'ann@example.com') setImmediate(answer);
+        },
+      },
+    );
+    const a = w.run('count', [s.url]);
+    while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const b = w.run('count', [s.url], { user: 'ann@example.com' });
+    const [ra, rb] = await Promise.all([a, b]);
+    expect([ra.value, rb.value]).toEqual([true, true]);
+    expect(w.documentProperties()).toEqual({ n: '2' });
+    expect(rb.virtualMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it("times a waiter out in virtual time with Google's message while the holder keeps it", async () => {
+    // The holder keeps the lock while its request is in flight: the server answers once both others wait.
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    let inFlight!: () => void;
+    const holding = new Promise<void>((r) => (inFlight = r));
+    const s = await server(async (_q, res) => {
+      inFlight();
+      await answered;
+      json(res, 200, {});
+    });
+    const asked = new Set<string>();
+    const w = world(
+      {
+        'a.js': `function holder(base) { LockService.getDocumentLock().waitLock(0); UrlFetchApp.fetch(base); Utilities.sleep(120000); return 'done'; }
+          function waiter() { LockService.getDocumentLock().waitLock(30000); return 'got it'; }
+          function trier() { return LockService.getDocumentLock().tryLock(30000); }`,
+      },
+      {
+        onServiceCall: (c) => {
+          if (c.service === 'Lock' && c.user !== 'owner@example.com') asked.add(c.user);
+          if (asked.size === 2) setImmediate(answer);
+        },
+      },
+    );
+    const h = w.run('holder', [s.url]);
+    await holding;
+    const [held, waited, tried] = await Promise.all([
+      h,
+      w.run('waiter', [], { user: 'ann@example.com' }),
+      w.run('trier', [], { user: 'bob@example.com' }),
+    ]);
+    expect(held.value).toBe('done');
+    expect(waited.error).toBe('Lock timeout: another process was holding the lock for too long.');
+    expect(waited.virtualMs).toBe(30_000);
+    expect(tried.value).toBe(false);
+  });
+
+  it('releases a lock when its execution ends', async () => {
+    const w = world({ 'a.js': `function take() { return LockService.getScriptLock().tryLock(0); }` });
+    expect((await w.run('take')).value).toBe(true);
+    expect((await w.run('take', [], { user: 'ann@example.com' })).value).toBe(true);
+  });
+});
+
+describe('ScriptApp triggers', () => {
+  const script = {
+    'a.js': `function schedule(h) { ScriptApp.newTrigger('tick').timeBased().everyHours(h).create(); }
+      function later(ms) { ScriptApp.newTrigger('tick').timeBased().after(ms).create(); }
+      function clear() { ScriptApp.getProjectTriggers().forEach(function (t) { ScriptApp.deleteTrigger(t); }); }
+      function tick(e) { var p = PropertiesService.getUserProperties(); p.setProperty('ticks', String(Number(p.getProperty('ticks') || 0) + 1)); return e.triggerUid ? 'trigger' : 'no event'; }
+      function minutes() { ScriptApp.newTrigger('tick').timeBased().everyMinutes(5).create(); }`,
+  };
+
+  it('allows an add-on one time-driven trigger per user per document, at most hourly', async () => {
+    const w = world(script);
+    expect((await w.run('schedule', [0.5])).ok).toBe(false);
+    expect((await w.run('minutes')).ok).toBe(false);
+    expect((await w.run('schedule', [1])).ok).toBe(true);
+    expect((await w.run('later', [60_000])).error).toBe(MESSAGES.tooManyAddonTriggers);
+    expect((await w.run('later', [60_000], { user: 'ann@example.com' })).ok).toBe(true);
+    expect(w.triggers().map((t) => [t.user, t.everyHours])).toEqual([
+      ['owner@example.com', 1],
+      ['ann@example.com', undefined],
+    ]);
+  });
+
+  it('runs due triggers in time order as their owner; a one-off trigger stays listed after it ran', async () => {
+    const w = world(script);
+    const start = w.clock.now();
+    await w.run('later', [10 * 60_000]);
+    const r = await w.runNextTrigger();
+    expect(r?.value).toBe('trigger');
+    expect(w.clock.now()).toBe(start + 10 * 60_000);
+    expect(await w.runNextTrigger()).toBeUndefined();
+    expect(w.triggers()).toHaveLength(1);
+    expect((await w.run('later', [60_000])).ok).toBe(false);
+    await w.run('clear');
+    expect((await w.run('later', [60_000])).ok).toBe(true);
+  });
+
+  it('runs an hourly trigger every hour', async () => {
+    const w = world(script);
+    const start = w.clock.now();
+    await w.run('schedule', [1]);
+    await w.runNextTrigger();
+    await w.runNextTrigger();
+    expect(w.clock.now()).toBe(start + 2 * 3_600_000);
+    expect(w.userProperties().ticks).toBe('2');
+  });
+});
+
+describe('Utilities', () => {
+  it('signs, encodes and formats as Google documents, with signed bytes', async () => {
+    const w = world({
+      'a.js': `function f() {
+        var mac = Utilities.computeHmacSha256Signature('message', 'key');
+        return [Utilities.base64Encode('hi'), Utilities.base64EncodeWebSafe([-1, -2]), mac.length, mac.some(function (b) { return b < 0; }),
+          Utilities.formatDate(new Date(Date.UTC(2024, 0, 5, 13, 4, 5)), 'UTC', "yyyy-MM-dd'T'HH:mm:ss'Z'"),
+          Utilities.newBlob('abc', 'text/plain').getDataAsString(), typeof Utilities.getUuid()];
+      }`,
+    });
+    expect((await w.run('f')).value).toEqual(['aGk=', '__4=', 32, true, '2024-01-05T13:04:05Z', 'abc', 'string']);
+  });
+});
+
+describe('closing', () => {
+  it('ends a running execution when the world closes', async () => {
+    const w = world({ 'a.js': 'function spin() { for (;;) {} }' });
+    const r = w.run('spin');
+    await w.close();
+    expect((await r).ok).toBe(false);
+  });
+});

@@ -1,4 +1,4 @@
-import { MemoryDedupeStore } from '../../webhooks';
+import { MemoryDedupeStore } from '../../webhooks/dedupe';
 import type { WebhookEvent } from '../../schemas/events';
 import { capCell } from '../table/table';
 import type { EventLedgerStore, HeldLock, LedgerCompaction, LedgerRows } from '../ports';

@@ -50,8 +50,8 @@ export interface Stopper {
  * (aborted, reason, abort listeners, throwIfAborted).
  */
 export function newStopper(): Stopper {
-  const Platform = (globalThis as { AbortController?: new () => Stopper }).AbortController;
-  return Platform ? new Platform() : plainStopper();
+  // Looked up by typeof: a missing global is then no ReferenceError.
+  return typeof AbortController === 'function' ? new AbortController() : plainStopper();
 }
 
 type Listener = () => void;

@@ -9,7 +9,7 @@ import { enrichSheet as coreEnrich } from '@company-data/core/sheets/enrich/enri
 import { defaultFields, reportOfFailedRun, type EnrichReport, type SummaryField } from '@company-data/core/sheets/enrich/options';
 import { newStopper } from '@company-data/core/web-free';
 import { newRuntime, type Runtime } from './clock';
-import { documentLocks } from './locks';
+import { addonLocks } from './locks';
 import { sheetAnswerStore } from './paid-answers';
 import { enrichFigures, errorText, remember, saveProgress, type AddonReport } from './reports';
 import { applyTriggerState, readTriggerState, type Continuation } from './schedule';
@@ -106,7 +106,7 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
           lastProgress = Date.now();
           saveProgress({ kind: o.kind ?? 'enrich', sheetName: sheetName!, done: p.done, total: p.total });
         },
-        ports: { clock: rt.clock, answers: sheetAnswerStore(book), locks: documentLocks },
+        ports: { clock: rt.clock, answers: sheetAnswerStore(book), locks: addonLocks(rt.clock) },
       }),
     );
     const billed = billedBefore + r.billedQueries;

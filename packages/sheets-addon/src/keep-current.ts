@@ -17,7 +17,8 @@ import { postDigest } from './chat';
 import { newRuntime } from './clock';
 import { clientOf, pickSheet, runEnrich } from './enrich';
 import { readState, writeState } from './hidden-state';
-import { documentLocks } from './locks';
+import { withSheetLease } from '@company-data/core/sheets/lease/lease-locks';
+import { addonLocks } from './locks';
 import { errorText, remember, type AddonReport } from './reports';
 import type { Continuation } from './schedule';
 import { readSettings } from './settings';
@@ -51,12 +52,14 @@ export async function keepCurrentRun(o: { sheetName?: string; continuation?: Con
   const book = SpreadsheetApp.getActiveSpreadsheet();
   const rt = newRuntime();
   try {
-    const lock = documentLocks.acquire({ id: `gsheet:${book.getId()}#${sheetName}`, label: sheetName }) as { release(): void };
-    try {
-      return await rt.loop.run(() => watchPass(book, sheetName, rt, enriched.report));
-    } finally {
-      lock.release();
-    }
+    return await rt.loop.run(async () => {
+      const lock = await addonLocks(rt.clock).acquire(new SheetTable(book, sheetName));
+      try {
+        return await watchPass(book, sheetName, rt, enriched.report);
+      } finally {
+        await lock.release();
+      }
+    });
   } catch (e) {
     return { ...enriched.report, status: 'refused', message: `${errorText(e)} The rows enriched are saved.` };
   }
@@ -84,7 +87,9 @@ async function watchPass(
   const state: WatchState = readState<WatchState>(book, watchStateName(sheetName)) ?? { waiting: [] };
   const ledger = new MemoryEventLedger();
   ledger.cursor = state.cursor;
-  const writer = new EventRowsWriter({ table: new SheetTable(book, EVENTS_SHEET), ledger, createWhenMissing: true });
+  // The document lock is this execution's already: the events sheet takes its lease only.
+  const locks = withSheetLease(undefined, { clock: rt.clock, who: 'the Google Sheets add-on', background: false });
+  const writer = new EventRowsWriter({ table: new SheetTable(book, EVENTS_SHEET), ledger, locks, createWhenMissing: true });
   await writer.open();
   const fresh: unknown[] = [];
   let batch: { id: string; type: string }[] = [];

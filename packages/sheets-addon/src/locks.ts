@@ -4,7 +4,8 @@
  * for the first, then is told another run is busy; nothing is billed before the lock is held. Apps Script
  * releases the lock when the execution ends, also when it is killed at six minutes.
  */
-import type { HeldLock, WriterLocks } from '@company-data/core/sheets/ports';
+import { withSheetLease } from '@company-data/core/sheets/lease/lease-locks';
+import type { HeldLock, SheetsClock, WriterLocks } from '@company-data/core/sheets/ports';
 
 /** How long a second run waits for the first (tryLock; Google's reference sets no maximum). */
 export const WAIT_MS = 30_000;
@@ -24,3 +25,12 @@ export const documentLocks: WriterLocks = {
     return { release: () => lock.releaseLock() };
   },
 };
+
+/**
+ * The add-on's writer locks: LockService first (cheap, this spreadsheet's executions), then the sheet's
+ * lease in the spreadsheet (every door and machine). Apps Script has no timers: the lease renews when the
+ * writer checks it, before each save (background: false).
+ */
+export function addonLocks(clock: SheetsClock): WriterLocks {
+  return withSheetLease(documentLocks, { clock, who: 'the Google Sheets add-on', background: false });
+}

@@ -17,6 +17,8 @@ import {
   type WriteCheck,
   type WritePlan,
 } from '@company-data/core/sheets/checks/preflight';
+import type { LeaseSheets } from '@company-data/core/sheets/lease/port';
+import { appsScriptLeaseSheets } from './lease-sheets';
 import { packSpans, PendingCells } from '@company-data/core/sheets/table/pending-cells';
 import {
   capCell,
@@ -58,6 +60,11 @@ export class SheetTable implements Table {
   ) {
     this.label = `sheet "${title}"`;
     this.id = `gsheet:${book.getId()}#${title}`;
+  }
+
+  /** Where this sheet's lease is kept: the spreadsheet itself, as for the other doors. */
+  async leaseTarget(): Promise<{ sheets: LeaseSheets; sheetTitle: string }> {
+    return { sheets: appsScriptLeaseSheets(this.book), sheetTitle: this.title };
   }
 
   /** The sheet, found by its name now (a colleague may have deleted it). */

@@ -159,6 +159,69 @@ describe('SpreadsheetApp', () => {
   });
 });
 
+describe('sheets and the model', () => {
+  it('refuses a second sheet of a name, hiding or deleting the last visible sheet, and reads the data range', async () => {
+    const w = world({
+      'a.js': `function twice() { SpreadsheetApp.getActive().insertSheet('Leads'); }
+        function hideAll() { SpreadsheetApp.getActive().getSheets().forEach(function (s) { s.hideSheet(); }); }
+        function hidden() { var ss = SpreadsheetApp.getActive(); var s = ss.insertSheet('_state'); s.hideSheet(); return [s.isSheetHidden(), s.getMaxRows(), s.getMaxColumns(), ss.getSheets().length]; }
+        function deleteLast() { var ss = SpreadsheetApp.getActive(); ss.deleteSheet(ss.getSheetByName('Leads')); }
+        function data() { var s = SpreadsheetApp.getActive().getSheetByName('Leads'); return [s.getLastRow(), s.getLastColumn(), s.getDataRange().getA1Notation()]; }
+        function append() { var s = SpreadsheetApp.getActive().getSheetByName('Leads'); s.appendRow(['x', 'y', 'z']); return [s.getMaxRows(), s.getMaxColumns()]; }`,
+    });
+    w.spreadsheet.addSheet(
+      'Leads',
+      [
+        ['code', 'name'],
+        ['1', 'a'],
+      ],
+      { grid: 'exact' },
+    );
+    expect((await w.run('twice')).error).toBe('A sheet with the name "Leads" already exists. Please enter another name.');
+    expect((await w.run('hideAll')).ok).toBe(false);
+    expect((await w.run('hidden')).value).toEqual([true, 1000, 26, 2]);
+    expect((await w.run('deleteLast')).ok).toBe(false);
+    expect((await w.run('data')).value).toEqual([2, 2, 'A1:B2']);
+    expect((await w.run('append')).value).toEqual([3, 3]);
+    expect(w.spreadsheet.values('Leads')).toEqual([
+      ['code', 'name', ''],
+      [1, 'a', ''],
+      ['x', 'y', 'z'],
+    ]);
+  });
+
+  it("plays a colleague's insert, delete and sort", async () => {
+    const w = world({ 'a.js': 'function f() {}' });
+    w.spreadsheet.addSheet('Leads', [
+      ['code', 'name'],
+      ['3', 'c'],
+      ['1', 'a'],
+      ['', 'blank'],
+      ['2', 'b'],
+    ]);
+    w.spreadsheet.sortBy('Leads', 1);
+    expect(w.spreadsheet.values('Leads').map((r) => r[1])).toEqual(['name', 'a', 'b', 'c', 'blank']);
+    w.spreadsheet.insertRows('Leads', 2, [['9', 'new']]);
+    w.spreadsheet.deleteRows('Leads', 4, 1);
+    expect(w.spreadsheet.values('Leads').map((r) => r[1])).toEqual(['name', 'new', 'a', 'c', 'blank']);
+    expect(w.spreadsheet.displayValues('Leads')[1]).toEqual(['9', 'new']);
+  });
+
+  it('keeps a sheet typed as text when asked (an import of text cells)', async () => {
+    const w = world({ 'a.js': "function f() { return SpreadsheetApp.getActiveSheet().getRange('A2').getValue(); }" });
+    w.spreadsheet.addSheet('Leads', [['code'], ['00123']], { asText: true });
+    expect((await w.run('f')).value).toBe('00123');
+  });
+
+  it('writes dates the script gives and reads them back as dates of its own realm', async () => {
+    const w = world({
+      'a.js': `function f() { var r = SpreadsheetApp.getActiveSheet().getRange('A1'); r.setValue(new Date(Date.UTC(2024, 0, 5, 10, 30))); var v = r.getValue(); return [v instanceof Date, v.toISOString(), r.getDisplayValue()]; }`,
+    });
+    w.spreadsheet.addSheet('Leads', []);
+    expect((await w.run('f')).value).toEqual([true, '2024-01-05T10:30:00.000Z', '1/5/2024 10:30:00']);
+  });
+});
+
 describe('UrlFetchApp', () => {
   it('fetches synchronously over real HTTP; a status >= 400 throws unless muteHttpExceptions', async () => {
     const s = await server((req, res, body) => json(res, req.url === '/missing' ? 404 : 200, { url: req.url, body }));

@@ -85,18 +85,25 @@ export class Spreadsheet implements SpreadsheetModel {
     this.write(sheet, { row: 1, col: 1, rows: rows.length, cols: exactCols }, rows);
   }
 
+  /** As getDataRange().getValues() reads it: the last row and column with content, every cell filled in. */
   values(name: string): unknown[][] {
-    return this.sheetNamed(name).cells.map((r) => r.map((v) => (v instanceof Date ? new Date(v.getTime()) : v)));
+    return this.dataGrid(name, (v) => (v instanceof Date ? new Date(v.getTime()) : v));
   }
 
   displayValues(name: string): string[][] {
-    const s = this.sheetNamed(name);
-    return s.cells.map((r, i) => r.map((v, j) => displayValue(v, s.formats[i]?.[j])));
+    return this.dataGrid(name, (v, f) => displayValue(v, f));
   }
 
   numberFormats(name: string): string[][] {
+    return this.dataGrid(name, (_v, f) => f ?? DEFAULT_FORMAT);
+  }
+
+  private dataGrid<T>(name: string, cell: (v: CellValue, format: string | undefined) => T): T[][] {
     const s = this.sheetNamed(name);
-    return s.cells.map((r, i) => r.map((_, j) => s.formats[i]?.[j] ?? DEFAULT_FORMAT));
+    const width = lastColumn(s);
+    return Array.from({ length: lastRow(s) }, (_, i) =>
+      Array.from({ length: width }, (_, j) => cell(s.cells[i]?.[j] ?? '', s.formats[i]?.[j])),
+    );
   }
 
   sheetNames(): string[] {
@@ -215,6 +222,7 @@ export class Spreadsheet implements SpreadsheetModel {
       const src = rows[i] ?? [];
       const y = rect.row - 1 + i;
       const cells = (sheet.cells[y] ??= []);
+      while (cells.length < rect.col - 1) cells.push('');
       for (let j = 0; j < rect.cols; j++) {
         const x = rect.col - 1 + j;
         const format = sheet.formats[y]?.[x];
@@ -240,7 +248,7 @@ export class Spreadsheet implements SpreadsheetModel {
     for (const arr of [sheet.cells, sheet.formats, sheet.formulas] as unknown[][][]) {
       for (const r of arr) if (r && at0 < r.length) r.splice(at0, 0, ...Array.from({ length: n }, () => undefined));
     }
-    for (const r of sheet.cells) for (let j = 0; j < r.length; j++) if (r[j] === undefined) r[j] = '';
+    for (const r of sheet.cells) if (r) for (let j = 0; j < r.length; j++) if (r[j] === undefined) r[j] = '';
     sheet.maxColumns += n;
     for (const p of this.protections)
       if (p.sheetId === sheet.id && p.rect && p.rect.col - 1 >= at0) p.rect = { ...p.rect, col: p.rect.col + n };
@@ -266,7 +274,7 @@ export function lastRow(sheet: SheetData): number {
 
 export function lastColumn(sheet: SheetData): number {
   let w = 0;
-  for (const r of sheet.cells) for (let j = r.length - 1; j >= w; j--) if (r[j] !== '' && r[j] !== undefined) w = j + 1;
+  for (const r of sheet.cells) if (r) for (let j = r.length - 1; j >= w; j--) if (r[j] !== '' && r[j] !== undefined) w = j + 1;
   return w;
 }
 

@@ -176,9 +176,9 @@ export class Execution implements Exec {
       if (!target || !methodsOf(target).includes(m.m)) throw new ScriptException(`${key} is not a function`);
       const args = this.handles.decode(m.a) as unknown[];
       const value: unknown = await (target as unknown as Record<string, (...a: unknown[]) => unknown>)[m.m]!(...args);
-      reply = { now: this.now(), v: this.handles.encode(value) };
+      reply = { seq: m.seq, now: this.now(), v: this.handles.encode(value) };
     } catch (e) {
-      reply = { now: this.now(), e: messageOf(e) };
+      reply = { seq: m.seq, now: this.now(), e: messageOf(e) };
     }
     if (this.finished) return;
     this.channel.port1.postMessage(reply);

@@ -14,6 +14,8 @@ export interface WorkerInput {
 
 export interface CallMessage {
   kind: 'call';
+  /** The call's number in its execution; the answer repeats it. */
+  seq: number;
   /** A handle id, or a global service's name. */
   h: number | string;
   m: string;
@@ -29,6 +31,7 @@ export interface DoneMessage {
 
 /** The answer to a call: the encoded value or the error message, and the execution's virtual time. */
 export interface Reply {
+  seq: number;
   now: number;
   v?: string;
   e?: string;

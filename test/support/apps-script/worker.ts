@@ -74,14 +74,17 @@ const input = workerData as WorkerInput;
 const flag = new Int32Array(input.signal);
 const port = input.port as MessagePort;
 let virtualNow = input.now;
+let seq = 0;
 
 function invoke(h: number | string, m: string, a: string): Reply {
+  const n = ++seq;
   Atomics.store(flag, 0, 0);
-  parentPort!.postMessage({ kind: 'call', h, m, a } satisfies CallMessage);
+  parentPort!.postMessage({ kind: 'call', seq: n, h, m, a } satisfies CallMessage);
   Atomics.wait(flag, 0, 0);
   const got = receiveMessageOnPort(port);
-  if (!got) throw new Error('stand-in: no answer on the port');
+  if (!got) throw new Error(`stand-in: no answer on the port to call ${n} (${m})`);
   const reply = got.message as Reply;
+  if (reply.seq !== n) throw new Error(`stand-in: the answer to call ${reply.seq} came for call ${n} (${m})`);
   virtualNow = reply.now;
   return reply;
 }

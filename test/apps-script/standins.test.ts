@@ -2,6 +2,7 @@
  * The Apps Script stand-in (test/support/apps-script) against Google's documented behaviour, with tiny
  * scripts written here: each limit and each error the reference names.
  */
+import { generateKeyPairSync, verify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -472,6 +473,34 @@ describe('Utilities', () => {
       }`,
     });
     expect((await w.run('f')).value).toEqual(['aGk=', '__4=', 32, true, '2024-01-05T13:04:05Z', 'abc', 'string']);
+  });
+});
+
+describe('Utilities.computeRsaSignatureSha256 and Protection', () => {
+  it('signs with a PEM private key (RSASSA-PKCS1-v1_5, SHA-256) as a service account token needs', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const w = world({
+      'a.js': 'function sign(key) { return Utilities.base64Encode(Utilities.computeRsaSignatureSha256("header.payload", key)); }',
+    });
+    const r = await w.run('sign', [pem]);
+    expect(verify('RSA-SHA256', Buffer.from('header.payload'), publicKey, Buffer.from(r.value as string, 'base64'))).toBe(true);
+    expect((await w.run('sign', ['not a key'])).ok).toBe(false);
+  });
+
+  it("protects a range the script's user and the owner may edit, and no one else", async () => {
+    const w = world({
+      'a.js': `function protect() { var p = SpreadsheetApp.getActiveSheet().getRange('A1:A5').protect().setDescription('codes'); return p.getEditors().map(function (u) { return u.getEmail(); }); }
+        function write() { SpreadsheetApp.getActiveSheet().getRange('A2').setValue('x'); }
+        function list() { return SpreadsheetApp.getActive().getProtections(SpreadsheetApp.ProtectionType.RANGE).map(function (p) { return [p.getDescription(), p.canEdit(), p.getRange().getA1Notation()]; }); }`,
+    });
+    w.spreadsheet.addSheet('Leads', [['code']]);
+    w.spreadsheet.share('ann@example.com', 'edit');
+    w.spreadsheet.share('bob@example.com', 'edit');
+    expect((await w.run('protect', [], { user: 'ann@example.com' })).value).toEqual(['owner@example.com', 'ann@example.com']);
+    expect((await w.run('write', [], { user: 'ann@example.com' })).ok).toBe(true);
+    expect((await w.run('write', [], { user: 'bob@example.com' })).error).toBe(MESSAGES.protectedCell);
+    expect((await w.run('list', [], { user: 'bob@example.com' })).value).toEqual([['codes', false, 'A1:A5']]);
   });
 });
 

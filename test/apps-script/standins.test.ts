@@ -451,6 +451,30 @@ describe('ScriptApp triggers', () => {
     expect((await w.run('later', [60_000])).ok).toBe(true);
   });
 
+  it("stops running a user's triggers once they used the day's trigger runtime", async () => {
+    const w = world(
+      {
+        'a.js':
+          "function slow() { Utilities.sleep(300000); } function every() { ScriptApp.newTrigger('slow').timeBased().everyHours(1).create(); }",
+      },
+      { triggerRuntimeDailyMs: 10 * 60_000 },
+    );
+    await w.run('every');
+    expect((await w.runNextTrigger())?.ok).toBe(true);
+    expect((await w.runNextTrigger())?.ok).toBe(true);
+    expect((await w.runNextTrigger())?.error).toBe('Service using too much computer time for one day');
+    w.clock.advance(24 * 3_600_000);
+    expect((await w.runNextTrigger())?.ok).toBe(true);
+  });
+
+  it('refuses a request of more than 100 headers', async () => {
+    const w = world({
+      'a.js':
+        "function f() { var h = {}; for (var i = 0; i < 101; i++) h['x-' + i] = '1'; UrlFetchApp.fetch('http://127.0.0.1:9/', { headers: h }); }",
+    });
+    expect((await w.run('f')).error).toBe('Limit Exceeded: URLFetch headers.');
+  });
+
   it('runs an hourly trigger every hour', async () => {
     const w = world(script);
     const start = w.clock.now();

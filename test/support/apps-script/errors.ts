@@ -40,6 +40,10 @@ export const MESSAGES = {
   tooManyAddonTriggers: 'This add-on has created too many time-based triggers in this document for this Google user account.',
   tooManyTriggers: 'This script has too many triggers. Triggers must be deleted from the script before more can be added.',
   timeLimit: 'Exceeded maximum execution time',
+  triggerRuntime: 'Service using too much computer time for one day',
+  tooManySimultaneous: 'There are too many scripts running.',
+  tooManyHeaders: 'Limit Exceeded: URLFetch headers.',
+  payloadTooLarge: 'Limit Exceeded: URLFetch POST Size.',
   invalidArgument: (name: string) => `Invalid argument: ${name}`,
 };
 

@@ -10,11 +10,12 @@ import { basename } from 'node:path';
 import type { TriggerData, UiRecord, WorldState } from './execution-context';
 import { Execution, type ExecutionResult } from './execution';
 import { LockTable } from './lock-service';
+import { MESSAGES } from './errors';
 import { OWNER, Spreadsheet, type SpreadsheetModel } from './spreadsheet-model';
 
 export type { ExecutionResult } from './execution';
 export type { SpreadsheetModel, AddSheetOptions } from './spreadsheet-model';
-export { MESSAGES } from './errors';
+export { MESSAGES };
 
 export interface RunOptions {
   /** Default 'owner@example.com'; properties and locks are per user/document. */
@@ -60,7 +61,14 @@ export interface WorldOptions {
   start?: number;
   /** The stand-in's guard against a script that never returns, in real ms; default 120,000. */
   realTimeLimitMs?: number;
+  /** Triggers' total runtime a day per user (Google's quota: 90 minutes for a consumer account, 6 hours for Workspace); default 90 minutes. */
+  triggerRuntimeDailyMs?: number;
+  /** Simultaneous executions per user (Google's quota: 30). */
+  maxSimultaneousExecutions?: number;
 }
+
+/** An execution Google does not start. */
+const refused = (error: string): ExecutionResult => ({ ok: false, error, virtualMs: 0, fetches: 0, logs: [] });
 
 const DEFAULT_START = Date.UTC(2026, 10, 20, 9, 0, 0);
 
@@ -88,6 +96,8 @@ class World implements AppsScriptWorld {
   private scripts: { name: string; code: string }[] = [];
   private ids = 0;
   private closed = false;
+  /** Trigger runtime per user in the current 24-hour window. */
+  private triggerRuntime = new Map<string, { since: number; ms: number }>();
   readonly clock = { now: () => this.worldNow, advance: (ms: number) => this.sawTime(this.worldNow + ms) };
 
   constructor(private opts: WorldOptions) {
@@ -137,6 +147,9 @@ class World implements AppsScriptWorld {
 
   run(fn: string, args: unknown[] = [], o: RunOptions = {}): Promise<ExecutionResult> {
     if (this.closed) return Promise.reject(new Error('the Apps Script world is closed'));
+    const user = o.user ?? OWNER;
+    const mine = [...this.running].filter((e) => e.user === user).length;
+    if (mine >= (this.opts.maxSimultaneousExecutions ?? 30)) return Promise.resolve(refused(MESSAGES.tooManySimultaneous));
     const exec = new Execution(++this.ids, this, {
       user: o.user ?? OWNER,
       trigger: !!o.trigger,
@@ -170,7 +183,17 @@ class World implements AppsScriptWorld {
       second: d.getUTCSeconds(),
       timezone: 'UTC',
     };
-    return this.run(due.handler, [event], { user: due.user, trigger: true });
+    const spent = this.runtimeOf(due.user);
+    if (spent.ms >= (this.opts.triggerRuntimeDailyMs ?? 90 * 60_000)) return refused(MESSAGES.triggerRuntime);
+    const r = await this.run(due.handler, [event], { user: due.user, trigger: true });
+    spent.ms += r.virtualMs;
+    return r;
+  }
+
+  private runtimeOf(user: string): { since: number; ms: number } {
+    let t = this.triggerRuntime.get(user);
+    if (!t || this.worldNow - t.since >= 24 * 3_600_000) this.triggerRuntime.set(user, (t = { since: this.worldNow, ms: 0 }));
+    return t;
   }
 
   userProperties(user = OWNER): Record<string, string> {

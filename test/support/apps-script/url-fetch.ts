@@ -13,6 +13,8 @@ import { BlobFacade, bytesOf, signedBytes } from './utilities';
 
 const DAY_MS = 24 * 3600 * 1000;
 const MAX_URL = 2048;
+const MAX_HEADERS = 100;
+const MAX_PAYLOAD = 50 * 1024 * 1024;
 
 interface Params {
   method?: string;
@@ -142,6 +144,8 @@ export class UrlFetchAppService extends Facade {
       if (typeof r.url !== 'string') throw new ScriptException(MESSAGES.signature('UrlFetchApp', method, [r.url]));
       if (r.url.length > MAX_URL) throw new ScriptException(MESSAGES.urlTooLong);
       if (!/^https?:\/\//i.test(r.url)) throw new ScriptException(`Invalid argument: ${r.url}`);
+      if (Object.keys(r.headers ?? {}).length > MAX_HEADERS) throw new ScriptException(MESSAGES.tooManyHeaders);
+      if ((payloadOf(r).body?.length ?? 0) > MAX_PAYLOAD) throw new ScriptException(MESSAGES.payloadTooLarge);
     }
     this.spendQuota(requests.length);
     this.x.fetches += requests.length;

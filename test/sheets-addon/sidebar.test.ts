@@ -64,14 +64,11 @@ async function openSidebar(w: AppsScriptWorld): Promise<Page> {
   return page;
 }
 
-const text = (page: Page, sel: string) => page.$eval(sel, (el) => (el as HTMLElement).innerText);
+const text = (page: Page, sel: string) => page.$eval(sel, (el) => (el as unknown as { innerText: string }).innerText);
 const until = (page: Page, sel: string, pattern: RegExp) =>
-  page.waitForFunction(
-    (s, p) => new RegExp(p).test((document.querySelector(s) as HTMLElement).innerText),
-    { timeout: 60_000 },
-    sel,
-    pattern.source,
-  );
+  page.waitForFunction(`new RegExp(${JSON.stringify(pattern.source)}).test(document.querySelector(${JSON.stringify(sel)}).innerText)`, {
+    timeout: 60_000,
+  });
 
 describe('sidebar in Chromium', () => {
   it('saves settings, shows the price before paying, enriches and schedules', { timeout: 180_000 }, async () => {
@@ -83,18 +80,18 @@ describe('sidebar in Chromium', () => {
 
     // The sheet and its key column come from lists.
     await until(page, '#keyState', /saved/);
-    expect(await page.$$eval('#sheet option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(
+    expect(await page.$$eval('#sheet option', (o) => o.map((x) => (x as unknown as { value: string }).value))).toEqual(
       expect.arrayContaining(['Leads', 'Notes']),
     );
-    expect(await page.$eval('#sheet', (s) => (s as HTMLSelectElement).value)).toBe('Leads');
-    expect(await page.$eval('#column', (s) => (s as HTMLSelectElement).value)).toBe('Registry code');
+    expect(await page.$eval('#sheet', (s) => (s as unknown as { value: string }).value)).toBe('Leads');
+    expect(await page.$eval('#column', (s) => (s as unknown as { value: string }).value)).toBe('Registry code');
 
     // Settings: the key goes to the user's properties, the field is emptied and never shows it again.
     await page.type('#apiKey', t.sb.apiKey);
     await page.type('#chat', 'https://hooks.slack.com/services/T000/B000/XXXX');
     await page.click('#save');
     await until(page, '#report', /Settings saved/);
-    expect(await page.$eval('#apiKey', (i) => (i as HTMLInputElement).value)).toBe('');
+    expect(await page.$eval('#apiKey', (i) => (i as unknown as { value: string }).value)).toBe('');
     expect(Object.values(w.userProperties())).toContain(t.sb.apiKey);
     expect(Object.values(w.documentProperties()).join('\n')).not.toContain(t.sb.apiKey);
 

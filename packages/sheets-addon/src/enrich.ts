@@ -127,7 +127,7 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
       return {
         report: {
           status: 'continuing',
-          message: `Saved what was paid for so far; the run goes on by itself in about a minute (part ${continuation.parts}).`,
+          message: `Saved what was paid for so far; the run goes on by itself in a minute or more (part ${continuation.parts}).`,
           ...figures,
         },
         figures: r,

@@ -92,8 +92,11 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
     const billedBefore = o.continuation?.billedSoFar ?? 0;
     let lastProgress = 0;
     const table = new SheetTable(book, sheetName);
-    const r = await rt.loop.run(() =>
-      coreEnrich({
+    const r = await rt.loop.run(async () => {
+      // The key checked before the sheet is locked or read (GET /usage, never billed): a wrong key is one
+      // clear refusal, not a failed lookup in every row.
+      await client.reference.usage();
+      return await coreEnrich({
         table,
         client,
         ...(o.keyColumn ? { column: o.keyColumn } : {}),
@@ -107,8 +110,8 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
           saveProgress({ kind: o.kind ?? 'enrich', sheetName: sheetName!, done: p.done, total: p.total });
         },
         ports: { clock: rt.clock, answers: sheetAnswerStore(book), locks: addonLocks(rt.clock) },
-      }),
-    );
+      });
+    });
     const billed = billedBefore + r.billedQueries;
     const figures = { sheetName, ...enrichFigures(r), billedQueries: billed, billedThisPart: r.billedQueries };
     if (r.interrupted) {
@@ -124,7 +127,7 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
       return {
         report: {
           status: 'continuing',
-          message: `Saved what was paid for so far; the run goes on by itself in about a minute (part ${continuation.parts}).`,
+          message: `Saved what was paid for so far; the run goes on by itself in a minute or more (part ${continuation.parts}).`,
           ...figures,
         },
         figures: r,

@@ -23,6 +23,15 @@ function writeRecord(sheet: GoogleAppsScript.Sheet, record: LeaseRecord): void {
   SpreadsheetApp.flush();
 }
 
+/** Google's "You do not have permission…" for a user who can only view, in the add-on's words. */
+function viewOnly(e: unknown): unknown {
+  const message = e instanceof Error ? e.message : String(e);
+  if (!/permission/i.test(message)) return e;
+  return new Error(
+    'You can only view this spreadsheet: ask its owner to share it with you as an Editor, then run again. Nothing was billed.',
+  );
+}
+
 export function appsScriptLeaseSheets(book: GoogleAppsScript.Spreadsheet): LeaseSheets {
   return {
     async create(name, record) {
@@ -32,7 +41,7 @@ export function appsScriptLeaseSheets(book: GoogleAppsScript.Spreadsheet): Lease
         sheet = book.insertSheet(name);
       } catch (e) {
         if (byTitle(book, name)) return undefined;
-        throw e;
+        throw viewOnly(e);
       }
       // Two calls, not one atomic step as over REST: the record is written straight after, in the same
       // execution; a door reading in between finds an empty lease sheet (docs/decisions/_incoming/i34-addon.md).

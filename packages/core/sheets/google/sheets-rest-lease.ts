@@ -1,3 +1,4 @@
+import { PreflightError, writeAccessRefused } from '../checks/preflight';
 import { leaseCells, readLeaseCells, type LeaseRecord, type LeaseSheets, type LeaseSlot } from '../lease/port';
 import { a1Sheet } from './a1';
 import type { SheetsRest } from './sheets-rest';
@@ -16,6 +17,8 @@ export class SheetsRestLease implements LeaseSheets {
   constructor(
     private readonly rest: SheetsRest,
     private readonly random: () => number,
+    /** The service account signing in, to name in a refusal. */
+    private readonly account?: string,
   ) {}
 
   async create(name: string, record: LeaseRecord): Promise<string | undefined> {
@@ -35,6 +38,9 @@ export class SheetsRestLease implements LeaseSheets {
         // an earlier attempt of this request made it and its answer was lost; the caller reads which.
         if (/already exists/i.test(message) && /\bid\b/i.test(message) && attempt < 3) continue;
         if (/already exists/i.test(message)) return undefined;
+        // Someone who can only view cannot take the lease: refused as the checks before paying refuse, before anything is read or sent.
+        const { status, protectedCell } = err as SheetsError;
+        if (status === 403 && !protectedCell) throw new PreflightError([writeAccessRefused(this.account)]);
         // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
         throw err;
       }

@@ -182,7 +182,7 @@ export class SheetsRestTable implements Table {
   /** The sheet's lease is kept in a hidden sheet of the same spreadsheet (lease/port.ts), through the same quotas. */
   async leaseTarget() {
     if (this.title === undefined) await this.loadMetadata();
-    return { sheets: new SheetsRestLease(this.rest, this.options.random ?? Math.random), sheetTitle: this.title! };
+    return { sheets: new SheetsRestLease(this.rest, this.options.random ?? Math.random, this.account), sheetTitle: this.title! };
   }
 
   async read(): Promise<TableSnapshot> {

@@ -216,6 +216,32 @@ export class SheetsStandin {
     });
   }
 
+  /** The titles of a spreadsheet's sheets, hidden ones too, in order. */
+  sheetTitles(id: string): string[] {
+    return this.spreadsheets.get(id)!.sheets.map((x) => x.title);
+  }
+
+  /** Adds a sheet as a person or another program would (rows stored as given). */
+  addSheet(id: string, sheet: { title: string; rows?: Scalar[][]; hidden?: boolean }): void {
+    const ss = this.spreadsheets.get(id)!;
+    ss.sheets.push({
+      sheetId: Math.max(0, ...ss.sheets.map((x) => x.sheetId)) + 1,
+      title: sheet.title,
+      rowCount: Math.max(1000, sheet.rows?.length ?? 0),
+      columnCount: Math.max(26, widest(sheet.rows ?? [])),
+      cells: (sheet.rows ?? []).map((r) => r.map((v) => (v === '' ? undefined : { v }))),
+      ...(sheet.hidden ? { hidden: true } : {}),
+    });
+  }
+
+  /** Deletes a sheet as a person would (Delete on its tab). */
+  deleteSheet(id: string, title: string): void {
+    const ss = this.spreadsheets.get(id)!;
+    const at = ss.sheets.findIndex((x) => x.title === title);
+    if (at < 0) throw new Error(`no sheet "${title}" in ${id}`);
+    ss.sheets.splice(at, 1);
+  }
+
   /** Shares a spreadsheet with these users only, as writers (service-account emails, 'oauth-user'); others get Google's 403. */
   share(id: string, editors: string[]): void {
     this.access.share(id, editors);

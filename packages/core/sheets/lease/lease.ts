@@ -30,6 +30,14 @@ const DEFAULTS = { ttlMs: 120_000, renewEveryMs: 30_000, stopBeforeMs: 30_000, m
 /** Attempts at taking a lease that keeps changing hands under us, before saying it is busy. */
 const MAX_TAKES = 5;
 
+/**
+ * Holders of this process that ended without deleting their lease sheet (the delete refused: edit access
+ * withdrawn mid-run, Google failing). Their runs are over, so their leases are free to this process at
+ * once rather than when they expire: a rerun after the sharing is fixed goes ahead.
+ */
+const endedHere = new Set<string>();
+const MAX_ENDED = 1000;
+
 /** A lease held: a lock the writer checks before each write and each paid request. */
 export interface SheetLease extends HeldLock {
   /** The lease sheet's title. */
@@ -64,8 +72,10 @@ export async function takeSheetLease(sheets: LeaseSheets, sheetTitle: string, la
     const r = slot.record;
     if (r?.holder === holder) return new HeldSheetLease(sheets, name, label, slot.id, r, opts);
     if (!r) throw new Error(unreadable(label, name));
-    if (seenAt <= r.expiresAt + opts.maxSkewMs || attempt >= MAX_TAKES) throw new Error(busy(label, r, opts));
-    await sheets.remove(slot.id); // false: another contender removed it first; either way, try to make it
+    const over = seenAt > r.expiresAt + opts.maxSkewMs || endedHere.has(r.holder);
+    if (!over || attempt >= MAX_TAKES) throw new Error(busy(label, r, opts));
+    // False: another contender removed it first. Either way, try to make it again.
+    if (await sheets.remove(slot.id)) endedHere.delete(r.holder);
   }
 }
 
@@ -113,8 +123,9 @@ class HeldSheetLease implements SheetLease {
     await this.loop;
     await this.renewing;
     if (this.lostError) return;
-    // A delete that fails leaves the lease to expire by itself: the run's own outcome stands.
-    await this.sheets.remove(this.id).catch(() => false);
+    // A delete that fails leaves the lease to expire by itself (or to this process's next run): the run's own outcome stands.
+    const removed = await this.sheets.remove(this.id).catch(() => undefined);
+    if (removed === undefined && endedHere.size < MAX_ENDED) endedHere.add(this.record.holder);
   }
 
   private async keepAlive(signal: AbortSignal): Promise<void> {

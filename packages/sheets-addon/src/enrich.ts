@@ -137,6 +137,7 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
     return { report: { status: 'done', message: doneMessage(r, billed), ...figures }, figures: r };
   } catch (e) {
     const failed = reportOfFailedRun(e);
+    if (o.continuation) retryLater(o.continuation);
     return {
       report: {
         status: 'refused',
@@ -147,6 +148,19 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
         ...(failed ? enrichFigures(failed) : { billedQueries: 0 }),
       },
     };
+  }
+}
+
+/** Parts of one run at most: a continuation refused that often (a key revoked meanwhile) stops asking again. */
+const MAX_PARTS = 30;
+
+/** A continuation that was refused (another run busy, a passing failure) is tried again on the one trigger. */
+function retryLater(c: Continuation): void {
+  try {
+    const parts = c.parts + 1;
+    applyTriggerState({ ...readTriggerState(), continuation: parts <= MAX_PARTS ? { ...c, parts } : undefined });
+  } catch {
+    // The refusal is the answer; a trigger that could not be set leaves the run to the next click or schedule.
   }
 }
 

@@ -106,6 +106,8 @@ await bench('sheets', 'sheets.bench.mjs', ['--csv-rows', size(100_000, 5000), '-
 await bench('google-sheets-node', 'google-sheets-node.bench.mjs', ['--rows', size(100_000, 5000)]);
 // 5c. `company-data watch` on a 10,000-company Google sheet at Google's quotas: the first watch, then 1,000 changes (issue 29).
 await bench('watch', 'watch.bench.mjs', ['--companies', size(10_000, 2000), '--changes', size(1000, 200)]);
+// 5d. The Sheets add-on on the Apps Script stand-in at 300 ms a request, against the CLI on the same rows (issue 34).
+await bench('addon', 'addon.bench.mjs', ['--rows', size(10_000, 2000), '--latency-ms', '300']);
 // 5b. Memory of the streamed CSV enrich: the built CLI on 1,000,000 rows holding 10,000 distinct codes (issue 21).
 await bench('million', 'million.bench.mjs', ['--rows', size(1_000_000, 50_000), '--distinct', size(10_000, 2000)]);
 // 6. Sandbox throughput (the integration engineer's benchmark): one line per kind of request.
@@ -311,6 +313,28 @@ if (gs) {
     gr.billed === 0 && gr.writes <= 1,
   );
 } else missing('google-sheets-node', 'Google Sheets node in n8n vs the CLI');
+const ad = results.addon;
+if (ad) {
+  add(
+    `Sheets add-on on the Apps Script stand-in, ${ad.rows} rows (${ad.unique} unique) at ${ad.latencyMs} ms a request: requests, add-on vs CLI`,
+    `${ad.addonRequests} vs ${ad.cliRequests}`,
+    'add-on <= CLI',
+    ad.addonRequests <= ad.cliRequests,
+  );
+  add('  executions needed (the first run and its continuations)', ad.executions, '', null, 0);
+  add(
+    `  unique rows per second of execution time ÷ the bound of 1000/s (${ad.uniquePerExecutionSecond.toFixed(0)}/s in ${ad.executionSeconds.toFixed(1)} s; with the waits between continuations ${ad.ofBoundClock.toFixed(2)})`,
+    ad.ofBound,
+    '',
+    null,
+  );
+  add(
+    '  billed vs unique (CLI billed)',
+    `${ad.billed} vs ${ad.unique} (${ad.cliBilled})`,
+    'equal',
+    ad.billed === ad.unique && ad.status === 'done',
+  );
+} else missing('addon', 'Sheets add-on on the Apps Script stand-in');
 const wb = results.watch;
 if (wb) {
   const { first: w1, changesPass: w2, again: w3 } = wb;

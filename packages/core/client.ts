@@ -20,6 +20,7 @@ import {
 import { RateLimiter, type RateLimiterOptions } from './limiter';
 import { defaultRetryOptions, withRetries, type Failure, type RetryOptions } from './retry';
 import { TransportError, type Clock, type Transport, type TransportResponse } from './transport';
+import { queryString, setQuery } from './web-free';
 import { parseJson, isJsonObject } from './json';
 import {
   collectAll,
@@ -184,7 +185,7 @@ export interface BuiltRequest {
 
 /** Turns validated parameters into path, query string and JSON body. */
 export function buildRequest(op: AnyOperation, params: Record<string, unknown>): BuiltRequest {
-  const query = new URLSearchParams();
+  const query: [string, string][] = [];
   const body: Record<string, unknown> = {};
   let hasBodyParams = false;
   let path = op.path;
@@ -193,11 +194,11 @@ export function buildRequest(op: AnyOperation, params: Record<string, unknown>):
     if (spec.in === 'body') hasBodyParams = true;
     if (v === undefined) continue;
     if (spec.in === 'path') path = path.replace(`{${name}}`, encodeURIComponent(String(v)));
-    else if (spec.in === 'query') query.append(name, queryValue(v));
+    else if (spec.in === 'query') query.push([name, queryValue(v)]);
     else body[name] = v;
   }
-  for (const [k, v] of Object.entries(op.fixedQuery ?? {})) query.set(k, v);
-  const qs = query.toString();
+  for (const [k, v] of Object.entries(op.fixedQuery ?? {})) setQuery(query, k, v);
+  const qs = queryString(query);
   return { method: op.method, pathAndQuery: qs ? `${path}?${qs}` : path, body: hasBodyParams ? JSON.stringify(body) : undefined };
 }
 

@@ -92,6 +92,8 @@ export function googleExecuteContext(o: GoogleContextOptions): { ctx: IExecuteFu
   ctx.getNodeParameter.mockImplementation(((name: string, _i: number, fallback?: unknown) =>
     o.params[name] === undefined ? fallback : o.params[name]) as IExecuteFunctions['getNodeParameter']);
   ctx.getExecutionCancelSignal.mockReturnValue(o.signal);
+  ctx.getWorkflow.mockReturnValue({ id: 'wf1', name: 'Leads enrichment', active: false });
+  ctx.getExecutionId.mockReturnValue('1');
   const staticData = o.staticData ?? {};
   ctx.getWorkflowStaticData.mockReturnValue(staticData);
   wire(helpers, o, requests);

@@ -1,6 +1,7 @@
 /**
  * A local stand-in for the subset of the Google Sheets v4 API the sheets module uses:
- * spreadsheets.get / batchUpdate (appendDimension, insertDimension, addSheet, updateCells of a sheet the same batch adds), values.get / batchGet / update /
+ * spreadsheets.get / batchUpdate (appendDimension, insertDimension, addSheet (hidden too), deleteSheet, updateCells from a start cell),
+ * values.get / batchGet / update /
  * append / batchUpdate. It keeps Google's quota behaviour (reads and writes per minute per user → 429
  * RESOURCE_EXHAUSTED with Google's error body, sheets-standin-quota.ts), RAW vs USER_ENTERED input, the
  * value render options (FORMATTED_VALUE in the spreadsheet's locale), ragged rows, atomic batches and
@@ -34,6 +35,8 @@ export interface Sheet {
   rowCount: number;
   columnCount: number;
   cells: (Cell | undefined)[][];
+  /** Hidden in the UI (SheetProperties.hidden); the API reads and writes it like any other. */
+  hidden?: boolean;
 }
 interface Spreadsheet {
   id: string;
@@ -195,7 +198,7 @@ export class SheetsStandin {
    */
   create(
     id: string,
-    sheets: { title: string; rows?: Scalar[][]; rowCount?: number; columnCount?: number }[],
+    sheets: { title: string; rows?: Scalar[][]; rowCount?: number; columnCount?: number; hidden?: boolean }[],
     options: { locale?: string } = {},
   ): void {
     this.spreadsheets.set(id, {
@@ -208,8 +211,35 @@ export class SheetsStandin {
         rowCount: Math.max(s.rowCount ?? 1000, s.rows?.length ?? 0),
         columnCount: Math.max(s.columnCount ?? 26, widest(s.rows ?? [])),
         cells: (s.rows ?? []).map((r) => r.map((v) => (v === '' ? undefined : { v }))),
+        ...(s.hidden ? { hidden: true } : {}),
       })),
     });
+  }
+
+  /** The titles of a spreadsheet's sheets, hidden ones too, in order. */
+  sheetTitles(id: string): string[] {
+    return this.spreadsheets.get(id)!.sheets.map((x) => x.title);
+  }
+
+  /** Adds a sheet as a person or another program would (rows stored as given). */
+  addSheet(id: string, sheet: { title: string; rows?: Scalar[][]; hidden?: boolean }): void {
+    const ss = this.spreadsheets.get(id)!;
+    ss.sheets.push({
+      sheetId: Math.max(0, ...ss.sheets.map((x) => x.sheetId)) + 1,
+      title: sheet.title,
+      rowCount: Math.max(1000, sheet.rows?.length ?? 0),
+      columnCount: Math.max(26, widest(sheet.rows ?? [])),
+      cells: (sheet.rows ?? []).map((r) => r.map((v) => (v === '' ? undefined : { v }))),
+      ...(sheet.hidden ? { hidden: true } : {}),
+    });
+  }
+
+  /** Deletes a sheet as a person would (Delete on its tab). */
+  deleteSheet(id: string, title: string): void {
+    const ss = this.spreadsheets.get(id)!;
+    const at = ss.sheets.findIndex((x) => x.title === title);
+    if (at < 0) throw new Error(`no sheet "${title}" in ${id}`);
+    ss.sheets.splice(at, 1);
   }
 
   /** Shares a spreadsheet with these users only, as writers (service-account emails, 'oauth-user'); others get Google's 403. */
@@ -233,14 +263,15 @@ export class SheetsStandin {
   }
 
   private sheetOf(ss: Spreadsheet, title: string | undefined): Sheet {
-    const s = title === undefined ? ss.sheets[0] : ss.sheets.find((x) => x.title === title);
+    // No sheet named: the first VISIBLE sheet, as Google documents.
+    const s = title === undefined ? ss.sheets.find((x) => !x.hidden) : ss.sheets.find((x) => x.title === title);
     if (!s) throw new HttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${title}`);
     return s;
   }
 
   /**
    * A1 as Google reads it: 'Title'!A1:B2 (quotes doubled inside), Title!A1:B2, 'Title' or Title alone
-   * for the whole sheet, and a range with no sheet (A1:B2, A:A, 1:2) as cells of the FIRST sheet. So an
+   * for the whole sheet, and a range with no sheet (A1:B2, A:A, 1:2) as cells of the first visible sheet. So an
    * unquoted Q1 or Jan2025 is a cell of the first sheet even when a sheet has that title.
    */
   private parseRange(ss: Spreadsheet, a1: string): Range {
@@ -418,7 +449,7 @@ export class SheetsStandin {
         // Atomic like Google's: every request is checked (against the grid the ones before it leave) before any applies.
         const grid = new Map<Sheet, { rows: number; cols: number }>();
         const steps = ((body.requests ?? []) as Record<string, Record<string, unknown>>[]).map((r, i) =>
-          this.planStructural(ss, r, i, grid),
+          this.planStructural(ss, r, i, grid, user),
         );
         this.checkCellLimit(ss, grid);
         out = { spreadsheetId: ss.id, replies: steps.map((apply) => apply()) };
@@ -492,6 +523,8 @@ export class SheetsStandin {
               index,
               sheetType: 'GRID',
               gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount },
+              // Google leaves false booleans out of its answers.
+              ...(s.hidden ? { hidden: true } : {}),
             },
             protectedRanges: this.access.protectedRangesOf(ss.id, s.sheetId, user),
           })),
@@ -597,6 +630,7 @@ export class SheetsStandin {
     req: Record<string, Record<string, unknown>>,
     i: number,
     grid: Map<Sheet, { rows: number; cols: number }>,
+    user: string,
   ): () => unknown {
     // Sheets the requests before this one add, known to it before they are applied (Google plans a batch as one).
     const adding = [...grid.keys()].filter((x) => !ss.sheets.includes(x));
@@ -656,6 +690,7 @@ export class SheetsStandin {
       const props = ((req.addSheet as { properties?: Record<string, unknown> }).properties ?? {}) as {
         sheetId?: number;
         title?: string;
+        hidden?: boolean;
         gridProperties?: { rowCount?: number; columnCount?: number };
       };
       const title = props.title ?? `Sheet${ss.sheets.length + 1}`;
@@ -674,15 +709,43 @@ export class SheetsStandin {
       const sheetId = props.sheetId ?? Math.max(0, ...[...ss.sheets, ...adding].map((x) => x.sheetId)) + 1;
       if ([...ss.sheets, ...adding].some((x) => x.sheetId === sheetId))
         throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].addSheet: Sheet with id ${sheetId} already exists.`);
-      const sheet: Sheet = { sheetId, title, rowCount, columnCount, cells: [] };
+      const hidden = props.hidden === true;
+      const sheet: Sheet = { sheetId, title, rowCount, columnCount, cells: [], ...(hidden ? { hidden } : {}) };
       grid.set(sheet, { rows: rowCount, cols: columnCount });
       return () => {
         ss.sheets.push(sheet);
         return {
           addSheet: {
-            properties: { sheetId, title, index: ss.sheets.length - 1, sheetType: 'GRID', gridProperties: { rowCount, columnCount } },
+            properties: {
+              sheetId,
+              title,
+              index: ss.sheets.length - 1,
+              sheetType: 'GRID',
+              gridProperties: { rowCount, columnCount },
+              ...(hidden ? { hidden } : {}),
+            },
           },
         };
+      };
+    }
+    if (req.deleteSheet) {
+      const id = (req.deleteSheet as { sheetId?: number }).sheetId ?? 0;
+      // Google's answer for an id no sheet has: the batch is refused whole, so of two deletes of one sheet one fails.
+      if (!ss.sheets.some((x) => x.sheetId === id))
+        throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].deleteSheet: No grid with id: ${id}`);
+      // A spreadsheet keeps at least one visible sheet (as in Google's UI, the API refuses removing the last one).
+      if (!ss.sheets.some((x) => x.sheetId !== id && !x.hidden))
+        throw new HttpError(
+          400,
+          'INVALID_ARGUMENT',
+          `Invalid requests[${i}].deleteSheet: You can't remove all the visible sheets in a document.`,
+        );
+      return () => {
+        ss.sheets.splice(
+          ss.sheets.findIndex((x) => x.sheetId === id),
+          1,
+        );
+        return {};
       };
     }
     if (req.updateCells) {
@@ -693,21 +756,20 @@ export class SheetsStandin {
       };
       if (!u.fields)
         throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].updateCells: At least one field must be updated.`);
-      const { s, g } = sheetById(u.start?.sheetId);
-      // Only the cells of a sheet this batch adds: no protected range can cover them yet, which the stand-in
-      // would otherwise have to check cell by cell as Google does.
-      if (!adding.includes(s))
-        throw new HttpError(
-          400,
-          'INVALID_ARGUMENT',
-          'Unsupported in the stand-in: updateCells of a sheet other than one the same batch adds',
-        );
-      const r0 = u.start?.rowIndex ?? 0;
-      const c0 = u.start?.columnIndex ?? 0;
+      if (!u.start)
+        throw new HttpError(400, 'INVALID_ARGUMENT', 'Unsupported in the stand-in: updateCells with a range rather than a start');
+      const { s, g } = sheetById(u.start.sheetId);
+      const r0 = u.start.rowIndex ?? 0;
+      const c0 = u.start.columnIndex ?? 0;
       const rows = u.rows ?? [];
       const width = rows.reduce((w, r) => Math.max(w, r.values?.length ?? 0), 0);
       if (r0 + rows.length > g.rows || c0 + width > g.cols)
         throw new HttpError(400, 'INVALID_ARGUMENT', `Invalid requests[${i}].updateCells: the range is beyond the grid`);
+      // A sheet this batch adds has no protected range yet; an existing one is checked as a write of those cells.
+      if (!adding.includes(s))
+        this.access.checkCells(ss.id, user, [
+          { sheetId: s.sheetId, r0, r1: r0 + Math.max(1, rows.length), c0, c1: c0 + Math.max(1, width) },
+        ]);
       return () => {
         rows.forEach((r, k) => {
           const row = (s.cells[r0 + k] ??= []);

@@ -10,6 +10,7 @@
 import type { LookupCache } from '../bulk-lookup';
 import type { Lang } from '../schemas/common';
 import type { Clock } from '../transport';
+import type { LeaseSheets } from './lease/port';
 
 export type { Transport, TransportRequest, TransportResponse } from '../transport';
 
@@ -78,11 +79,23 @@ export interface LockedTable {
   readonly id: string;
   readonly label: string;
   readonly file?: string;
+  /**
+   * A table in a spreadsheet others share (Google Sheets): where its sheet's lease is kept, the lock
+   * every door and machine sees (lease/lease.ts). withSheetLease takes it beside the door's own lock.
+   */
+  leaseTarget?(): Promise<{ sheets: LeaseSheets; sheetTitle: string }>;
 }
 
 /** A lock held; released once, when the writer is done. */
 export interface HeldLock {
   release(): void | Promise<void>;
+  /**
+   * A lock that can be lost while held (a sheet's lease, taken over once it expired): the error that
+   * ends the writer, else undefined. Asked before each paid request (synchronous: the limiter asks it).
+   */
+  lost?(): Error | undefined;
+  /** The same before each write, renewing the lock when due: throws once it is lost. */
+  check?(): Promise<void>;
 }
 
 /**
@@ -90,7 +103,8 @@ export interface HeldLock {
  * lock or throws an error naming who holds it; it never waits for it. `alsoGuards` names further things
  * the writer owns (the events writer's ledger), locked with the table. The CLI locks with files in a
  * folder per machine; n8n, whose executions of one workflow may run on several workers, with what it has
- * (a workflow's static data, or none: a node may pass no lock and say so in its docs).
+ * (a workflow's static data, or none: a node may pass no lock and say so in its docs). Across doors
+ * and machines, withSheetLease (lease/lease-locks.ts) adds the lease the spreadsheet itself holds.
  */
 export interface WriterLocks {
   acquire(table: LockedTable, alsoGuards?: readonly string[]): HeldLock | Promise<HeldLock>;

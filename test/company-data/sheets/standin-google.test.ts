@@ -286,3 +286,58 @@ describe('an Estonian-locale sheet with registry codes stored as numbers', () =>
     }
   });
 });
+
+describe('sheets added, hidden and deleted as Google does', () => {
+  const batch = (id: string, requests: unknown[]) => send(standin, 'POST', `v4/spreadsheets/${id}:batchUpdate`, { requests });
+
+  it('refuses addSheet of a title that is there (without regard to case), and the whole batch with it', async () => {
+    standin.create('add-twice', [{ title: 'Leads', rows: [['a']] }]);
+    const made = await batch('add-twice', [{ addSheet: { properties: { sheetId: 77, title: 'Lock', hidden: true } } }]);
+    expect(made.status).toBe(200);
+    expect(made.json.replies[0].addSheet.properties).toMatchObject({ sheetId: 77, title: 'Lock', hidden: true });
+    const again = await batch('add-twice', [
+      { appendDimension: { sheetId: 0, dimension: 'ROWS', length: 5 } },
+      { addSheet: { properties: { title: 'LOCK' } } },
+    ]);
+    expect(again.status).toBe(400);
+    expect(again.json.error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      message: 'Invalid requests[1].addSheet: A sheet with the name "LOCK" already exists. Please enter another name.',
+    });
+    const meta = await send(standin, 'GET', 'v4/spreadsheets/add-twice?fields=sheets.properties');
+    expect(meta.json.sheets.map((s: any) => s.properties)).toEqual([
+      { sheetId: 0, title: 'Leads', index: 0, sheetType: 'GRID', gridProperties: { rowCount: 1000, columnCount: 26 } },
+      { sheetId: 77, title: 'Lock', index: 1, sheetType: 'GRID', gridProperties: { rowCount: 1000, columnCount: 26 }, hidden: true },
+    ]);
+  });
+
+  it('deletes a sheet by id once: a second delete of the id is refused with "No grid with id"', async () => {
+    standin.create('last-visible', [{ title: 'Only' }]);
+    expect((await batch('last-visible', [{ deleteSheet: { sheetId: 0 } }])).json.error.message).toMatch(/can't remove all/);
+    standin.create('delete-twice', [{ title: 'Leads' }, { title: 'Other' }]);
+    expect((await batch('delete-twice', [{ deleteSheet: { sheetId: 1001 } }])).status).toBe(200);
+    const again = await batch('delete-twice', [{ deleteSheet: { sheetId: 1001 } }]);
+    expect(again.status).toBe(400);
+    expect(again.json.error.message).toBe('Invalid requests[0].deleteSheet: No grid with id: 1001');
+    const meta = await send(standin, 'GET', 'v4/spreadsheets/delete-twice?fields=sheets.properties.title');
+    expect(meta.json.sheets).toEqual([{ properties: { title: 'Leads' } }]);
+  });
+
+  it('writes cells of an existing sheet by id with updateCells, and refuses an id no sheet has', async () => {
+    standin.create('update-cells', [{ title: 'Leads' }]);
+    const rows = [{ values: [{ userEnteredValue: { stringValue: '0012' } }] }];
+    expect((await batch('update-cells', [{ updateCells: { start: { sheetId: 0 }, rows, fields: 'userEnteredValue' } }])).status).toBe(200);
+    expect(standin.values('update-cells', 'Leads')).toEqual([['0012']]);
+    const gone = await batch('update-cells', [{ updateCells: { start: { sheetId: 5 }, rows, fields: 'userEnteredValue' } }]);
+    expect(gone.status).toBe(400);
+    expect(gone.json.error.message).toBe('Invalid requests[0]: No grid with id: 5');
+  });
+
+  it('reads a range without a sheet name from the first VISIBLE sheet', async () => {
+    standin.create('first-visible', [
+      { title: 'Hidden one', rows: [['h']], hidden: true },
+      { title: 'Shown', rows: [['s']] },
+    ]);
+    expect((await send(standin, 'GET', 'v4/spreadsheets/first-visible/values/A1')).json.values).toEqual([['s']]);
+  });
+});

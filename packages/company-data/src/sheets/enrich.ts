@@ -5,7 +5,7 @@
  */
 import { enrichSheet } from '@company-data/core/sheets/enrich/enrich';
 import type { EnrichReport, SheetsEnrichOptions } from '@company-data/core/sheets/enrich/options';
-import { fileLocks } from './writer-lock';
+import { sheetLocks } from './writer-lock';
 import { systemClock } from '../transport/clock';
 import { PaidAnswers } from './paid-answers';
 import { defaultStateDir } from './state-dir';
@@ -26,6 +26,6 @@ export async function enrichTable(opts: EnrichOptions): Promise<EnrichReport> {
   const { stateDir = defaultStateDir(), ...rest } = opts;
   return enrichSheet({
     ...rest,
-    ports: { clock: systemClock, answers: (scope) => new PaidAnswers({ ...scope, stateDir }), locks: fileLocks },
+    ports: { clock: systemClock, answers: (scope) => new PaidAnswers({ ...scope, stateDir }), locks: sheetLocks },
   });
 }

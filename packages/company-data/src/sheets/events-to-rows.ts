@@ -6,7 +6,7 @@ import { EventRowsWriter } from '@company-data/core/sheets/events/events-writer'
 import type { EventRowsWriterOptions } from '@company-data/core/sheets/events/options';
 import { defaultStateDir, tableStateFile } from './state-dir';
 import { EventLedger } from './event-ledger';
-import { fileLocks } from './writer-lock';
+import { sheetLocks } from './writer-lock';
 
 export { EVENT_COLUMNS, eventRecords, readEvent, type EventRecord } from '@company-data/core/sheets/events/event-records';
 export type { AcceptOutcome } from '@company-data/core/sheets/events/options';
@@ -26,6 +26,6 @@ export class EventSheetWriter extends EventRowsWriter {
     const ledger = new EventLedger(ledgerPath ?? tableStateFile(stateDir ?? defaultStateDir(), 'events', options.table.id));
     // The sheet's lock, with the ledger's: a second writer with another state folder (or ledger) has its own
     // ledger, and both would append to one sheet, each saving over the other's rows.
-    super({ ...rest, ledger, locks: fileLocks, ledgerName: ledger.path });
+    super({ ...rest, ledger, locks: sheetLocks, ledgerName: ledger.path });
   }
 }

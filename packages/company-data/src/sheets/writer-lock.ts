@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withSheetLease } from '@company-data/core/sheets/lease/lease-locks';
 import type { WriterLocks } from '@company-data/core/sheets/ports';
 import { checkWritableTarget, pidAlive, removeStaleTemps, resolveTarget } from '../files/atomic-file';
+import { systemClock } from '../transport/clock';
 
 /**
  * Where locks live: one folder per machine, never the state folder. Two writers given different
@@ -198,3 +200,12 @@ export function lockSheet(table: { label: string; id: string; file?: string }, a
 
 /** The writer-lock port (packages/core/sheets/ports.ts WriterLocks) with lock files: what the CLI gives the engine. */
 export const fileLocks: WriterLocks = { acquire: (table, alsoGuards) => lockSheet(table, alsoGuards) };
+
+/**
+ * What the CLI gives the engine: lock files on this machine first (no request), then, for a Google sheet,
+ * the lease the spreadsheet itself holds, which every door and machine sees (core sheets/lease).
+ */
+export const sheetLocks: WriterLocks = withSheetLease(fileLocks, {
+  clock: systemClock,
+  who: `company-data (pid ${process.pid} on ${hostname()})`,
+});

@@ -1,5 +1,7 @@
 import type { SendQuery } from '../../bulk-lookup';
 import { PreflightError } from '../checks/preflight';
+import { guardedTable } from '../lease/guarded-table';
+import type { HeldLock } from '../ports';
 import { isStreamed } from '../table/table';
 import { firstPass, type FirstPass } from './first-pass';
 import { writePlan, type Layout } from './layout';
@@ -25,7 +27,8 @@ export async function enrichSheet(opts: SheetsEnrichOptions): Promise<EnrichRepo
   // Taken before the table is read: a second run reading it meanwhile would bill the same rows again.
   const lock = opts.dryRun ? undefined : await opts.ports.locks?.acquire(opts.table);
   try {
-    return await enrichLocked(opts);
+    // A lock that can be lost (the sheet's lease) is checked before every write and every paid request.
+    return await enrichLocked({ ...opts, table: guardedTable(opts.table, lock) }, lock);
   } finally {
     await lock?.release();
   }
@@ -39,7 +42,7 @@ function checkOptions(opts: SheetsEnrichOptions): void {
     throw new Error('max-billed-queries: must be a whole number of 0 or more');
 }
 
-async function enrichLocked(opts: SheetsEnrichOptions): Promise<EnrichReport> {
+async function enrichLocked(opts: SheetsEnrichOptions, lock: HeldLock | undefined): Promise<EnrichReport> {
   const { table, client } = opts;
   const { clock } = opts.ports;
   const now = opts.now ?? (() => new Date(clock.now()));
@@ -54,7 +57,7 @@ async function enrichLocked(opts: SheetsEnrichOptions): Promise<EnrichReport> {
     maxAgeDays: opts.maxAgeDays,
     now: () => now().getTime(),
   });
-  const run = new EnrichRun(opts, answers);
+  const run = new EnrichRun(opts, answers, lock);
   const report = run.report;
   let L: Layout | undefined;
   const lookups = new Lookups(run, () => L!);

@@ -66,7 +66,7 @@ export class Lookups {
         lang: this.lang(),
         cache: run.answers,
         ...(cap ? { maxBilledQueries: cap.max, capName: 'max-billed-queries', onSending: cap.sending } : {}),
-        shouldStop: () => run.stopAll || run.aborted(),
+        shouldStop: () => run.stopSending() || run.aborted(),
         ...(run.opts.signal ? { signal: run.opts.signal } : {}),
         onSettled: this.onSettled,
         onProgress: (p) => {
@@ -126,7 +126,7 @@ export class Lookups {
         lang: this.lang(),
         cache: run.answers,
         maxBilledQueries: 0,
-        shouldStop: () => run.stopAll || run.aborted(),
+        shouldStop: () => run.stopSending() || run.aborted(),
         ...(run.opts.signal ? { signal: run.opts.signal } : {}),
         onSettled: this.onSettled,
       })

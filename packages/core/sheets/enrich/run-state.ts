@@ -1,6 +1,6 @@
 import type { CompanyDataError } from '../../errors';
 import type { LookupStatus } from '../../lookup';
-import type { PaidAnswerStore } from '../ports';
+import type { HeldLock, PaidAnswerStore } from '../ports';
 import type { EnrichReport, SheetsEnrichOptions } from './options';
 
 /** Wakes whoever waits for news (an answer, a finished chunk, the end). */
@@ -80,8 +80,20 @@ export class EnrichRun {
   constructor(
     readonly opts: SheetsEnrichOptions,
     readonly answers: PaidAnswerStore,
+    private readonly lock?: HeldLock,
   ) {
     this.report = emptyReport(!!opts.dryRun);
+  }
+
+  /** Nothing more may be sent: a failure, or the writer's lock lost (its lease taken over), which becomes the failure. */
+  stopSending(): boolean {
+    const lost = this.lock?.lost?.();
+    if (lost && !this.failure) {
+      this.failure = { error: lost };
+      this.stopAll = true;
+      this.changed.notify();
+    }
+    return this.stopAll;
   }
 
   aborted(): boolean {

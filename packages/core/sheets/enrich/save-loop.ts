@@ -3,6 +3,7 @@ import { sameQuery } from '../../lookup';
 import type { SheetsClock } from '../ports';
 import type { CellWrite, ColumnsView, Table, TableSnapshot } from '../table/table';
 import { placeColumnsFor, type Layout } from './layout';
+import { newStopper } from '../../web-free';
 import type { RowEdits } from './row-edits';
 import type { EnrichRun } from './run-state';
 
@@ -248,7 +249,7 @@ async function untilSaveDue({ run, clock }: SaveScope, due: () => number): Promi
     const wait = due() - clock.now();
     if (wait <= 0) return;
     // News cuts the wait short: the sleep is called off, not left to run out.
-    const woke = new AbortController();
+    const woke = newStopper();
     const news = run.changed.wait().then(() => woke.abort());
     await (Number.isFinite(wait) ? clock.sleep(wait, woke.signal) : news);
     woke.abort();

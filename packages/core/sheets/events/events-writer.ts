@@ -1,6 +1,7 @@
-import { MemoryDedupeStore } from '../../webhooks';
+import { MemoryDedupeStore } from '../../webhooks/dedupe';
 import type { WebhookEvent } from '../../schemas/events';
 import { capCell } from '../table/table';
+import { guardedTable } from '../lease/guarded-table';
 import type { EventLedgerStore, HeldLock, LedgerCompaction, LedgerRows } from '../ports';
 import {
   EVENT_COLUMNS,
@@ -75,7 +76,7 @@ export class EventRowsWriter implements EventRows {
   readonly compactions: LedgerCompaction[] = [];
   private compactedTo = 0;
 
-  constructor(private readonly options: EventRowsWriterOptions) {
+  constructor(private options: EventRowsWriterOptions) {
     this.ledger = options.ledger;
   }
 
@@ -98,6 +99,8 @@ export class EventRowsWriter implements EventRows {
     // its own ledger, and both would append to one file, each saving over the other's rows.
     const { ledgerName } = this.options;
     this.lock = await this.options.locks?.acquire(this.options.table, ledgerName ? [ledgerName] : []);
+    // A lock that can be lost (the sheet's lease) is checked before every write.
+    this.options = { ...this.options, table: guardedTable(this.options.table, this.lock) };
     try {
       // What was read before the lock may be stale: the previous writer could have added to it since.
       await this.ledger.load();

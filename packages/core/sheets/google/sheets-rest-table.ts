@@ -25,6 +25,7 @@ import {
 import { a1Sheet, cellText } from './a1';
 import type { SheetsRestTableOptions } from './options';
 import { SheetsRest } from './sheets-rest';
+import { SheetsRestLease } from './sheets-rest-lease';
 import type { SheetsError } from './sheets-errors';
 
 /** Google's recommended maximum request size ("2 MB"): every write is split to stay under it. */
@@ -176,6 +177,12 @@ export class SheetsRestTable implements Table {
       else throw err;
     }
     return checks;
+  }
+
+  /** The sheet's lease is kept in a hidden sheet of the same spreadsheet (lease/port.ts), through the same quotas. */
+  async leaseTarget() {
+    if (this.title === undefined) await this.loadMetadata();
+    return { sheets: new SheetsRestLease(this.rest, this.options.random ?? Math.random, this.account), sheetTitle: this.title! };
   }
 
   async read(): Promise<TableSnapshot> {

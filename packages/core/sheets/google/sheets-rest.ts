@@ -3,6 +3,7 @@ import { RateLimiter } from '../../limiter';
 import type { HttpMethod } from '../../operation';
 import { defaultRetryOptions, withRetries, type AttemptOutcome, type RetryOptions } from '../../retry';
 import { TransportError, type TransportResponse } from '../../transport';
+import { queryString } from '../../web-free';
 import type { SheetsRestTableOptions } from './options';
 import { googleErrorOf, sheetsError } from './sheets-errors';
 
@@ -63,9 +64,8 @@ export class SheetsRest {
   }
 
   private url(c: SheetsCall): string {
-    const q = new URLSearchParams();
-    for (const [k, v] of c.query ?? []) q.append(k, v);
-    const search = q.size ? `?${q.toString()}` : '';
+    const q = queryString(c.query ?? []);
+    const search = q ? `?${q}` : '';
     return `${this.root}v4/spreadsheets/${encodeURIComponent(this.o.spreadsheetId)}${c.path}${search}`;
   }
 

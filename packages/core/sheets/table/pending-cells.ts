@@ -1,3 +1,4 @@
+import { utf8Bytes } from '../../web-free';
 import type { CellWrite } from './table';
 
 /** Where a rectangle of pending cells is: `height` rows from `row`, `width` columns from `col`. */
@@ -102,7 +103,7 @@ const BLOCK_BYTES = '{"range":,"values":[]}'.length;
 
 /** UTF-8 bytes of a value as JSON. */
 export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value));
+  return utf8Bytes(JSON.stringify(value));
 }
 
 /**

@@ -16,6 +16,7 @@ export class SeenTable implements Table {
   readonly readColumns?: (cols: readonly number[]) => Promise<ColumnsView>;
   readonly checkWrites?: Table['checkWrites'];
   readonly create?: Table['create'];
+  readonly leaseTarget?: Table['leaseTarget'];
   private base: TableSnapshot | undefined;
   /** Cells the run wrote since the base, by row (0: the header), then column. */
   private written = new Map<number, Map<number, string>>();
@@ -27,6 +28,7 @@ export class SeenTable implements Table {
     if (inner.readColumns) this.readColumns = (cols) => this.readColumnsOf(inner.readColumns!.bind(inner), cols);
     if (inner.checkWrites) this.checkWrites = inner.checkWrites.bind(inner);
     if (inner.create) this.create = inner.create.bind(inner);
+    if (inner.leaseTarget) this.leaseTarget = inner.leaseTarget.bind(inner);
   }
 
   get label() {

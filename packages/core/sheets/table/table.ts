@@ -4,6 +4,7 @@
  * formulas as their result) and written as text, so codes keep leading zeros.
  */
 import type { WriteCheck, WritePlan } from '../checks/preflight';
+import type { LockedTable } from '../ports';
 
 export interface TableSnapshot {
   header: string[];
@@ -61,6 +62,8 @@ export interface Table {
    * header and nothing else. False when it was there. Files have none: a file is made by its first save.
    */
   create?(header: readonly string[]): Promise<boolean>;
+  /** A sheet others share (Google Sheets): where its lease is kept (ports.ts LockedTable). Wrappers pass it on. */
+  leaseTarget?: LockedTable['leaseTarget'];
 }
 
 /** Google's limit on one cell: a longer value is refused (HTTP 400) and with it the whole write. */

@@ -8,7 +8,7 @@ import { clientFor } from '../../transport/client';
 import type { EnrichModeChoice } from '../descriptions/enrich';
 import { staticDataAnswerStore } from '../ports/answer-store';
 import { n8nClock } from '../../transport/clock';
-import { inProcessWriterLocks } from '../ports/writer-locks';
+import { sheetWriterLocks } from '../ports/sheet-locks';
 import { googleSheetsAccess } from '../transport/google';
 import { sheetTitle, spreadsheetRest } from '../transport/sheets-api';
 import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
@@ -197,7 +197,7 @@ export async function enrichRows(
       ...(p.maxBilledQueries ? { maxBilledQueries: p.maxBilledQueries } : {}),
       lang: p.lang,
       ...(signal ? { signal } : {}),
-      ports: { clock, answers: staticDataAnswerStore(ctx.getWorkflowStaticData('node')), locks: inProcessWriterLocks },
+      ports: { clock, answers: staticDataAnswerStore(ctx.getWorkflowStaticData('node')), locks: sheetWriterLocks(ctx, clock) },
     });
   } catch (error) {
     throw signal?.aborted ? stoppedError(ctx, error) : enrichError(ctx, error);

@@ -4,6 +4,7 @@ import { CompanyDataError } from '@company-data/core/errors';
 import type { HeldLock } from '@company-data/core/sheets';
 import { EventRowsWriter, SheetsRestTable } from '@company-data/core/sheets';
 import { isIdentity } from '@company-data/core/sheets/events/event-records';
+import { guardedTable } from '@company-data/core/sheets/lease/guarded-table';
 import { MemoryEventLedger } from '@company-data/core/sheets/ledger/memory-ledger';
 import type { SummaryLang } from '@company-data/core/vocabulary';
 import { rowChange } from '@company-data/core/watch/row-change';
@@ -13,6 +14,7 @@ import { DEFAULT_EVENTS_SHEET } from '../descriptions/write-events';
 import { n8nClock } from '../../transport/clock';
 import { waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
+import { sheetWriterLocks } from '../ports/sheet-locks';
 import { googleSheetsAccess } from '../transport/google';
 import { listSheets, sheetTitle, spreadsheetRest } from '../transport/sheets-api';
 import { inNodeWords } from './enrich';
@@ -141,7 +143,8 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
   const itemOf = new Map(input.changes.map((c) => [String(c.event.id), c.item]));
   // The watched sheet is written by one execution of this process at a time, as enrich writes it; the events
   // sheet's lock is the events writer's own. Executions started side by side (a morning's deliveries) wait their turn.
-  const locks = waitingLocks(inProcessWriterLocks, clock, signal ? { signal } : {});
+  // The lease in the spreadsheet is taken once the local turn comes: waiting is for this process only.
+  const locks = sheetWriterLocks(ctx, clock, waitingLocks(inProcessWriterLocks, clock, signal ? { signal } : {}));
   const lock: HeldLock = await locks.acquire(table);
   try {
     // Google takes titles without case ("Company Changes" is "Company changes"): the tab's own title is written to.
@@ -160,7 +163,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
       // Rows first: every change, new or not (a row already holding it, or a newer one, is not written again), so
       // a run that failed after some rows is made whole by running it again; the events sheet, written last,
       // then decides which changes are new, and only those reach the digest.
-      const rows = new RowChangeWriter(table, { lang: p.summaryLang, ...(p.column ? { column: p.column } : {}) });
+      const rows = new RowChangeWriter(guardedTable(table, lock), { lang: p.summaryLang, ...(p.column ? { column: p.column } : {}) });
       const report = await rows.apply(input.changes.map((c) => c.event));
       const absent = new Set(rows.notInSheetCodes);
       const fresh: Applied['fresh'] = [];

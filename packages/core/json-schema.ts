@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { isJsonObject } from './json';
 
 /**
  * A zod rule as JSON Schema (draft 2020-12), for documents other programs read: the OpenAPI
@@ -20,7 +21,7 @@ function openObjectsAsTrue(v: unknown): unknown {
   if (!v || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
-    const empty = k === 'additionalProperties' && x && typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0;
+    const empty = k === 'additionalProperties' && isJsonObject(x) && Object.keys(x).length === 0;
     out[k] = empty ? true : openObjectsAsTrue(x);
   }
   return out;

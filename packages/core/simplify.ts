@@ -1,5 +1,6 @@
 import type { AnyOperation } from './operation';
 import { operationId } from './operation';
+import { objectOrEmpty, objectsOf } from './json';
 import type { CompanySummary } from './schemas/company';
 import { figureKeys, ratioKeys } from './schemas/financials';
 
@@ -43,8 +44,8 @@ export type FlatCompanyField = keyof ReturnType<typeof companyValues>;
 export const flatCompanyFields = Object.keys(companyValues({} as CompanySummary)) as readonly FlatCompanyField[];
 
 type Row = Record<string, unknown>;
-const rec = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});
-const list = (v: unknown): Row[] => (Array.isArray(v) ? (v as Row[]).filter((x) => x && typeof x === 'object') : []);
+const rec = objectOrEmpty;
+const list = objectsOf;
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 

@@ -190,69 +190,87 @@ export function enrichCommand(): Command {
     .addOption(csvFormulasOption());
   addApiOptions(cmd);
   addGoogleOptions(cmd);
-  cmd.action(async (file: string | undefined, flags: EnrichFlags) => {
-    const say = (line: string) => process.stderr.write(line + '\n');
-    apiTarget(flags); // a half-given service address is named before the file is looked at
-    const table = await openTable(
-      { file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true, csvFormulas: flags.csvFormulas },
-      flags,
-    );
-    const opened = await openClient(flags, say);
-    const controller = new AbortController();
-    const onSignal = () => {
-      say('Stopping after the requests in flight; finished rows are being saved...');
-      controller.abort();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    let bar: import('cli-progress').SingleBar | undefined;
-    try {
-      if (process.stderr.isTTY && !flags.dryRun) {
-        const { SingleBar, Presets } = await import('cli-progress');
-        bar = new SingleBar(
-          { format: 'Enriching [{bar}] {value}/{total} queries | {requests} requests', stream: process.stderr, hideCursor: true },
-          Presets.shades_classic,
-        );
-      }
-      let started = false;
-      const report = await enrichTable({
-        table,
-        client: opened.client,
-        ...(flags.column ? { column: flags.column } : {}),
-        fields: flags.fields,
-        sections: flags.sections,
-        mode: flags.mode,
-        force: !!flags.force,
-        dryRun: !!flags.dryRun,
-        ...(flags.maxBilledQueries ? { maxBilledQueries: flags.maxBilledQueries } : {}),
-        ...(flags.lang ? { lang: flags.lang } : {}),
-        ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
-        maxAgeDays: flags.maxAge,
-        // The offline sandbox listens on a new port each run but always answers alike.
-        ...(opened.offline ? { service: 'offline-sandbox' } : {}),
-        signal: controller.signal,
-        onProgress: (p) => {
-          if (!bar) return;
-          if (!started) {
-            bar.start(p.total, p.done, { requests: p.requests });
-            started = true;
-          } else bar.update(p.done, { requests: p.requests });
-        },
-      });
-      bar?.stop();
-      for (const line of formatReport(report)) process.stdout.write(line + '\n');
-      if (report.errors || report.checks?.some((c) => c.ok === false)) process.exitCode = 2;
-    } catch (err) {
-      // A run that stopped after it began paying still ends with its report; the error (what to do) follows it.
-      bar?.stop();
-      const report = reportOfFailedRun(err);
-      if (report) for (const line of formatReport(report)) process.stdout.write(line + '\n');
-      throw err;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await opened.close();
-    }
-  });
+  cmd.action(runEnrich);
   return cmd;
+}
+
+/** A progress bar on a terminal (none when piped or for a dry run): its onProgress and its stop. */
+async function progressBar(flags: EnrichFlags) {
+  if (!process.stderr.isTTY || flags.dryRun) return { onProgress: () => undefined, stop: () => undefined };
+  const { SingleBar, Presets } = await import('cli-progress');
+  const bar = new SingleBar(
+    { format: 'Enriching [{bar}] {value}/{total} queries | {requests} requests', stream: process.stderr, hideCursor: true },
+    Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    onProgress: (p: { total: number; done: number; requests: number }) => {
+      if (!started) {
+        bar.start(p.total, p.done, { requests: p.requests });
+        started = true;
+      } else bar.update(p.done, { requests: p.requests });
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+/** The flags as the engine's options. */
+function enrichOptions(flags: EnrichFlags, offline: boolean) {
+  return {
+    ...(flags.column ? { column: flags.column } : {}),
+    fields: flags.fields,
+    sections: flags.sections,
+    mode: flags.mode,
+    force: !!flags.force,
+    dryRun: !!flags.dryRun,
+    ...(flags.maxBilledQueries ? { maxBilledQueries: flags.maxBilledQueries } : {}),
+    ...(flags.lang ? { lang: flags.lang } : {}),
+    ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+    maxAgeDays: flags.maxAge,
+    // The offline sandbox listens on a new port each run but always answers alike.
+    ...(offline ? { service: 'offline-sandbox' } : {}),
+  };
+}
+
+/** `enrich`: opens the table and the client, runs the engine, prints the report; Ctrl+C stops after the requests in flight. */
+async function runEnrich(file: string | undefined, flags: EnrichFlags): Promise<void> {
+  const say = (line: string) => process.stderr.write(line + '\n');
+  apiTarget(flags); // a half-given service address is named before the file is looked at
+  const table = await openTable(
+    { file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, out: flags.out, mustExist: true, csvFormulas: flags.csvFormulas },
+    flags,
+  );
+  const opened = await openClient(flags, say);
+  const controller = new AbortController();
+  const onSignal = () => {
+    say('Stopping after the requests in flight; finished rows are being saved...');
+    controller.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let bar: { stop(): void } | undefined;
+  try {
+    const progress = await progressBar(flags);
+    bar = progress;
+    const report = await enrichTable({
+      table,
+      client: opened.client,
+      ...enrichOptions(flags, opened.offline),
+      signal: controller.signal,
+      onProgress: progress.onProgress,
+    });
+    bar.stop();
+    for (const line of formatReport(report)) process.stdout.write(line + '\n');
+    if (report.errors || report.checks?.some((c) => c.ok === false)) process.exitCode = 2;
+  } catch (err) {
+    // A run that stopped after it began paying still ends with its report; the error (what to do) follows it.
+    bar?.stop();
+    const report = reportOfFailedRun(err);
+    if (report) for (const line of formatReport(report)) process.stdout.write(line + '\n');
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await opened.close();
+  }
 }

@@ -74,58 +74,72 @@ export function sandboxCommand(): Command {
         .default(undefined, String(DEFAULT_JITTER)),
     )
     .addOption(new Option('--rate-limit <n|off>', 'requests per second per key, or off').argParser(rateLimit).default(10))
-    .action(async (flags: ServeFlags) => {
-      const { startSandbox } = await import('../../sandbox');
-      const keys = [
-        ...flags.key.map((key) => ({ key, plan: 'api' as Plan })),
-        ...flags.basicKey.map((key) => ({ key, plan: 'basic' as Plan })),
-      ];
-      let created: string | null = null;
-      const stored = flags.dataDir ? readKeyFile(flags.dataDir).filter((k) => !k.revoked_at) : [];
-      if (!keys.length && !stored.length) {
-        if (flags.dataDir) created = createStoredKey(flags.dataDir, 'api', new Date()).key;
-        else {
-          const { newKey } = await import('../../sandbox/http/keys');
-          created = newKey('api');
-          keys.push({ key: created, plan: 'api' });
-        }
-      }
-      const t0 = Date.now();
-      const latency = {
-        latencyMs: flags.latencyMs,
-        perQueryMs: flags.perQueryMs ?? (flags.latencyMs > 0 ? DEFAULT_PER_QUERY_MS : 0),
-        jitter: flags.jitter ?? DEFAULT_JITTER,
-      };
-      const sb = await startSandbox({
-        host: flags.host,
-        port: flags.port,
-        seed: flags.seed,
-        companies: flags.companies,
-        keys,
-        dataDir: flags.dataDir,
-        latency,
-        rateLimit: flags.rateLimit,
-      });
-      const out = process.stdout;
-      out.write(
-        `Sandbox on ${sb.url} (seed ${flags.seed}, ${sb.dataset.companies.length} synthetic companies, ready in ${Date.now() - t0} ms)\n`,
-      );
-      if (created) out.write(`API key (shown once, only its hash is kept${flags.dataDir ? ` in ${flags.dataDir}` : ''}):\n  ${created}\n`);
-      else out.write(`Keys: ${keys.length} from the command line, ${stored.length} in ${flags.dataDir ?? 'no data dir'}\n`);
-      out.write(`Scenario fixtures: ${sb.url}/sandbox/fixtures   OpenAPI: ${sb.url}/openapi.json\n`);
-      if (latency.latencyMs || latency.perQueryMs)
-        out.write(
-          `Latency: ${latency.latencyMs} ms round trip, ${latency.perQueryMs} ms per query ±${latency.jitter * 100}% (PUT ${sb.url}/sandbox/latency)\n`,
-        );
-      if (flags.rateLimit === false) out.write('Rate limit: off\n');
-      const stop = async () => {
-        await sb.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    .action(serveSandbox);
+  cmd.addCommand(keysCommand());
+  return cmd;
+}
 
+/** The keys the sandbox accepts: the flags', else those kept in --data-dir, else a new one (shown once). */
+async function sandboxKeys(flags: ServeFlags) {
+  const keys = [
+    ...flags.key.map((key) => ({ key, plan: 'api' as Plan })),
+    ...flags.basicKey.map((key) => ({ key, plan: 'basic' as Plan })),
+  ];
+  let created: string | null = null;
+  const stored = flags.dataDir ? readKeyFile(flags.dataDir).filter((k) => !k.revoked_at) : [];
+  if (!keys.length && !stored.length) {
+    if (flags.dataDir) created = createStoredKey(flags.dataDir, 'api', new Date()).key;
+    else {
+      const { newKey } = await import('../../sandbox/http/keys');
+      created = newKey('api');
+      keys.push({ key: created, plan: 'api' });
+    }
+  }
+  return { keys, created, stored };
+}
+
+/** `sandbox`: starts the service, says where and with which keys, and stops on Ctrl+C. */
+async function serveSandbox(flags: ServeFlags): Promise<void> {
+  const { startSandbox } = await import('../../sandbox');
+  const { keys, created, stored } = await sandboxKeys(flags);
+  const t0 = Date.now();
+  const latency = {
+    latencyMs: flags.latencyMs,
+    perQueryMs: flags.perQueryMs ?? (flags.latencyMs > 0 ? DEFAULT_PER_QUERY_MS : 0),
+    jitter: flags.jitter ?? DEFAULT_JITTER,
+  };
+  const sb = await startSandbox({
+    host: flags.host,
+    port: flags.port,
+    seed: flags.seed,
+    companies: flags.companies,
+    keys,
+    dataDir: flags.dataDir,
+    latency,
+    rateLimit: flags.rateLimit,
+  });
+  const out = process.stdout;
+  out.write(
+    `Sandbox on ${sb.url} (seed ${flags.seed}, ${sb.dataset.companies.length} synthetic companies, ready in ${Date.now() - t0} ms)\n`,
+  );
+  if (created) out.write(`API key (shown once, only its hash is kept${flags.dataDir ? ` in ${flags.dataDir}` : ''}):\n  ${created}\n`);
+  else out.write(`Keys: ${keys.length} from the command line, ${stored.length} in ${flags.dataDir ?? 'no data dir'}\n`);
+  out.write(`Scenario fixtures: ${sb.url}/sandbox/fixtures   OpenAPI: ${sb.url}/openapi.json\n`);
+  if (latency.latencyMs || latency.perQueryMs)
+    out.write(
+      `Latency: ${latency.latencyMs} ms round trip, ${latency.perQueryMs} ms per query ±${latency.jitter * 100}% (PUT ${sb.url}/sandbox/latency)\n`,
+    );
+  if (flags.rateLimit === false) out.write('Rate limit: off\n');
+  const stop = async () => {
+    await sb.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** `sandbox keys create|revoke|list`: the keys of a data dir (hashes only). */
+function keysCommand(): Command {
   const keysCmd = new Command('keys').description('Create, revoke and list sandbox API keys in a data dir (hashes only)');
   keysCmd
     .command('create')
@@ -167,6 +181,5 @@ export function sandboxCommand(): Command {
       for (const k of readKeyFile(o.dataDir))
         process.stdout.write(`${k.id}\t${k.plan}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\tcreated ${k.created_at}\n`);
     });
-  cmd.addCommand(keysCmd);
-  return cmd;
+  return keysCmd;
 }

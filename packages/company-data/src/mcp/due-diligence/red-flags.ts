@@ -4,6 +4,7 @@
  * reads the source alone and the date the fact carries. A failed section gives no flags (the answer
  * names it as not checked instead); nothing is inferred from a missing answer.
  */
+import { objectOrEmpty, objectsOf } from '@company-data/core/json';
 import { sourceOf, type Row, type SectionKey, type Sections } from './sections';
 
 export const severities = ['critical', 'high', 'medium', 'low'] as const;
@@ -27,8 +28,8 @@ export const RECENT_COURT_CASE_MONTHS = 36;
 /** A company registered less than this many months ago has little history to judge. */
 export const YOUNG_COMPANY_MONTHS = 12;
 
-const rec = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});
-const list = (v: unknown): Row[] => (Array.isArray(v) ? v.filter((x): x is Row => !!x && typeof x === 'object') : []);
+const rec = objectOrEmpty;
+const list = objectsOf;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 

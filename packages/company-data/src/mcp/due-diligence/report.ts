@@ -3,13 +3,14 @@
  * flags worst first, the facts of each section in a few fields, what could not be checked and why, and
  * what the check cost. The same answer as structured content and as readable text.
  */
+import { objectOrEmpty, objectsOf } from '@company-data/core/json';
 import { flatCompanyFields, simplified } from '@company-data/core/simplify';
 import { operationGroups as ops } from '@company-data/core/operations';
 import { eur, latestFigures, redFlags, riskLevel, type RedFlag } from './red-flags';
 import { sectionSpecs, type Row, type SectionFailure, type SectionKey, type Sections } from './sections';
 
-const rec = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});
-const list = (v: unknown): Row[] => (Array.isArray(v) ? v.filter((x): x is Row => !!x && typeof x === 'object') : []);
+const rec = objectOrEmpty;
+const list = objectsOf;
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 /** Leaves out empty fields: they say nothing and cost tokens. */
 const pick = (row: Row, keys: readonly string[]): Row => Object.fromEntries(keys.filter((k) => !isEmpty(row[k])).map((k) => [k, row[k]]));

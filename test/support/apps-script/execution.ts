@@ -155,7 +155,9 @@ export class Execution implements Exec {
       else this.serve(m).catch((e: unknown) => this.finish({ ok: false, error: `stand-in: ${messageOf(e)}` }));
     });
     worker.on('error', (e) => this.finish({ ok: false, error: messageOf(e) }));
-    worker.on('exit', () => this.finish({ ok: false, error: 'The execution ended without an answer' }));
+    worker.on('exit', (code) =>
+      this.finish({ ok: false, error: `stand-in: the execution's worker exited (code ${code}) without an answer` }),
+    );
     this.realTimer = setTimeout(
       () => this.finish({ ok: false, error: `stand-in: the execution ran over ${this.settings.realTimeLimitMs} ms of real time` }),
       this.settings.realTimeLimitMs,

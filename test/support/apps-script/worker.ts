@@ -91,6 +91,9 @@ function invoke(h: number | string, m: string, a: string): Reply {
 
 function done(msg: Omit<DoneMessage, 'kind'>): void {
   parentPort!.postMessage({ kind: 'done', ...msg } satisfies DoneMessage);
+  // Stay alive until the test's thread, having read the answer, terminates this worker: an exit of its
+  // own could reach the test's thread before the answer does.
+  setInterval(() => undefined, 60_000);
 }
 
 const messageOf = (e: unknown) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as Error).message) : String(e));

@@ -133,6 +133,9 @@ export function rawRequest(url: string, method: string, headers: Record<string, 
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
     });
     req.on('error', reject);
+    // A large body the server refused by its size: once the answer is in and the request let go of its socket,
+    // the rest of the body fails to write (EPIPE). The server's right, and no listener would make it uncaught.
+    req.on('socket', (socket) => socket.on('error', () => undefined));
     req.end(body);
   });
 }

@@ -102,6 +102,8 @@ beforeAll(async () => {
   addKnown('id', ...Object.values(fixtures.persons).map((p) => String(p.id)));
   // People search needs a name that exists for its answer to carry an id.
   addKnown('q', ...Object.values(fixtures.persons).map((p) => p.name));
+  // A bulk lookup of codes that exist answers with matches, whose ids its links pass on.
+  addKnown('queries', ...companies.slice(0, 5).map((c) => [c.registry_code]));
   const list = await api('POST', '/monitoring/lists', { name: 'Contract' });
   await api('POST', `/monitoring/lists/${list.id as string}/companies`, {
     add: companies.slice(0, 5).map((c) => ({ registry_code: c.registry_code })),
@@ -543,44 +545,49 @@ describe('the sandbox answers as its OpenAPI says', () => {
     const ops = new Map(operationsOf().map((c) => [c.op.operationId, c]));
     const problems: string[] = [];
     const reached = new Set<string>();
+    const linked = new Set<string>();
     let count = 0;
+    const types = (s: Json | undefined) =>
+      new Set([s?.type, ...((s?.anyOf as Json[] | undefined) ?? []).map((o) => o.type)].filter(Boolean));
     for (const c of ops.values()) {
       for (const [status, r] of Object.entries(c.op.responses)) {
         for (const [name, link] of Object.entries(r.links ?? {})) {
           count++;
           const target = ops.get(link.operationId);
+          const from = `${c.op.operationId} ${status} → ${link.operationId}`;
           if (!target) {
             problems.push(`${c.op.operationId} ${status} ${name}: no operation ${link.operationId}`);
             continue;
           }
           reached.add(link.operationId);
-          const targetPath = target.op.parameters
-            .filter((p) => p.in === 'path')
-            .map((p) => p.name)
-            .sort();
-          if (JSON.stringify(Object.keys(link.parameters).sort()) !== JSON.stringify(targetPath))
-            problems.push(
-              `${c.op.operationId} → ${link.operationId}: sets ${Object.keys(link.parameters).join(', ')}, the target's path takes ${targetPath.join(', ')}`,
-            );
+          linked.add(link.operationId).add(c.op.operationId);
+          // Every path parameter of the target is set; anything else set is one of its query parameters.
+          const targetPath = target.op.parameters.filter((p) => p.in === 'path').map((p) => p.name);
+          const unset = targetPath.filter((p) => !(p in link.parameters));
+          if (unset.length) problems.push(`${from}: leaves the path parameter(s) ${unset.join(', ')} unset`);
           for (const [param, expr] of Object.entries(link.parameters)) {
+            const targetParam = target.op.parameters.find((p) => p.name === param);
+            if (!targetParam) {
+              problems.push(`${from}: ${param} is not a parameter of the target`);
+              continue;
+            }
             const fromRequest = /^\$request\.path\.(\w+)$/.exec(expr)?.[1];
             const pointer = /^\$response\.body#(\/.*)$/.exec(expr)?.[1];
             if (fromRequest && !c.op.parameters.some((p) => p.in === 'path' && p.name === fromRequest))
-              problems.push(
-                `${c.op.operationId} → ${link.operationId}: ${param} from a path parameter ${fromRequest} the source does not have`,
-              );
-            if (!fromRequest && !pointer)
-              problems.push(`${c.op.operationId} → ${link.operationId}: ${param}: ${expr} is neither $request.path nor $response.body`);
+              problems.push(`${from}: ${param} from a path parameter ${fromRequest} the source does not have`);
+            if (!fromRequest && !pointer) {
+              // A constant (OpenAPI allows them): it must be a value the target's parameter takes.
+              if (expr.startsWith('$')) problems.push(`${from}: ${param}: ${expr} is neither $request.path nor $response.body`);
+              else if (!ajv.validate(deref(targetParam.schema) as object, expr))
+                problems.push(`${from}: ${param}: the constant ${JSON.stringify(expr)} is not a value the target takes`);
+            }
             if (pointer) {
               const at = schemaAt(r.content!['application/json'].schema, pointer);
-              const targetSchema = target.op.parameters.find((p) => p.name === param)?.schema;
-              const types = (s: Json | undefined) =>
-                new Set([s?.type, ...((s?.anyOf as Json[] | undefined) ?? []).map((o) => o.type)].filter(Boolean));
-              if (!at) problems.push(`${c.op.operationId} ${status} → ${link.operationId}: ${pointer} is not in the response schema`);
-              else if (![...types(targetSchema)].some((t) => types(at).has(t)))
-                problems.push(
-                  `${c.op.operationId} → ${link.operationId}: ${pointer} is ${[...types(at)].join('|')}, ${param} takes ${[...types(targetSchema)].join('|')}`,
-                );
+              // A list parameter (style form) takes one value of its items.
+              const wanted = targetParam.schema.type === 'array' ? (targetParam.schema.items as Json) : targetParam.schema;
+              if (!at) problems.push(`${from}: ${pointer} is not in the response schema`);
+              else if (![...types(wanted)].some((t) => types(at).has(t)))
+                problems.push(`${from}: ${pointer} is ${[...types(at)].join('|')}, ${param} takes ${[...types(wanted)].join('|')}`);
             }
           }
         }
@@ -588,19 +595,43 @@ describe('the sandbox answers as its OpenAPI says', () => {
     }
     expect(problems, problems.join('\n')).toEqual([]);
     expect(count).toBeGreaterThan(50);
-    // Every operation with an id in its path is reached, but the classifier list (its name is a word, not an id an answer gives).
+    // Every operation with an id in its path is reached by a link.
     const unreached = [...ops.values()]
       .filter((c) => c.op.parameters.some((p) => p.in === 'path') && !reached.has(c.op.operationId))
       .map((c) => c.op.operationId);
-    expect(unreached).toEqual(['reference.classifiers']);
+    expect(unreached).toEqual([]);
+    // Every operation takes part in a link, as its source or its target (what a stateful fuzzer can reach),
+    // but the document itself.
+    const apart = [...ops.keys()].filter((id) => !linked.has(id));
+    expect(apart).toEqual(['reference.openapi']);
+  });
+
+  it('links a client follows: the lookup into the company operations, PUT /webhook into POST /webhook/test, EMTAK codes into the search', () => {
+    const linksOf = (id: string) => {
+      const c = operationsOf().find((o) => o.op.operationId === id)!;
+      return Object.values(c.op.responses).find((r) => r.links)?.links ?? {};
+    };
+    const lookup = linksOf('companies.lookup');
+    expect(lookup['companies.get']?.parameters).toEqual({ registry_code: '$response.body#/data/0/matches/0/registry_code' });
+    expect(lookup['companies.byVat']?.parameters).toEqual({ vat_number: '$response.body#/data/0/matches/0/vat_number' });
+    expect(Object.keys(lookup)).toContain('reference.usage');
+    expect(linksOf('webhook.set')['webhook.test']).toMatchObject({ operationId: 'webhook.test', parameters: {} });
+    expect(linksOf('reference.emtak')['companies.search']?.parameters).toEqual({ activity: '$response.body#/data/0/code' });
+    expect(linksOf('companies.get')['reference.classifiers']?.parameters).toEqual({ type: 'legal_forms' });
   });
 
   it('links followed from real answers of their source get an answer: 2xx, or a conflict the target documents', async () => {
-    const follows = operationsOf().flatMap((c) =>
-      Object.entries(c.op.responses).flatMap(([status, r]) =>
-        Object.entries(r.links ?? {}).map(([name, link]) => ({ source: c, status: Number(status), name, link })),
-      ),
-    );
+    // Each link once per source, followed from whichever success answer it comes (PUT /webhook answers
+    // 201 or 200, with the same links).
+    const follows = operationsOf().flatMap((c) => {
+      const statuses = Object.entries(c.op.responses).filter(([, r]) => r.links);
+      const names = [...new Set(statuses.flatMap(([, r]) => Object.keys(r.links!)))];
+      const statusesOf = (name: string) => statuses.filter(([, r]) => r.links![name]).map(([s]) => Number(s));
+      return names.map((name) => {
+        const [status, link] = [statusesOf(name), statuses.find(([, r]) => r.links![name])![1].links![name]!];
+        return { source: c, statuses: status, status: status.join('/'), name, link };
+      });
+    });
     const ops = new Map(operationsOf().map((c) => [c.op.operationId, c]));
     // Deleting and removing last: the reads and writes before them use the same lists and searches.
     const destructive = (id: string) => ops.get(id)!.method === 'DELETE';
@@ -617,7 +648,7 @@ describe('the sandbox answers as its OpenAPI says', () => {
       const from = await answeredRequest(
         f.source,
         SEED + 2000 + i,
-        (a) => a.status === f.status && Object.values(values(a.body)).every((v) => v !== null && v !== undefined),
+        (a) => f.statuses.includes(a.status) && Object.values(values(a.body)).every((v) => v !== null && v !== undefined),
       );
       if (!from) {
         problems.push(`${f.source.op.operationId} ${f.status} → ${f.name}: no answer of the source with values for the link`);
@@ -630,12 +661,15 @@ describe('the sandbox answers as its OpenAPI says', () => {
           .map((seg, k) => [seg.replace(/[{}]/g, ''), decodeURIComponent(from.sent.url.split('?')[0]!.split('/')[k]!)]),
       );
       const resolved = values(from.answer.body);
-      const url = target.path.replace(/\{(\w+)\}/g, (_, p: string) => {
+      // Each link value: from the source's path, from its answer, or a constant.
+      const value = (p: string) => {
         const expr = f.link.parameters[p]!;
-        return encodeURIComponent(
-          String(expr.startsWith('$request.path.') ? sourcePath[expr.slice('$request.path.'.length)] : resolved[p]),
-        );
-      });
+        if (expr.startsWith('$request.path.')) return String(sourcePath[expr.slice('$request.path.'.length)]);
+        return String(expr.startsWith('$response.body#') ? resolved[p] : expr);
+      };
+      const inQuery = target.op.parameters.filter((p) => p.in === 'query' && p.name in f.link.parameters);
+      const query = new URLSearchParams(inQuery.map((p): [string, string] => [p.name, value(p.name)])).toString();
+      const url = target.path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(value(p))) + (query ? `?${query}` : '');
       // The link sets the path; the target's optional query is left out, and a generated body that breaks a
       // body rule (a made-up registry code's check digit) is replaced by the next one.
       let answer = { status: 0, body: {} as Json };

@@ -19,7 +19,11 @@ describe('enrichSheet refuses before paying', () => {
   it('a wrong API key: refused, nothing billed, the key not echoed', async () => {
     const { w } = await leads();
     const wrong = 'cd_live_not-a-real-key-123456';
-    expect((await w.run('saveSettings', [{ apiKey: wrong }])).value).toMatchObject({ status: 'done', apiKeySaved: true });
+    const saved = (await w.run('saveSettings', [{ apiKey: wrong }])).value as { message: string };
+    // Saved (the user may fix the service address next), with the service's verdict on the key said at once.
+    expect(saved).toMatchObject({ status: 'done', apiKeySaved: true, apiKeyWorks: false });
+    expect(saved.message).toMatch(/refused this key/);
+    expect(saved.message).not.toContain(wrong);
     const before = await t.billed();
     const r = await w.run('enrichSheet', [{ sheetName: 'Leads' }]);
     expect(r.ok, r.error).toBe(true);

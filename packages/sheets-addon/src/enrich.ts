@@ -5,6 +5,7 @@
  * which bills nothing twice (rows holding their answer are skipped, paid answers not yet in rows are free).
  */
 import { CoreClient } from '@company-data/core/client';
+import { AuthenticationError } from '@company-data/core/errors';
 import { enrichSheet as coreEnrich } from '@company-data/core/sheets/enrich/enrich';
 import { defaultFields, reportOfFailedRun, type EnrichReport, type SummaryField } from '@company-data/core/sheets/enrich/options';
 import { newStopper } from '@company-data/core/web-free';
@@ -13,7 +14,7 @@ import { addonLocks } from './locks';
 import { sheetAnswerStore } from './paid-answers';
 import { enrichFigures, errorText, remember, saveProgress, type AddonReport } from './reports';
 import { applyTriggerState, readTriggerState, type Continuation } from './schedule';
-import { readSettings } from './settings';
+import { keyChecked, markKeyChecked, readSettings } from './settings';
 import { SheetTable, sheetList } from './sheet-table';
 
 /** Apps Script ends an execution at 6 minutes; sending stops here, leaving time to save and schedule. */
@@ -77,6 +78,13 @@ export interface EnrichRunOptions extends EnrichInput {
   kind?: 'enrich' | 'keepCurrent';
 }
 
+/** Checks the saved key with the service once (GET /usage, never billed); a refusal forgets the check. */
+export async function ensureKeyChecked(client: CoreClient): Promise<void> {
+  if (keyChecked()) return;
+  await client.reference.usage();
+  markKeyChecked(true);
+}
+
 /** One execution's part of an enrich run: the report, and the continuation when it was cut short. */
 export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonReport; figures?: EnrichReport }> {
   const start = Date.now();
@@ -93,9 +101,10 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
     let lastProgress = 0;
     const table = new SheetTable(book, sheetName);
     const r = await rt.loop.run(async () => {
-      // The key checked before the sheet is locked or read (GET /usage, never billed): a wrong key is one
-      // clear refusal, not a failed lookup in every row.
-      await client.reference.usage();
+      // A key not yet accepted is checked before the sheet is locked or read (GET /usage, never billed): a
+      // wrong key is one clear refusal, not a failed lookup in every row. Once accepted (here or when it was
+      // saved), runs send no extra request for it.
+      await ensureKeyChecked(client);
       return await coreEnrich({
         table,
         client,
@@ -136,6 +145,7 @@ export async function runEnrich(o: EnrichRunOptions): Promise<{ report: AddonRep
     if (o.continuation) applyTriggerState({ ...readTriggerState(), continuation: undefined });
     return { report: { status: 'done', message: doneMessage(r, billed), ...figures }, figures: r };
   } catch (e) {
+    if (e instanceof AuthenticationError) markKeyChecked(false);
     const failed = reportOfFailedRun(e);
     if (o.continuation) retryLater(o.continuation);
     return {

@@ -3,11 +3,13 @@
  * CompanyDataAddon). Apps Script finds menu items, triggers and google.script.run targets only among
  * top-level function declarations, which a bundle hides: globals.js declares them and calls in here.
  */
-import { enrichSheetEntry } from './enrich';
+import { AuthenticationError } from '@company-data/core/errors';
+import { newRuntime } from './clock';
+import { clientOf, enrichSheetEntry, ensureKeyChecked } from './enrich';
 import { keepCurrentEntry } from './keep-current';
 import { errorText, runStatus, type AddonReport } from './reports';
 import { onTrigger, scheduleEntry, unscheduleEntry } from './triggers';
-import { publicSettings, saveSettings as save } from './settings';
+import { keyChecked, publicSettings, saveSettings as save } from './settings';
 import { sheetChoices, priceOf } from './sidebar-data';
 
 export const MENU = [
@@ -27,14 +29,30 @@ export function showSidebar(): void {
   SpreadsheetApp.getUi().showSidebar(HtmlService.createHtmlOutputFromFile('Sidebar').setTitle('Company Data'));
 }
 
-export function saveSettings(input: unknown): AddonReport {
+export async function saveSettings(input: unknown): Promise<AddonReport> {
+  let saved;
   try {
     const o = (input ?? {}) as { apiKey?: unknown; baseUrl?: unknown; chatWebhookUrl?: unknown };
-    const saved = save(o);
-    return { ...saved, message: 'Settings saved.' };
+    saved = save(o);
   } catch (e) {
     // The key is never part of the message: the checks name the field and the rule only.
     return { status: 'refused', message: errorText(e) };
+  }
+  if (!saved.apiKeySaved || keyChecked()) return { ...saved, message: 'Settings saved.' };
+  // The key is checked when it is saved (one free request), so the runs after it need not check it again.
+  try {
+    const rt = newRuntime();
+    await rt.loop.run(() => ensureKeyChecked(clientOf(rt)));
+    return { ...saved, apiKeyWorks: true, message: 'Settings saved. The service accepted the key.' };
+  } catch (e) {
+    const refused = e instanceof AuthenticationError;
+    return {
+      ...saved,
+      ...(refused ? { apiKeyWorks: false } : {}),
+      message: refused
+        ? `Settings saved, but the service refused this key: ${errorText(e)}`
+        : `Settings saved. The key could not be checked now (${errorText(e)}); the next run checks it.`,
+    };
   }
 }
 

@@ -12,6 +12,20 @@ export const DEFAULT_BASE_URL = 'https://api.company-data.ee';
 const KEY = 'companyData.apiKey';
 const BASE = 'companyData.baseUrl';
 const CHAT = 'companyData.chatWebhookUrl';
+/** Set once the service accepted the saved key; a new key clears it, so that key is checked again. */
+const KEY_CHECKED = 'companyData.apiKeyChecked';
+
+/** Whether the saved key was accepted by the service since it was saved. */
+export function keyChecked(): boolean {
+  return PropertiesService.getUserProperties().getProperty(KEY_CHECKED) === 'yes';
+}
+
+/** Records the service's verdict on the saved key (true: accepted; false: refused or not known). */
+export function markKeyChecked(ok: boolean): void {
+  const p = PropertiesService.getUserProperties();
+  if (ok) p.setProperty(KEY_CHECKED, 'yes');
+  else p.deleteProperty(KEY_CHECKED);
+}
 
 export function readSettings(): Settings {
   const p = PropertiesService.getUserProperties();
@@ -45,6 +59,9 @@ export function saveSettings(input: { apiKey?: unknown; baseUrl?: unknown; chatW
     if (chat) p.setProperty(CHAT, httpsUrl('chatWebhookUrl', chat));
     else p.deleteProperty(CHAT);
   }
-  if (apiKey) p.setProperty(KEY, apiKey);
+  if (apiKey) {
+    p.setProperty(KEY, apiKey);
+    p.deleteProperty(KEY_CHECKED);
+  }
   return { status: 'done' as const, ...publicSettings() };
 }

@@ -35,8 +35,7 @@ export function say(strings: TemplateStringsArray, ...values: unknown[]): Sheets
   return out;
 }
 
-const textOf = (t: SheetsText, names: SheetsFieldNames): string =>
-  t.map((p) => (typeof p === 'string' ? p : names[p.field])).join('');
+const textOf = (t: SheetsText, names: SheetsFieldNames): string => t.map((p) => (typeof p === 'string' ? p : names[p.field])).join('');
 
 /** The engine's own names: its options' (enrichSheet's column, sheet, maxBilledQueries …). */
 export const engineFieldNames: SheetsFieldNames = Object.fromEntries(sheetsFields.map((f) => [f, f])) as Record<SheetsField, string>;

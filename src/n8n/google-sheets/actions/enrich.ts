@@ -132,7 +132,7 @@ export async function enrichRows(
       ports: { clock, answers: staticDataAnswerStore(ctx.getWorkflowStaticData('node')), locks: inProcessWriterLocks },
     });
   } catch (error) {
-    // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- mapped once, by the router (toSheetsNodeError)
+    // Other errors are mapped once, by the router (toSheetsNodeError).
     throw signal?.aborted ? stoppedError(ctx, error) : error;
   }
 }

@@ -1,5 +1,5 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
-import { NodeOperationError, type NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData, NodeApiError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import type { HeldLock } from '@company-data/core/sheets';
 import { EventRowsWriter } from '@company-data/core/sheets';
 import { isIdentity } from '@company-data/core/sheets/events/event-records';

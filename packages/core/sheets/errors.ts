@@ -17,8 +17,13 @@ export type SheetsFieldNames = Readonly<Record<SheetsField, string>>;
 /** Text with references to settings, which each door words with its names. */
 export type SheetsText = readonly (string | { readonly field: SheetsField })[];
 
+/** A reference to a setting, made only by `setting`: nothing a user typed can pass for one. */
+class SettingRef {
+  constructor(readonly field: SheetsField) {}
+}
+
 /** A reference to a setting, for `say`. */
-export const setting = (field: SheetsField): { readonly field: SheetsField } => ({ field });
+export const setting = (field: SheetsField): SettingRef => new SettingRef(field);
 
 /**
  * Text naming settings: say`name the column with ${setting('column')}`. Other values go in as text, so a
@@ -30,7 +35,7 @@ export function say(strings: TemplateStringsArray, ...values: unknown[]): Sheets
     out.push(s);
     if (i >= values.length) return;
     const v = values[i];
-    out.push(v !== null && typeof v === 'object' && 'field' in v ? (v as { field: SheetsField }) : String(v));
+    out.push(v instanceof SettingRef ? { field: v.field } : String(v));
   });
   return out;
 }

@@ -320,8 +320,8 @@ export interface ResolveOptions extends BatchOptions {
    * nothing is sent and a ValidationError says how many it would bill ("check before paying").
    */
   maxBilledQueries?: number;
-  /** Name of the cap in the caller's words, for the refusal (default max_billed_queries). */
-  capName?: string;
+  /** The refusal over the cap in the caller's words (default: a ValidationError naming max_billed_queries). */
+  overCap?: (max: number, wouldBill: number) => Error;
   /** Count what would be billed without sending anything or reading any answer. */
   dryRun?: boolean;
   /** Each distinct query once: cached ones first, then the rest in the order sent. Not called for queries left unsent by a stop. */
@@ -371,8 +371,9 @@ export async function resolveLookups(send: LookupSender, queries: readonly SendQ
   }
   const max = opts.maxBilledQueries;
   if (max !== undefined && toSend.length > max) {
+    if (opts.overCap) throw opts.overCap(max, toSend.length);
     throw new ValidationError({
-      field: opts.capName ?? 'max_billed_queries',
+      field: 'max_billed_queries',
       rule: `is ${max}, but this run would bill ${toSend.length} unique queries; raise it or send fewer items`,
       hint: 'Nothing was sent and nothing was billed.',
     });

@@ -136,7 +136,8 @@ describe('enrich engine', () => {
     expect(t.calls.write).toBe(0);
 
     await expect(enrichTable({ table: t, client, maxBilledQueries: 120, stateDir })).rejects.toMatchObject({
-      field: 'max-billed-queries',
+      field: 'maxBilledQueries',
+      code: 'over_billing_cap',
       message: expect.stringMatching(/is 120, but this run would bill 230 unique queries/),
     });
     // The dry run says the same, the same way: check before paying.

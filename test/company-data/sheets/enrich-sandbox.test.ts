@@ -186,7 +186,7 @@ describe('enrich against the sandbox', () => {
     const before = readFileSync(file, 'utf8');
     // Above the cap: refused before anything is sent, naming what it would bill; the file is untouched.
     await expect(enrichTable({ table: new CsvTable(file), client, maxBilledQueries: 10, stateDir: join(dir, 's4') })).rejects.toThrow(
-      new RegExp(`max-billed-queries.*is 10, but this run would bill ${new Set(codes).size} unique queries`),
+      new RegExp(`^maxBilledQueries: is 10, but this run would bill ${new Set(codes).size} unique queries`),
     );
     expect(await billed()).toBe(b0);
     expect(readFileSync(file, 'utf8')).toBe(before);

@@ -27,6 +27,8 @@ import { startSheetsStandin, type SheetsStandin } from '../../support/sheets-sta
 import { startSheetsProxy } from '../../support/sheets-standin-proxy';
 import { tempDirs } from '../../support/temp-dirs';
 import { taxDebtChange } from './support/events';
+import { SheetsError } from '@company-data/core/sheets/errors';
+import { inCliWords } from '../../../packages/company-data/src/cli/sheets-errors';
 
 const tempDir = tempDirs();
 const MARKER = / … \[cut: [\d,]+ characters in all\]$/;
@@ -397,8 +399,13 @@ describe("the user's own columns in the events sheet", () => {
     await w.close();
     const grid = googleGrid('noid').map((r) => r.filter((_, i) => i !== 0));
     standin.create('noid', [{ title: 'Events', rows: grid }]);
-    await expect(new EventSheetWriter({ table: table('noid'), stateDir }).open()).rejects.toThrow(
-      /has no event_id column, though this tool wrote events to it before; .*name that column event_id again, or write to a new sheet/,
+    const err: unknown = await new EventSheetWriter({ table: table('noid'), stateDir }).open().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SheetsError);
+    expect(err).toMatchObject({ code: 'no_event_id_column', field: 'eventsSheet' });
+    expect((err as Error).message).toMatch(
+      /has no event_id column, though this tool wrote events to it before; it is how each event is written once/,
     );
+    // What to do, in the CLI's words (watch names its events sheet with --events-sheet).
+    expect(inCliWords(err)).toMatch(/\. Name that column event_id again, or set --events-sheet to a new sheet\.$/);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '@company-data/core/errors';
+import { engineFieldNames, SheetsError, wordSheetsError } from '@company-data/core/sheets/errors';
 import {
   SPREADSHEET_ID_PATTERN,
   SPREADSHEET_URL_PATTERN,
@@ -8,6 +8,7 @@ import {
   spreadsheetIdOf,
 } from '@company-data/core/sheets/google/spreadsheet-address';
 import { spreadsheetIdOf as cliSpreadsheetIdOf } from '../../../packages/company-data/src/sheets/spreadsheet-address';
+import { inCliWords } from '../../../packages/company-data/src/cli/sheets-errors';
 import { accepted, refused } from '../../support/spreadsheet-addresses';
 
 describe('a spreadsheet address or ID (the CLI --spreadsheet and the core rule)', () => {
@@ -23,17 +24,21 @@ describe('a spreadsheet address or ID (the CLI --spreadsheet and the core rule)'
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ValidationError);
-    const v = error as ValidationError;
+    expect(error).toBeInstanceOf(SheetsError);
+    const v = error as SheetsError;
     expect(v.field).toBe('spreadsheet');
-    expect(v.rule).toMatch(rule);
-    expect(v.message).toMatch(/^spreadsheet /);
-    expect(v.hint).toMatch(/docs\.google\.com\/spreadsheets\/d\//);
-    expect(() => spreadsheetIdOf(value, 'Spreadsheet')).toThrow(/^Spreadsheet /);
+    expect(v.code).toBe('invalid_spreadsheet');
+    const worded = wordSheetsError(v, { ...engineFieldNames, spreadsheet: 'Spreadsheet' });
+    expect(worded.rule).toMatch(rule);
+    expect(worded.message).toMatch(/^Spreadsheet: /);
+    expect(worded.hint).toMatch(/docs\.google\.com\/spreadsheets\/d\//);
+    expect(v.message).toMatch(/^spreadsheet: /);
+    // The CLI's words: the flag, the rule, what to do.
+    expect(inCliWords(v)).toMatch(/^spreadsheet: .*\. Paste the address of the spreadsheet/);
   });
 
   it('shortens a long refused value in the message', () => {
-    expect(() => spreadsheetIdOf('x '.repeat(500))).toThrow(/^spreadsheet "(x ){40}…" is not a spreadsheet ID/);
+    expect(() => spreadsheetIdOf('x '.repeat(500))).toThrow(/^spreadsheet: "(x ){40}…" is not a spreadsheet ID/);
   });
 
   it('has exactly one capturing group in the patterns n8n reads (its extractValue requires it)', () => {
@@ -69,7 +74,7 @@ describe('property: every address Google shows gives its ID, by the core, the CL
     );
   });
 
-  it('any text either gives an ID (letters, digits, - and _) or is refused with a ValidationError', () => {
+  it('any text either gives an ID (letters, digits, - and _) or is refused with a SheetsError', () => {
     fc.assert(
       fc.property(
         fc.oneof(
@@ -81,7 +86,7 @@ describe('property: every address Google shows gives its ID, by the core, the CL
           try {
             expect(spreadsheetIdOf(text)).toMatch(/^[0-9A-Za-z_-]+$/);
           } catch (e) {
-            expect(e).toBeInstanceOf(ValidationError);
+            expect(e).toBeInstanceOf(SheetsError);
           }
         },
       ),

@@ -140,8 +140,10 @@ describe('Enrich Rows', () => {
     const start = billed();
     const err = await run({ ...w, id: 'sheet-enrich-nokey-01' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeOperationError);
-    expect((err as Error).message).toMatch(/Key Column field/);
+    // Named as the node's parameter, as every field error of the node is: "Key Column: …".
+    expect((err as Error).message).toMatch(/^Key Column: no registry code, VAT number or name header found/);
     expect((err as Error).message).toMatch(/Lead, Owner/);
+    expect((err as NodeOperationError).description).toMatch(/^Set Key Column to the header of the column/);
     expect(billed()).toBe(start);
   });
 

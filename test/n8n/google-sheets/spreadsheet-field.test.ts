@@ -6,7 +6,8 @@ import { extractValue } from 'n8n-core/dist/execution-engine/node-execution-cont
 import { CompanyDataGoogleSheets } from '../../../nodes/CompanyDataGoogleSheets/CompanyDataGoogleSheets.node';
 import { spreadsheetProperty } from '../../../src/n8n/google-sheets/descriptions/common';
 import { toSheetsNodeError } from '../../../src/n8n/google-sheets/errors';
-import { SheetsFieldError, spreadsheetIdOf } from '../../../src/n8n/google-sheets/transport/sheets-api';
+import { SheetsError } from '@company-data/core/sheets';
+import { spreadsheetIdOf } from '../../../src/n8n/google-sheets/transport/sheets-api';
 import { googleSheetsNode } from '../../support/n8n-google-context';
 import { accepted, refused } from '../../support/spreadsheet-addresses';
 
@@ -47,11 +48,12 @@ describe('the Spreadsheet field', () => {
       } catch (e) {
         error = e;
       }
-      expect(error).toBeInstanceOf(SheetsFieldError);
-      expect((error as Error).message).toMatch(/^Spreadsheet: /);
-      expect((error as Error).message).toMatch(rule);
+      expect(error).toBeInstanceOf(SheetsError);
+      expect((error as SheetsError).field).toBe('spreadsheet');
       const shown = toSheetsNodeError(googleSheetsNode, error);
       expect(shown).toBeInstanceOf(NodeOperationError);
+      expect(shown.message).toMatch(/^Spreadsheet: /);
+      expect(shown.message).toMatch(rule);
       expect(shown.description).toMatch(/Paste the address of the spreadsheet/);
     }
   });

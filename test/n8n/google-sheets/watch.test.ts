@@ -215,12 +215,14 @@ describe('Keep Current', () => {
     const start = billed();
     const err = await run(w, {}, { maxBilledQueries: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeOperationError);
-    expect((err as Error).message).toBe('Max Billed Queries is 3, but this run would bill 10 unique queries');
+    // Worded as the other nodes word the cap ("Max Billed Queries: is …").
+    expect((err as Error).message).toBe('Max Billed Queries: is 3, but this run would bill 10 unique queries');
+    expect((err as NodeOperationError).description).toContain('Raise Max Billed Queries');
     expect((err as NodeOperationError).description).toContain('Nothing was sent and nothing was billed');
     expect(billed()).toBe(start);
     expect(await listsNamed(`Sheet ${w.id} / Leads`)).toEqual([]);
     const res = await run(w, {}, { maxBilledQueries: 3 }, { continueOnFail: true });
-    expect(String(res.item.error)).toMatch(/^Max Billed Queries is 3/);
+    expect(String(res.item.error)).toMatch(/^Max Billed Queries: is 3/);
     expect(res.billed).toBe(0);
     expect(res.requests.filter((r) => r.url.includes('/monitoring'))).toEqual([]);
     // The checks before paying try a write and put the cell back: the sheet is as it was.

@@ -10,6 +10,7 @@ import { call, startEventsSandbox, type EventsSandbox } from '../../company-data
 import { googleExecuteContext, type GoogleContextOptions } from '../../support/n8n-google-context';
 import { Colleague } from '../../support/sheets-standin-colleague';
 import { SheetsStandin } from '../../support/sheets-standin';
+import { StandinRefusal } from '../../support/sheets-standin-permissions';
 
 /**
  * Company Data: Google Sheets, Write Events to Rows, through the node's execute() with n8n's execution context
@@ -334,6 +335,29 @@ describe('Write Events to Rows', () => {
     }
     expect(((await waiting) as { json: Rec }).json).toMatchObject({ applied: 1, rows_written: 1 });
     expect(rowOf(id, codes[3]!).company_data_last_event_id).toBe(ev.id);
+  });
+
+  test('Stop while Google fails a write: its retries end with the run, nothing is sent again after Stop', async () => {
+    const id = spreadsheet();
+    const ev = await change(codes[4]!, 'tax', 'tax_debt');
+    const stop = new AbortController();
+    let sentAfterStop = 0;
+    // The first write of the run: Stop is pressed while it is on its way, and Google answers 503 (retried when not stopped).
+    const hook = (r: { httpMethod: string; spreadsheetId: string }) => {
+      if (r.spreadsheetId !== id || r.httpMethod === 'GET') return;
+      if (stop.signal.aborted) sentAfterStop++;
+      else stop.abort();
+      throw new StandinRefusal(503, 'UNAVAILABLE', 'The service is currently unavailable.');
+    };
+    g.beforeRequest.push(hook);
+    try {
+      const err = await run(id, triggerItems([ev]), {}, { signal: stop.signal }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NodeOperationError);
+      expect((err as NodeOperationError).message).toBe('The run was stopped');
+      expect(sentAfterStop).toBe(0);
+    } finally {
+      g.beforeRequest.splice(g.beforeRequest.indexOf(hook), 1);
+    }
   });
 
   test('the events sheet cannot be the watched sheet', async () => {

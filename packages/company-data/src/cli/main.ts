@@ -6,6 +6,7 @@ import { eventsToSheetCommand } from './commands/events-to-sheet';
 import { watchCommand } from './commands/watch';
 import { mcpCommand } from './commands/mcp';
 import { sandboxCommand } from './commands/sandbox';
+import { inCliWords } from './sheets-errors';
 
 // Commands without --base-url / --api-key run against an in-process sandbox.
 setOfflineStarter(async () => {
@@ -20,6 +21,6 @@ for (const cmd of [sandboxCommand(), enrichCommand(), eventsToSheetCommand(), wa
   program.addCommand(cmd);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${inCliWords(err)}\n`);
   process.exit(1);
 });

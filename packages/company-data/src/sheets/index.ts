@@ -2,7 +2,7 @@
  * The Sheets sync module for library users: `require('company-data/sheets')`.
  * A separate entry, so the main entry does not carry the Google and Excel libraries.
  * The export list is deliberate (pinned by test/packages/public-api.test.ts): the table adapters, the enrich
- * engine, events to rows and their option types; the client and data types come from the main entry.
+ * engine, events to rows and their option types, the engine's typed errors; the client and data types come from the main entry.
  */
 export { CsvTable, type CsvFormulas, type CsvTableOptions } from './csv-table';
 export { XlsxTable, type XlsxTableOptions } from './xlsx-table';
@@ -22,5 +22,13 @@ export {
   type SummaryField,
 } from './enrich';
 export { PreflightError, type WriteCheck } from './preflight';
+export {
+  SheetsError,
+  sheetsFields,
+  wordSheetsError,
+  type SheetsField,
+  type SheetsFieldNames,
+  type WordedSheetsError,
+} from '@company-data/core/sheets/errors';
 export { EventSheetWriter, EVENT_COLUMNS, type EventSheetOptions } from './events-to-rows';
 export { pollEventsToSheet, startWebhookReceiver, type EventsClient, type PollOptions, type WebhookReceiverOptions } from './event-sources';

@@ -11,6 +11,7 @@ import { RowEdits } from './row-edits';
 import { isoSeconds, memoisedReadQuery } from './row-plan';
 import { EnrichRun, type RowResult } from './run-state';
 import { saveWholeTable } from './save-loop';
+import { SheetsError } from '../errors';
 
 /**
  * Enriches the rows of a table by bulk lookup, through the same pipeline as the library's bulkLookup
@@ -37,9 +38,19 @@ export async function enrichSheet(opts: SheetsEnrichOptions): Promise<EnrichRepo
 function checkOptions(opts: SheetsEnrichOptions): void {
   for (const f of opts.fields ?? defaultFields)
     if (!(f in summaryFields))
-      throw new Error(`fields: "${f}" is not a company summary field (choose from ${Object.keys(summaryFields).join(', ')})`);
+      throw new SheetsError({
+        code: 'unknown_field',
+        field: 'fields',
+        rule: `"${f}" is not a company summary field`,
+        hint: `Choose from ${Object.keys(summaryFields).join(', ')}.`,
+      });
   if (opts.maxBilledQueries !== undefined && !(Number.isInteger(opts.maxBilledQueries) && opts.maxBilledQueries >= 0))
-    throw new Error('max-billed-queries: must be a whole number of 0 or more');
+    throw new SheetsError({
+      code: 'invalid_billing_cap',
+      field: 'maxBilledQueries',
+      rule: 'must be a whole number of 0 or more',
+      hint: 'Give the most unique queries a run may bill, as a whole number.',
+    });
 }
 
 async function enrichLocked(opts: SheetsEnrichOptions, lock: HeldLock | undefined): Promise<EnrichReport> {

@@ -2,6 +2,7 @@ import { lookupColumns, matchColumn, readQuery, statusWord, type PriorLookup } f
 import type { IncludeSection } from '../../params';
 import type { WritePlan } from '../checks/preflight';
 import { summaryFields, type SummaryField } from './options';
+import { say, setting, SheetsError } from '../errors';
 
 /**
  * The columns of the version before issue 22: bare field names (name, status, ...) that took over a
@@ -24,7 +25,13 @@ export function findKeyColumn(header: readonly string[], wanted?: string): numbe
   const norm = header.map(headerName);
   if (wanted !== undefined) {
     const i = norm.indexOf(headerName(wanted));
-    if (i < 0) throw new Error(`column: no header "${wanted}" in the first row (headers: ${header.filter(Boolean).join(', ') || 'none'})`);
+    if (i < 0)
+      throw new SheetsError({
+        code: 'no_such_column',
+        field: 'column',
+        rule: `no header "${wanted}" in the first row (headers: ${headersOf(header)})`,
+        hint: say`Set ${setting('column')} to the header of the column holding registry codes, VAT numbers or names.`,
+      });
     return i;
   }
   // In a sheet the version before issue 22 enriched, columns named like summary fields are its output
@@ -38,10 +45,15 @@ export function findKeyColumn(header: readonly string[], wanted?: string): numbe
       if (i >= 0) return i;
     }
   }
-  throw new Error(
-    `column: no registry code, VAT number or name header found; name the column with --column (headers: ${header.filter(Boolean).join(', ') || 'none'})`,
-  );
+  throw new SheetsError({
+    code: 'no_key_column',
+    field: 'column',
+    rule: `no registry code, VAT number or name header found (headers: ${headersOf(header)})`,
+    hint: say`Set ${setting('column')} to the header of the column holding them.`,
+  });
 }
+
+const headersOf = (header: readonly string[]) => header.filter(Boolean).join(', ') || 'none';
 
 /** What the run writes, for Table.checkWrites: its own columns, and the old version's state columns when it empties some. */
 export function writePlan(L: Layout, rows: [number, number][], clearsLegacy: boolean): WritePlan {

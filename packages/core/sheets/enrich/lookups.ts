@@ -1,10 +1,20 @@
 import { QueryDedupe, resolveLookups, type LookupSettled, type SendQuery } from '../../bulk-lookup';
 import type { CompanyDataError } from '../../errors';
 import { PreflightError } from '../checks/preflight';
+import { say, setting, SheetsError } from '../errors';
 import { sectionText } from './profile-sections';
 import { summaryFields } from './options';
 import type { Layout } from './layout';
 import type { EnrichRun, Outcome } from './run-state';
+
+/** The spending cap's refusal: nothing was sent. */
+const overCap = (max: number, wouldBill: number) =>
+  new SheetsError({
+    code: 'over_billing_cap',
+    field: 'maxBilledQueries',
+    rule: `is ${max}, but this run would bill ${wouldBill} unique queries`,
+    hint: say`Raise ${setting('maxBilledQueries')}, or enrich fewer rows. Nothing was sent and nothing was billed.`,
+  });
 
 /**
  * The lookups of one run, through the one pipeline (resolveLookups, with the store of paid answers as
@@ -65,7 +75,7 @@ export class Lookups {
         limit: 1,
         lang: this.lang(),
         cache: run.answers,
-        ...(cap ? { maxBilledQueries: cap.max, capName: 'max-billed-queries', onSending: cap.sending } : {}),
+        ...(cap ? { maxBilledQueries: cap.max, overCap, onSending: cap.sending } : {}),
         shouldStop: () => run.stopSending() || run.aborted(),
         ...(run.opts.signal ? { signal: run.opts.signal } : {}),
         onSettled: this.onSettled,
@@ -106,7 +116,7 @@ export class Lookups {
         lang: this.lang(),
         cache: run.answers,
         maxBilledQueries: run.opts.maxBilledQueries,
-        capName: 'max-billed-queries',
+        overCap,
         dryRun: true,
       });
       run.countPaid(r.requests, r.billedQueries);

@@ -6,6 +6,7 @@ import { placeColumnsFor, type Layout } from './layout';
 import { newStopper } from '../../web-free';
 import type { RowEdits } from './row-edits';
 import type { EnrichRun } from './run-state';
+import { SheetsError } from '../errors';
 
 /** Saves in a row that found rows moved under them (a colleague sorting while we write) before the run waits a whole save gap again. */
 const MAX_REPAIRS = 3;
@@ -183,19 +184,24 @@ function followers(s: SaveScope) {
       const got = await read(asked);
       const found = placeColumnsFor(Lay)(got.header, wanted, place);
       if (found.get(Lay.keyCol)! < 0)
-        throw new Error(
-          `column: the key column "${Lay.header[Lay.keyCol]}" is no longer in the sheet (renamed or deleted while enrich ran); ` +
-            'nothing more was written (the answers paid for are kept: run again, they are free then)',
-        );
+        throw new SheetsError({
+          code: 'key_column_gone',
+          field: 'column',
+          rule: `the key column "${Lay.header[Lay.keyCol]}" is no longer in the sheet (renamed or deleted while enrich ran); nothing more was written`,
+          hint: 'The answers paid for are kept: run again, they are free then.',
+        });
       const stale = wanted.some((c) => found.get(c)! >= 0 && found.get(c) !== place.get(c));
       if (stale && attempt < 2) {
         place = found;
         continue;
       }
       if (stale)
-        throw new Error(
-          'column: the columns kept moving while enrich saved; run again when the sheet is left alone (answers paid for are free then)',
-        );
+        throw new SheetsError({
+          code: 'columns_moving',
+          field: 'column',
+          rule: 'the columns kept moving while enrich saved',
+          hint: 'Run again when the sheet is left alone (answers paid for are free then).',
+        });
       return sheetView(got, found, wanted);
     }
   }

@@ -16,6 +16,7 @@ import {
   type EventRecord,
 } from './event-records';
 import type { AcceptOutcome, EventRows, EventRowsWriterOptions } from './options';
+import { say, setting, SheetsError } from '../errors';
 
 /**
  * Ledgers larger than this are rewritten on start (and while running) to their live entries. About
@@ -111,10 +112,12 @@ export class EventRowsWriter implements EventRows {
       const snap = this.created ? { header: [...EVENT_COLUMNS], rows: [] } : await table.read();
       this.header = [...snap.header];
       if (!this.header.includes('event_id') && snap.rows.length && (this.ledger.done.size || this.ledger.pending.size))
-        throw new Error(
-          `sheet: ${table.label} has no event_id column, though this tool wrote events to it before; it is how each event ` +
-            'is written once: name that column event_id again, or write to a new sheet',
-        );
+        throw new SheetsError({
+          code: 'no_event_id_column',
+          field: this.options.tableField ?? 'eventsSheet',
+          rule: `${table.label} has no event_id column, though this tool wrote events to it before; it is how each event is written once`,
+          hint: say`Name that column event_id again, or set ${setting(this.options.tableField ?? 'eventsSheet')} to a new sheet.`,
+        });
       const missing = EVENT_COLUMNS.filter((c) => !this.header.includes(c));
       if (missing.length) {
         // After the last column anything is in, header or not: a column of the user's without a

@@ -1,6 +1,7 @@
 import type { SummaryLang } from '../../event-summary';
 import type { Table } from '../table/table';
 import type { EventLedgerStore, WriterLocks } from '../ports';
+import type { SheetsField } from '../errors';
 
 /** How the events writer (EventRowsWriter: events into rows, each exactly once) is built. */
 export interface EventRowsWriterOptions {
@@ -16,6 +17,8 @@ export interface EventRowsWriterOptions {
    * Sheets). Made under the lock, so the writer knows it empty and need not read it.
    */
   createWhenMissing?: boolean;
+  /** The setting that named the table, for errors (default eventsSheet; the CLI's events-to-sheet names it with its sheet). */
+  tableField?: SheetsField;
   /** Language of the summary column (default en). */
   lang?: SummaryLang;
   /** Compact the ledger when it is larger than this (default 3 MiB), on open and while running. */

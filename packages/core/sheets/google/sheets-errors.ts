@@ -1,3 +1,5 @@
+import { SheetsError } from '../errors';
+
 /** What to do about a refusal, by Google's status. */
 function advice(
   status: number | undefined,
@@ -21,9 +23,6 @@ function advice(
   }
 }
 
-/** A refusal by Google Sheets: its HTTP status, and whether Google named a protected cell (a 403 of protection, not of sharing). */
-export type SheetsError = Error & { status?: number; protectedCell?: boolean };
-
 /** Google's error body, {"error":{"code","message","status"}}, when the answer has one. */
 export function googleErrorOf(body: string): { message?: string; status?: string } | undefined {
   try {
@@ -38,20 +37,25 @@ export function googleErrorOf(body: string): { message?: string; status?: string
   return undefined;
 }
 
-/** A short error naming the Sheets status, Google's message and what to do, never the token. */
+/**
+ * A refusal by Google Sheets (or no answer from it) as a SheetsError: the message names Google's status,
+ * reason and message and, in brackets, what to do; never the token. It reads the same in every door (it names
+ * no setting), so it carries no field, and what to do is in its rule (no hint apart).
+ */
 export function sheetsError(
   status: number | undefined,
   google: { message?: string; status?: string } | undefined,
   fallback: string,
   ctx: { spreadsheetId: string; account?: string; on401?: string },
 ): SheetsError {
-  const msg = google?.message ?? fallback;
+  const msg = (google?.message ?? fallback).replace(/Bearer\s+\S+/g, 'Bearer ***');
   const protectedCell = /protected cell/i.test(msg);
   const todo = advice(status, { ...ctx, protectedCell });
-  const e: SheetsError = new Error(
-    `Google Sheets${status ? ` ${status}` : ''}${google?.status ? ` ${google.status}` : ''}: ${msg.replace(/Bearer\s+\S+/g, 'Bearer ***')}${todo ? ` (${todo})` : ''}`,
-  );
-  e.status = status;
-  e.protectedCell = protectedCell;
-  return e;
+  return new SheetsError({
+    code: status === undefined ? 'google_unreachable' : 'google_refused',
+    rule: `Google Sheets${status ? ` ${status}` : ''}${google?.status ? ` ${google.status}` : ''}: ${msg}${todo ? ` (${todo})` : ''}`,
+    ...(status !== undefined ? { status } : {}),
+    ...(google?.status ? { reason: google.status } : {}),
+    protectedCell,
+  });
 }

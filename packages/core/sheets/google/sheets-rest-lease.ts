@@ -2,7 +2,7 @@ import { PreflightError, writeAccessRefused } from '../checks/preflight';
 import { leaseCells, readLeaseCells, type LeaseRecord, type LeaseSheets, type LeaseSlot } from '../lease/port';
 import { a1Sheet } from './a1';
 import type { SheetsRest } from './sheets-rest';
-import type { SheetsError } from './sheets-errors';
+import type { SheetsError } from '../errors';
 
 /** Google's answer to a batch naming a sheet id no sheet has ("No grid with id: 123"). */
 const NO_SUCH_SHEET = /no grid with id/i;

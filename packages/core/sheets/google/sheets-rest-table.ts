@@ -26,7 +26,7 @@ import { a1Sheet, cellText } from './a1';
 import type { SheetsRestTableOptions } from './options';
 import { SheetsRest } from './sheets-rest';
 import { SheetsRestLease } from './sheets-rest-lease';
-import type { SheetsError } from './sheets-errors';
+import { say, setting, SheetsError } from '../errors';
 
 /** Google's recommended maximum request size ("2 MB"): every write is split to stay under it. */
 export const MAX_REQUEST_BYTES = 2_000_000;
@@ -100,10 +100,14 @@ export class SheetsRestTable implements Table {
     const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
     if (!s?.properties) {
       const titles = sheets.map((x) => `"${x.properties?.title ?? ''}"`);
-      throw new Error(
-        `sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}; ` +
-          (titles.length ? `its sheets are ${titles.join(', ')} (pass one with --sheet)` : 'it has no sheets'),
-      );
+      throw new SheetsError({
+        code: 'no_such_sheet',
+        field: 'sheet',
+        rule:
+          `no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}; ` +
+          (titles.length ? `its sheets are ${titles.join(', ')}` : 'it has no sheets'),
+        hint: titles.length ? say`Set ${setting('sheet')} to one of them.` : 'Add a sheet to the spreadsheet, or name another spreadsheet.',
+      });
     }
     this.title = s.properties.title ?? undefined;
     this.sheetId = s.properties.sheetId ?? 0;
@@ -168,8 +172,8 @@ export class SheetsRestTable implements Table {
       });
       checks.push(writeAccessOk(this.account));
     } catch (err) {
-      const { status, protectedCell } = err as SheetsError;
-      if (status === 403 && !protectedCell) checks.push(writeAccessRefused(this.account));
+      const status = err instanceof SheetsError ? err.status : undefined;
+      if (status === 403 && !(err as SheetsError).protectedCell) checks.push(writeAccessRefused(this.account));
       else if (status === 401 || status === 403)
         checks.push({ check: 'write access', ok: false, text: (err as Error).message.replace(/^Google Sheets /, 'Google answered ') });
       // The table is shared with the CLI, so no n8n error types here: the node converts errors at its entry points.
@@ -259,7 +263,13 @@ export class SheetsRestTable implements Table {
    */
   async create(header: readonly string[]): Promise<boolean> {
     const title = this.title;
-    if (title === undefined) throw new Error('sheet: a sheet is made only with its title given');
+    if (title === undefined)
+      throw new SheetsError({
+        code: 'sheet_title_needed',
+        field: 'sheet',
+        rule: 'a sheet is made only with its title given',
+        hint: say`Set ${setting('sheet')} to the new sheet's name.`,
+      });
     const cols = Math.max(26, header.length);
     for (let attempt = 0; ; attempt++) {
       // Google's sheet ids are positive 31-bit integers; one in use is refused, and another is tried.

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors';
+import { SheetsError } from '../errors';
 
 /**
  * Which spreadsheet: its ID, or its address as the browser shows it. People copy the address bar, so
@@ -54,12 +54,12 @@ function brokenRule(text: string): string {
 }
 
 /**
- * The spreadsheet ID in an address or an ID (surrounding blanks ignored). `field` names the setting in
- * the error (the CLI's "spreadsheet", the node's "Spreadsheet"): a ValidationError with the rule broken.
+ * The spreadsheet ID in an address or an ID (surrounding blanks ignored); else a SheetsError naming the
+ * spreadsheet setting and the rule broken, which each door words with its name for it.
  */
-export function spreadsheetIdOf(value: string, field = 'spreadsheet'): string {
+export function spreadsheetIdOf(value: string): string {
   const text = value.trim();
   const id = wholeAddress.exec(text)?.[1] ?? (wholeId.test(text) ? text : undefined);
   if (id) return id;
-  throw new ValidationError({ field, rule: brokenRule(text), code: 'invalid_spreadsheet', hint: SPREADSHEET_HINT });
+  throw new SheetsError({ field: 'spreadsheet', rule: brokenRule(text), code: 'invalid_spreadsheet', hint: SPREADSHEET_HINT });
 }

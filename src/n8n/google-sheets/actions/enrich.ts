@@ -1,16 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { CompanyDataError, ValidationError } from '@company-data/core/errors';
 import type { CoreClient } from '@company-data/core/client';
-import type { EnrichMode, EnrichReport, SheetsClock, SummaryField, Table, WriteCheck } from '@company-data/core/sheets';
-import { defaultFields, enrichSheet, PreflightError, reportOfFailedRun, SheetsRestTable, summaryFields } from '@company-data/core/sheets';
+import type { EnrichMode, EnrichReport, SummaryField, Table, WriteCheck } from '@company-data/core/sheets';
+import { defaultFields, enrichSheet, reportOfFailedRun, summaryFields } from '@company-data/core/sheets';
 import { clientFor } from '../../transport/client';
 import type { EnrichModeChoice } from '../descriptions/enrich';
 import { staticDataAnswerStore } from '../ports/answer-store';
-import { n8nClock } from '../../transport/clock';
 import { sheetWriterLocks } from '../ports/sheet-locks';
-import { googleSheetsAccess } from '../transport/google';
-import { sheetTitle, spreadsheetRest } from '../transport/sheets-api';
+import { openSheet, type OpenSheet } from './open-sheet';
 import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
 
 interface EnrichParams extends EnrichingParams {
@@ -91,54 +88,6 @@ export function reportItem(r: EnrichReport, where: { spreadsheetId: string; shee
   };
 }
 
-/** A refusal or failure of the engine as the node's error: what happened, and what to do. */
-function enrichError(ctx: IExecuteFunctions, error: unknown): unknown {
-  if (error instanceof PreflightError) {
-    const failed = error.checks.filter((c) => c.ok === false);
-    return new NodeOperationError(ctx.getNode(), `The sheet cannot take the answers: ${failed.map((c) => c.text).join(' ')}`, {
-      description: `${failed.map((c) => `${c.check}: ${c.text}`).join('\n')}\nNothing was sent and nothing was billed.`,
-    });
-  }
-  // The cap is named as the CLI's flag (max-billed-queries): here, the node's field.
-  if (error instanceof ValidationError && error.field === 'max-billed-queries')
-    return new NodeOperationError(ctx.getNode(), `Max Billed Queries ${error.rule.split(';')[0]}`, {
-      description: 'Raise Max Billed Queries (0: no cap), or enrich fewer rows. Nothing was sent and nothing was billed.',
-    });
-  const report = reportOfFailedRun(error);
-  if (report?.failed) {
-    const message = error instanceof Error ? error.message : String(error);
-    // n8n saves static data at the end of production executions only (docs/assumptions.md).
-    const kept =
-      ctx.getMode() === 'manual'
-        ? 'Answers already in the sheet are free on the next run; n8n keeps nothing of a manual run for the others, so run the workflow from its trigger to keep them next time.'
-        : `Answers not yet in the sheet are kept in ${report.failed.stateDir}, so running again bills nothing for them.`;
-    return new NodeOperationError(ctx.getNode(), message, {
-      description: `This run paid for ${report.billedQueries} unique ${report.billedQueries === 1 ? 'query' : 'queries'} before it stopped. ${kept}`,
-    });
-  }
-  // The engine's own refusals (no key column found, no such sheet, a cap exceeded) name the CLI's flags: here, the node's fields.
-  if (
-    error instanceof Error &&
-    !(error instanceof CompanyDataError) &&
-    !(error as { status?: unknown }).status &&
-    !(error instanceof NodeOperationError)
-  )
-    return new NodeOperationError(ctx.getNode(), inNodeWords(error.message));
-  return error;
-}
-
-const FLAG_FIELDS: Record<string, string> = {
-  '--column': 'the Key Column field',
-  '--sheet': 'the Sheet field',
-  '--max-billed-queries': 'Max Billed Queries',
-  '--lang': 'the Language option',
-};
-
-/** A message of the engine with the CLI's flags as the node's fields. */
-export function inNodeWords(message: string): string {
-  return message.replace(/--[a-z-]+/g, (flag) => FLAG_FIELDS[flag] ?? flag);
-}
-
 /**
  * Stopped while a wait or request was under way: Stop ends Google's quota waits at once, so what failed
  * after it failed because of it (the last retries run out at once). Said as what it is.
@@ -151,39 +100,22 @@ function stoppedError(ctx: IExecuteFunctions, error: unknown): NodeOperationErro
   return new NodeOperationError(ctx.getNode(), 'The run was stopped', { description: `Stopped before it finished.${paid}` });
 }
 
-/** The sheet an operation works on, opened over n8n's helpers and credentials, with the service's client. */
-export interface OpenSheet {
-  spreadsheetId: string;
-  /** The tab's title now (a tab picked from the list is found by its id). */
-  title: string;
+/** An open sheet with the service's client: what the operations that enrich work with. */
+export interface EnrichingSheet extends Pick<OpenSheet, 'spreadsheetId' | 'title' | 'clock' | 'signal'> {
   table: Table;
   client: CoreClient;
-  clock: SheetsClock;
-  signal?: AbortSignal;
 }
 
-export async function openSheet(ctx: IExecuteFunctions, p: SheetParams): Promise<OpenSheet> {
-  const signal = ctx.getExecutionCancelSignal();
-  const clock = n8nClock(signal);
-  const access = await googleSheetsAccess(ctx, p.authentication);
-  const title = await sheetTitle(spreadsheetRest(access, p.root, p.spreadsheetId, clock), p.sheet);
-  const client = await clientFor(ctx, { lang: p.lang });
-  const table = new SheetsRestTable({
-    spreadsheetId: p.spreadsheetId,
-    sheet: title,
-    transport: access.transport,
-    ...(access.tokens ? { tokens: access.tokens } : {}),
-    clock,
-    rootUrl: `${p.root}/`,
-    ...(signal ? { signal } : {}),
-  });
-  return { spreadsheetId: p.spreadsheetId, title, table, client, clock, ...(signal ? { signal } : {}) };
+/** The sheet opened, and the service's client in the run's language. */
+export async function openEnrichingSheet(ctx: IExecuteFunctions, p: SheetParams): Promise<EnrichingSheet> {
+  const sheet = await openSheet(ctx, p);
+  return { ...sheet, client: await clientFor(ctx, { lang: p.lang }) };
 }
 
-/** The Sheets engine's enrich over the open sheet, its refusals and failures as the node's errors. */
+/** The Sheets engine's enrich over the open sheet; a stop is said as what it is, other errors go to the node's one mapping. */
 export async function enrichRows(
   ctx: IExecuteFunctions,
-  sheet: OpenSheet,
+  sheet: EnrichingSheet,
   p: Pick<EnrichParams, 'column' | 'fields' | 'mode' | 'maxBilledQueries' | 'lang'>,
 ): Promise<EnrichReport> {
   const { clock, signal } = sheet;
@@ -200,14 +132,15 @@ export async function enrichRows(
       ports: { clock, answers: staticDataAnswerStore(ctx.getWorkflowStaticData('node')), locks: sheetWriterLocks(ctx, clock) },
     });
   } catch (error) {
-    throw signal?.aborted ? stoppedError(ctx, error) : enrichError(ctx, error);
+    // Other errors are mapped once, by the router (toSheetsNodeError).
+    throw signal?.aborted ? stoppedError(ctx, error) : error;
   }
 }
 
 /** Enrich Rows: the Sheets engine (packages/core/sheets) over n8n's helpers, credential and static data. */
 export async function executeEnrich(ctx: IExecuteFunctions): Promise<INodeExecutionData> {
   const p = readParams(ctx);
-  const sheet = await openSheet(ctx, p);
+  const sheet = await openEnrichingSheet(ctx, p);
   const report = await enrichRows(ctx, sheet, p);
   return { json: reportItem(report, { spreadsheetId: p.spreadsheetId, sheet: sheet.title }), pairedItem: { item: 0 } };
 }

@@ -26,7 +26,7 @@ export async function executeGoogleSheets(ctx: IExecuteFunctions): Promise<INode
     const out = await handler(ctx);
     return [Array.isArray(out) ? out : [out]];
   } catch (error) {
-    const nodeError = toSheetsNodeError(ctx.getNode(), error);
+    const nodeError = toSheetsNodeError(ctx.getNode(), error, { manual: ctx.getMode() === 'manual' });
     if (!ctx.continueOnFail()) throw nodeError;
     return [
       [

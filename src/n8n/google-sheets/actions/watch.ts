@@ -6,7 +6,7 @@ import { defaultListName, matchedCodes, sheetExternalRef, WATCH_FIELDS } from '@
 import { syncList, type ListSyncResult } from '@company-data/core/watch/sync-list';
 import { toSheetsNodeError } from '../errors';
 import { staticDataWatchState } from '../ports/watch-state';
-import { enrichRows, openSheet, reportItem, sheetParams } from './enrich';
+import { enrichRows, openEnrichingSheet, reportItem, sheetParams } from './enrich';
 import { invalidField } from './sheet-params';
 
 /** The service's longest list name (the operation table's rule for POST /monitoring/lists). */
@@ -54,7 +54,7 @@ export async function executeWatch(ctx: IExecuteFunctions): Promise<INodeExecuti
       'Shorten the name, or leave it empty to name the list after the sheet.',
     );
 
-  const sheet = await openSheet(ctx, p);
+  const sheet = await openEnrichingSheet(ctx, p);
   // The sheet as enrich last read and wrote it gives its companies without reading it once more (a request against
   // Google's 60 a minute), as `company-data watch` does; anything changed meanwhile and the sheet is read.
   const seen = new SeenTable(sheet.table);

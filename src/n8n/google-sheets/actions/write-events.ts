@@ -1,8 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { CompanyDataError } from '@company-data/core/errors';
 import type { HeldLock } from '@company-data/core/sheets';
-import { EventRowsWriter, SheetsRestTable } from '@company-data/core/sheets';
+import { EventRowsWriter } from '@company-data/core/sheets';
 import { isIdentity } from '@company-data/core/sheets/events/event-records';
 import { guardedTable } from '@company-data/core/sheets/lease/guarded-table';
 import { MemoryEventLedger } from '@company-data/core/sheets/ledger/memory-ledger';
@@ -11,13 +10,12 @@ import { rowChange } from '@company-data/core/watch/row-change';
 import { RowChangeWriter } from '@company-data/core/watch/row-writer';
 import { digestItem } from '../../trigger/items';
 import { DEFAULT_EVENTS_SHEET } from '../descriptions/write-events';
-import { n8nClock } from '../../transport/clock';
 import { waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { sheetWriterLocks } from '../ports/sheet-locks';
-import { googleSheetsAccess } from '../transport/google';
-import { listSheets, sheetTitle, spreadsheetRest } from '../transport/sheets-api';
-import { inNodeWords } from './enrich';
+import { toSheetsNodeError } from '../errors';
+import { listSheets } from '../transport/sheets-api';
+import { openSheet } from './open-sheet';
 import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
 import { isJsonObject } from '@company-data/core/json';
 
@@ -117,11 +115,7 @@ interface Applied {
 }
 
 async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<Applied & { sheet: string }> {
-  const signal = ctx.getExecutionCancelSignal();
-  const clock = n8nClock(signal);
-  const access = await googleSheetsAccess(ctx, p.authentication);
-  const rest = spreadsheetRest(access, p.root, p.spreadsheetId, clock);
-  const title = await sheetTitle(rest, p.sheet);
+  const { title, table, tableOf, rest, clock, signal } = await openSheet(ctx, p);
   if (sameTitle(title, p.eventsSheet))
     throw invalidField(
       ctx,
@@ -129,16 +123,6 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
       `"${p.eventsSheet}" is the watched sheet itself`,
       `Name another tab for the changes, e.g. "${DEFAULT_EVENTS_SHEET}".`,
     );
-  const tableOf = (sheet: string) =>
-    new SheetsRestTable({
-      spreadsheetId: p.spreadsheetId,
-      sheet,
-      transport: access.transport,
-      ...(access.tokens ? { tokens: access.tokens } : {}),
-      clock,
-      rootUrl: `${p.root}/`,
-    });
-  const table = tableOf(title);
   const problems: Problem[] = [];
   const itemOf = new Map(input.changes.map((c) => [String(c.event.id), c.item]));
   // The watched sheet is written by one execution of this process at a time, as enrich writes it; the events
@@ -173,7 +157,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
       try {
         outcomes = await events.acceptMany(input.changes.map((c) => c.event as { id: string; type: string }));
       } catch (error) {
-        throw addedBefore(error, events.stats.appended, p.eventsSheet);
+        throw addedBefore(ctx, error, events.stats.appended, p.eventsSheet);
       }
       for (const [i, c] of input.changes.entries()) {
         const outcome = outcomes[i];
@@ -201,24 +185,11 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
 }
 
 /** A failure while adding changes to the events sheet, saying that running again adds the rest and nothing twice. */
-function addedBefore(error: unknown, added: number, sheet: string): unknown {
-  if (!(error instanceof Error)) return error;
-  const note = ` (${added} change(s) were added to "${sheet}" before it stopped; run again to add the rest: nothing is added twice)`;
-  error.message += note;
-  return error;
-}
-
-/** The engine's refusals (no key column, a lock held) in the node's words; Google's and the service's errors as they are. */
-function writeEventsError(ctx: IExecuteFunctions, error: unknown): unknown {
-  if (
-    error instanceof Error &&
-    !(error instanceof CompanyDataError) &&
-    !(error instanceof NodeOperationError) &&
-    !(error as { status?: unknown }).status &&
-    error.name === 'Error'
-  )
-    return new NodeOperationError(ctx.getNode(), inNodeWords(error.message));
-  return error;
+function addedBefore(ctx: IExecuteFunctions, error: unknown, added: number, sheet: string): NodeApiError | NodeOperationError {
+  const e = toSheetsNodeError(ctx.getNode(), error);
+  const note = `${added} change(s) were added to "${sheet}" before it stopped; run again to add the rest: nothing is added twice.`;
+  e.description = e.description ? `${e.description}\n${note}` : note;
+  return e;
 }
 
 const paired = (items: Iterable<number>): IPairedItemData[] => [...new Set(items)].sort((a, b) => a - b).map((item) => ({ item }));
@@ -245,7 +216,8 @@ export async function executeWriteEvents(ctx: IExecuteFunctions): Promise<INodeE
           description:
             'Stopped before it finished. What was written stays; running it again with the same items writes only what is missing, nothing twice.',
         });
-      throw writeEventsError(ctx, error);
+      // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- mapped once, by the router (toSheetsNodeError)
+      throw error;
     }
   const problems = [...input.problems, ...done.problems];
   if (!done.fresh.length && !problems.length) return [];

@@ -2,7 +2,6 @@ import type { INodeParameterResourceLocator } from 'n8n-workflow';
 import { a1Sheet } from '@company-data/core/sheets';
 import { SheetsRest } from '@company-data/core/sheets/google/sheets-rest';
 import type { SheetsClock } from '@company-data/core/sheets/ports';
-import { ValidationError } from '@company-data/core/errors';
 import { spreadsheetIdOf as idOf } from '@company-data/core/sheets/google/spreadsheet-address';
 import { DEFAULT_SHEETS_API_URL } from '../descriptions/common';
 import type { GoogleSheetsAccess } from './google';
@@ -18,15 +17,14 @@ export class SheetsFieldError extends Error {
   }
 }
 
-/** The spreadsheet id of the Spreadsheet field, whichever mode (n8n extracts it; a value given otherwise is read here too). */
+/**
+ * The spreadsheet id of the Spreadsheet field, whichever mode (n8n extracts it; a value given otherwise is read
+ * here too). A value that is none is the core's SheetsError, worded by the node's one mapping.
+ */
 export function spreadsheetIdOf(value: unknown): string {
   const raw =
     typeof value === 'object' && value !== null ? String((value as INodeParameterResourceLocator).value ?? '') : String(value ?? '');
-  try {
-    return idOf(raw, 'Spreadsheet');
-  } catch (e) {
-    throw e instanceof ValidationError ? new SheetsFieldError(`Spreadsheet: ${e.rule}`, e.hint) : e;
-  }
+  return idOf(raw);
 }
 
 /** The Sheets API root from the node's options, without a trailing slash. */
@@ -41,14 +39,24 @@ export function sheetsApiRoot(options: { sheetsApiUrl?: unknown }): string {
   return url.replace(/\/+$/, '');
 }
 
-/** One spreadsheet through the core's Sheets REST client: Google's quota, retries and errors as the engine has them. */
-export function spreadsheetRest(access: GoogleSheetsAccess, root: string, spreadsheetId: string, clock: SheetsClock): SheetsRest {
+/**
+ * One spreadsheet through the core's Sheets REST client: Google's quota, retries and errors as the engine has
+ * them; the signal (the execution's cancel signal) ends its waits.
+ */
+export function spreadsheetRest(
+  access: GoogleSheetsAccess,
+  root: string,
+  spreadsheetId: string,
+  clock: SheetsClock,
+  signal?: AbortSignal,
+): SheetsRest {
   return new SheetsRest({
     spreadsheetId,
     transport: access.transport,
     ...(access.tokens ? { tokens: access.tokens } : {}),
     clock,
     rootUrl: `${root}/`,
+    ...(signal ? { signal } : {}),
   });
 }
 

@@ -99,6 +99,8 @@ export function eventsToSheetCommand(): Command {
     const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, csvFormulas: flags.csvFormulas }, flags);
     const writer = new EventSheetWriter({
       table,
+      // Its events sheet is the one it is given with --sheet.
+      tableField: 'sheet',
       lang: flags.lang,
       onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
       ...(flags.ledger ? { ledgerPath: flags.ledger } : {}),

@@ -40,6 +40,7 @@ export class SheetsRestLease implements LeaseSheets {
         if (/already exists/i.test(message)) return undefined;
         // Someone who can only view cannot take the lease: refused as the checks before paying refuse, before anything is read or sent.
         const { status, protectedCell } = err as SheetsError;
+        // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
         if (status === 403 && !protectedCell) throw new PreflightError([writeAccessRefused(this.account)]);
         // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
         throw err;

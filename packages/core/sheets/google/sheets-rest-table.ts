@@ -26,6 +26,7 @@ import { a1Sheet, cellText } from './a1';
 import type { SheetsRestTableOptions } from './options';
 import { SheetsRest } from './sheets-rest';
 import { SheetsRestLease } from './sheets-rest-lease';
+import { isLeaseSheet } from '../lease/port';
 import type { SheetsError } from './sheets-errors';
 
 /** Google's recommended maximum request size ("2 MB"): every write is split to stay under it. */
@@ -99,7 +100,8 @@ export class SheetsRestTable implements Table {
     const sheets = data.sheets ?? [];
     const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
     if (!s?.properties) {
-      const titles = sheets.map((x) => `"${x.properties?.title ?? ''}"`);
+      // The sheets a person works with: not the hidden lease sheets of runs (lease/port.ts).
+      const titles = sheets.filter((x) => !isLeaseSheet(x.properties?.title ?? '')).map((x) => `"${x.properties?.title ?? ''}"`);
       throw new Error(
         `sheet: no sheet named "${this.title ?? '(first)'}" in spreadsheet ${this.options.spreadsheetId}; ` +
           (titles.length ? `its sheets are ${titles.join(', ')} (pass one with --sheet)` : 'it has no sheets'),

@@ -138,7 +138,7 @@ export class SheetsRestTable implements Table {
     const checks: WriteCheck[] = [
       sheetFound(
         title,
-        meta.sheets.map((s) => s.title),
+        meta.sheets.map((s) => s.title).filter((t) => !isLeaseSheet(t)),
       ),
       cellLimitCheck(meta.sheets, title, { rows: lastRow, cols: plan.width }),
       protectionCheck(plan, meta.protectedRanges, sheetId, meta.named, this.account, plan.width > grid.cols || lastRow > grid.rows),

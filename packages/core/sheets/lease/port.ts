@@ -41,6 +41,8 @@ export interface LeaseRecord {
   takenAt: number;
   renewedAt: number;
   expiresAt: number;
+  /** Optional, opaque to other doors: where the holder runs (the CLI: host and pid), so its own door can tell it is gone. */
+  origin?: string;
 }
 
 /** A lease sheet as read: its id, and its record (undefined when its cells hold no lease: a user edited them). */
@@ -77,9 +79,11 @@ export function isLeaseSheet(title: string): boolean {
  * unhides it and the end as ISO text beside the exact milliseconds.
  */
 export function leaseCells(r: LeaseRecord): string[][] {
-  const { holder, who, takenAt, renewedAt, expiresAt } = r;
+  const { holder, who, takenAt, renewedAt, expiresAt, origin } = r;
   const note = 'A run of company-data writes the sheet this is named after; deleted when it ends. Do not edit.';
-  return [[JSON.stringify({ [LEASE_MARKER]: note, holder, who, takenAt, renewedAt, expiresAt, ends: new Date(expiresAt).toISOString() })]];
+  return [
+    [JSON.stringify({ [LEASE_MARKER]: note, holder, who, takenAt, renewedAt, expiresAt, ends: new Date(expiresAt).toISOString(), origin })],
+  ];
 }
 
 /** The record in a lease sheet's cells (as read unformatted), or undefined when they hold none (a person edited them). */
@@ -91,10 +95,11 @@ export function readLeaseCells(values: readonly (readonly unknown[])[] | undefin
     return undefined;
   }
   if (!o || typeof o !== 'object' || !(LEASE_MARKER in o)) return undefined;
-  const { holder, who, takenAt, renewedAt, expiresAt } = o;
+  const { holder, who, takenAt, renewedAt, expiresAt, origin } = o;
   const time = (t: unknown) => typeof t === 'number' && Number.isSafeInteger(t);
   if (typeof holder !== 'string' || !holder || !time(takenAt) || !time(renewedAt) || !time(expiresAt)) return undefined;
   return {
+    ...(typeof origin === 'string' ? { origin } : {}),
     holder,
     who: typeof who === 'string' ? who : '',
     takenAt: takenAt as number,

@@ -142,7 +142,9 @@ describe('enrich against the sandbox', () => {
     const calls = standin.calls.slice(before);
     // The checks before paying (metadata, then a write that changes nothing: the probe of write access);
     // the save re-reads header and key (and our columns) first and checks them after: each one values.batchGet.
+    // Around it all, the sheet's lease: made first, deleted last (each one spreadsheets.batchUpdate).
     expect(calls.map((c) => c.method)).toEqual([
+      'spreadsheets.batchUpdate',
       'values.get',
       'spreadsheets.get',
       'values.update',
@@ -150,9 +152,10 @@ describe('enrich against the sandbox', () => {
       'spreadsheets.batchUpdate',
       'values.batchUpdate',
       'values.batchGet',
+      'spreadsheets.batchUpdate',
     ]);
-    expect(calls[2]!.valueInputOption).toBe('RAW');
-    expect(calls[5]!.valueInputOption).toBe('RAW');
+    expect(calls[3]!.valueInputOption).toBe('RAW');
+    expect(calls[6]!.valueInputOption).toBe('RAW');
     const v = standin.values('leads', 'Leads');
     expect(v[0]).toEqual([
       'company',

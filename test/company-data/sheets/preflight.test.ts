@@ -291,12 +291,12 @@ describe('check before paying', () => {
   });
 
   it('a spreadsheet near the 10,000,000-cell limit (all sheets count): nothing billed, says what to delete', async () => {
-    // 999,998 × 10 + 4 rows × 3 columns = 9,999,992 cells; the run's 5 columns need 4 more of 4 rows (the grid's
-    // third column is empty): 16 cells, 8 too many.
+    // 999,998 × 10 + 4 rows × 3 columns = 9,999,992 cells, and the run's lease sheet, one cell: 9,999,993; the run's
+    // 5 columns need 4 more of 4 rows (the grid's third column is empty): 16 cells, 9 too many.
     const id = leads(3, { cols: 3, others: [{ title: 'Archive', rowCount: 999_998, columnCount: 10 }] });
     const err = await refusedBeforePaying(id);
     expect(err.message).toMatch(
-      /^cell limit: adding 4 columns to sheet "Leads" needs 16 more cells, but the spreadsheet already holds 9,999,992 of Google's 10,000,000 \(every sheet's rows × columns count, empty ones too\): delete empty rows or columns in any of its sheets, or copy this sheet into a new spreadsheet/,
+      /^cell limit: adding 4 columns to sheet "Leads" needs 16 more cells, but the spreadsheet already holds 9,999,993 of Google's 10,000,000 \(every sheet's rows × columns count, empty ones too\): delete empty rows or columns in any of its sheets, or copy this sheet into a new spreadsheet/,
     );
   });
 

@@ -207,8 +207,11 @@ describe('company-data watch, a Google sheet', () => {
     const first = await runCommand(watchCommand(), args);
     expect(first.err).toContain('Added the sheet "Company changes"');
     // The first watch's Google requests: the events sheet made with its header in one, enrich's (read, metadata,
-    // write-access probe, read before and after its save, the save), and no read of the sheet after enrich.
+    // write-access probe, read before and after its save, the save), and no read of the sheet after enrich; around
+    // them the two sheets' leases, each made and deleted (a spreadsheets.batchUpdate each): the events sheet's first.
     expect(standin.calls.slice(n0).map((c) => c.method)).toEqual([
+      'spreadsheets.batchUpdate',
+      'spreadsheets.batchUpdate',
       'spreadsheets.batchUpdate',
       'values.get',
       'spreadsheets.get',
@@ -216,6 +219,8 @@ describe('company-data watch, a Google sheet', () => {
       'values.batchGet',
       'values.batchUpdate',
       'values.batchGet',
+      'spreadsheets.batchUpdate',
+      'spreadsheets.batchUpdate',
     ]);
     expect(standin.values(id, 'Company changes')[0]!.slice(0, 3)).toEqual(['event_id', 'type', 'created_at']);
     expect(first.out).toMatch(/List "Sheet watchSheet1 \/ Leads" \(lst_\w+, made now\): added 2, removed 0, kept 0/);

@@ -208,4 +208,11 @@ export const fileLocks: WriterLocks = { acquire: (table, alsoGuards) => lockShee
 export const sheetLocks: WriterLocks = withSheetLease(fileLocks, {
   clock: systemClock,
   who: `company-data (pid ${process.pid} on ${hostname()})`,
+  // A lease of a process of this host that has ended (killed) is free at once, as its lock file is.
+  origin: `${hostname()}#${process.pid}`,
+  gone: (origin) => {
+    const at = origin.lastIndexOf('#');
+    const pid = Number(origin.slice(at + 1));
+    return at > 0 && origin.slice(0, at) === hostname() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
+  },
 });

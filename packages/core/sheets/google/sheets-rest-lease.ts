@@ -28,7 +28,7 @@ export class SheetsRestLease implements LeaseSheets {
       const sheetId = 1 + Math.floor(this.random() * 0x7ffffffe);
       try {
         await this.batch([
-          { addSheet: { properties: { sheetId, title: name, hidden: true, gridProperties: { rowCount: cells.length, columnCount: 3 } } } },
+          { addSheet: { properties: { sheetId, title: name, hidden: true, gridProperties: { rowCount: 1, columnCount: 1 } } } },
           updateCells(sheetId, cells),
         ]);
         return String(sheetId);
@@ -40,7 +40,17 @@ export class SheetsRestLease implements LeaseSheets {
         if (/already exists/i.test(message)) return undefined;
         // Someone who can only view cannot take the lease: refused as the checks before paying refuse, before anything is read or sent.
         const { status, protectedCell } = err as SheetsError;
+        // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
         if (status === 403 && !protectedCell) throw new PreflightError([writeAccessRefused(this.account)]);
+        if (status === 400 && /above the limit of \d+ cells/i.test(message))
+          // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
+          throw new PreflightError([
+            {
+              check: 'cell limit',
+              ok: false,
+              text: "the spreadsheet holds all of Google's 10,000,000 cells, and the run's lock sheet needs one more: delete empty rows or columns in any of its sheets, or copy this sheet into a new spreadsheet",
+            },
+          ]);
         // eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared with the CLI; the node converts errors at its entry points
         throw err;
       }
@@ -63,7 +73,7 @@ export class SheetsRestLease implements LeaseSheets {
       const res = await this.rest.send<{ values?: unknown[][] }>({
         kind: 'read',
         method: 'GET',
-        path: `/values/${encodeURIComponent(`${a1Sheet(sheet.title)}!A1:C10`)}`,
+        path: `/values/${encodeURIComponent(`${a1Sheet(sheet.title)}!A1`)}`,
         query: [['valueRenderOption', 'UNFORMATTED_VALUE']],
       });
       return { id: String(sheet.sheetId), record: readLeaseCells(res.values) };

@@ -27,6 +27,7 @@ import type { SheetsRestTableOptions } from './options';
 import { SheetsRest } from './sheets-rest';
 import { SheetsRestLease } from './sheets-rest-lease';
 import { say, setting, SheetsError } from '../errors';
+import { isLeaseSheet } from '../lease/port';
 
 /** Google's recommended maximum request size ("2 MB"): every write is split to stay under it. */
 export const MAX_REQUEST_BYTES = 2_000_000;
@@ -99,7 +100,8 @@ export class SheetsRestTable implements Table {
     const sheets = data.sheets ?? [];
     const s = this.title === undefined ? sheets[0] : sheets.find((x) => x.properties?.title === this.title);
     if (!s?.properties) {
-      const titles = sheets.map((x) => `"${x.properties?.title ?? ''}"`);
+      // The sheets a person works with: not the hidden lease sheets of runs (lease/port.ts).
+      const titles = sheets.filter((x) => !isLeaseSheet(x.properties?.title ?? '')).map((x) => `"${x.properties?.title ?? ''}"`);
       throw new SheetsError({
         code: 'no_such_sheet',
         field: 'sheet',
@@ -140,7 +142,7 @@ export class SheetsRestTable implements Table {
     const checks: WriteCheck[] = [
       sheetFound(
         title,
-        meta.sheets.map((s) => s.title),
+        meta.sheets.map((s) => s.title).filter((t) => !isLeaseSheet(t)),
       ),
       cellLimitCheck(meta.sheets, title, { rows: lastRow, cols: plan.width }),
       protectionCheck(plan, meta.protectedRanges, sheetId, meta.named, this.account, plan.width > grid.cols || lastRow > grid.rows),

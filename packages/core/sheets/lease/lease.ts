@@ -23,6 +23,10 @@ export interface SheetLeaseOptions {
    */
   background?: boolean;
   random?: () => number;
+  /** Where this holder runs, stored in its record (the CLI: host and pid). */
+  origin?: string;
+  /** The door knows the holder of a lease of this origin is gone (the CLI: same host, its process ended): free at once. */
+  gone?(origin: string): boolean;
 }
 
 const DEFAULTS = { ttlMs: 120_000, renewEveryMs: 30_000, stopBeforeMs: 30_000, maxSkewMs: 30_000 };
@@ -63,7 +67,14 @@ export async function takeSheetLease(sheets: LeaseSheets, sheetTitle: string, la
   const holder = randomId(opts.random ?? Math.random);
   for (let attempt = 0; ; attempt++) {
     const start = opts.clock.now();
-    const record: LeaseRecord = { holder, who: opts.who, takenAt: start, renewedAt: start, expiresAt: start + opts.ttlMs };
+    const record: LeaseRecord = {
+      holder,
+      who: opts.who,
+      takenAt: start,
+      renewedAt: start,
+      expiresAt: start + opts.ttlMs,
+      ...(opts.origin ? { origin: opts.origin } : {}),
+    };
     const id = await sheets.create(name, record);
     if (id !== undefined) return new HeldSheetLease(sheets, name, label, id, record, opts);
     const seenAt = opts.clock.now();
@@ -72,14 +83,15 @@ export async function takeSheetLease(sheets: LeaseSheets, sheetTitle: string, la
     const r = slot.record;
     if (r?.holder === holder) return new HeldSheetLease(sheets, name, label, slot.id, r, opts);
     if (!r) throw new Error(unreadable(label, name));
-    const over = seenAt > r.expiresAt + opts.maxSkewMs || endedHere.has(r.holder);
+    const over = seenAt > r.expiresAt + opts.maxSkewMs || endedHere.has(r.holder) || (!!r.origin && !!opts.gone?.(r.origin));
     if (!over || attempt >= MAX_TAKES) throw new Error(busy(label, r, opts));
     // False: another contender removed it first. Either way, try to make it again.
     if (await sheets.remove(slot.id)) endedHere.delete(r.holder);
   }
 }
 
-type Opts = Required<Omit<SheetLeaseOptions, 'random' | 'background'>> & Pick<SheetLeaseOptions, 'random' | 'background'>;
+type Optional = 'random' | 'background' | 'origin' | 'gone';
+type Opts = Required<Omit<SheetLeaseOptions, Optional>> & Pick<SheetLeaseOptions, Optional>;
 
 class HeldSheetLease implements SheetLease {
   private lostError: Error | undefined;

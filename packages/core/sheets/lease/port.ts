@@ -5,8 +5,8 @@
  * (take, renew, take over when expired, release) lives in the core, once; an adapter only stores.
  *
  * The lease is a hidden sheet of its own, named leaseSheetName(the locked sheet's title), whose cells are
- * leaseCells(record): a column of texts (write them as text: RAW over REST, '@' number format or a
- * leading apostrophe in Apps Script, so no number or date is made of them), read back with readLeaseCells.
+ * leaseCells(record): one cell of JSON text (write it as text: RAW / stringValue over REST, '@' number format
+ * in Apps Script), read back with readLeaseCells. The sheet's grid is that one cell (Google's cell limit).
  *
  * What an implementation MUST guarantee (the lease is only as safe as these):
  *  - create(name, record): makes the sheet `name`, hidden, holding leaseCells(record), in ONE atomic step
@@ -41,6 +41,8 @@ export interface LeaseRecord {
   takenAt: number;
   renewedAt: number;
   expiresAt: number;
+  /** Optional, opaque to other doors: where the holder runs (the CLI: host and pid), so its own door can tell it is gone. */
+  origin?: string;
 }
 
 /** A lease sheet as read: its id, and its record (undefined when its cells hold no lease: a user edited them). */
@@ -66,28 +68,42 @@ export function leaseSheetName(sheetTitle: string): string {
   return `${LEASE_MARKER} ${sheetTitle}`.slice(0, 100);
 }
 
-const FIELDS = ['holder', 'who', 'takenAt', 'renewedAt', 'expiresAt'] as const;
+/** Whether a sheet title is a lease sheet's (left out where sheets are listed for a person). */
+export function isLeaseSheet(title: string): boolean {
+  return title.toLowerCase().startsWith(`${LEASE_MARKER} `);
+}
 
 /**
- * The cells of a lease sheet: rows of [field, value] under a first row that says what the sheet is. All
- * texts; times in milliseconds (exact) and, beside them, as ISO text for a person.
+ * The cells of a lease sheet: ONE cell (A1) holding the record as JSON, so the sheet takes one cell of
+ * Google's 10,000,000 (a spreadsheet near the limit still takes a lease), with a note for a person who
+ * unhides it and the end as ISO text beside the exact milliseconds.
  */
 export function leaseCells(r: LeaseRecord): string[][] {
+  const { holder, who, takenAt, renewedAt, expiresAt, origin } = r;
+  const note = 'A run of company-data writes the sheet this is named after; deleted when it ends. Do not edit.';
   return [
-    [LEASE_MARKER, 'A run of company-data writes this sheet; do not edit. Deleted when the run ends.'],
-    ...FIELDS.map((f) => [f, String(r[f]), ...(typeof r[f] === 'number' ? [new Date(r[f]).toISOString()] : [])]),
+    [JSON.stringify({ [LEASE_MARKER]: note, holder, who, takenAt, renewedAt, expiresAt, ends: new Date(expiresAt).toISOString(), origin })],
   ];
 }
 
-/** The record in a lease sheet's cells (strings or numbers, as read unformatted), or undefined when they hold none. */
+/** The record in a lease sheet's cells (as read unformatted), or undefined when they hold none (a person edited them). */
 export function readLeaseCells(values: readonly (readonly unknown[])[] | undefined): LeaseRecord | undefined {
-  if (!values || String(values[0]?.[0] ?? '') !== LEASE_MARKER) return undefined;
-  const by = new Map(values.slice(1).map((row) => [String(row[0] ?? ''), String(row[1] ?? '')]));
-  const num = (f: string) => (/^\d+$/.test(by.get(f) ?? '') ? Number(by.get(f)) : undefined);
-  const holder = by.get('holder');
-  const takenAt = num('takenAt');
-  const renewedAt = num('renewedAt');
-  const expiresAt = num('expiresAt');
-  if (!holder || takenAt === undefined || renewedAt === undefined || expiresAt === undefined) return undefined;
-  return { holder, who: by.get('who') ?? '', takenAt, renewedAt, expiresAt };
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(String(values?.[0]?.[0] ?? '')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!o || typeof o !== 'object' || !(LEASE_MARKER in o)) return undefined;
+  const { holder, who, takenAt, renewedAt, expiresAt, origin } = o;
+  const time = (t: unknown) => typeof t === 'number' && Number.isSafeInteger(t);
+  if (typeof holder !== 'string' || !holder || !time(takenAt) || !time(renewedAt) || !time(expiresAt)) return undefined;
+  return {
+    ...(typeof origin === 'string' ? { origin } : {}),
+    holder,
+    who: typeof who === 'string' ? who : '',
+    takenAt: takenAt as number,
+    renewedAt: renewedAt as number,
+    expiresAt: expiresAt as number,
+  };
 }

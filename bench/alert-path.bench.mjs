@@ -10,7 +10,7 @@
  * events that never ran, ids missing in n8n's processed-data store, failed executions.
  * --engine: n8n's expression engine (N8N_EXPRESSION_ENGINE: vm, n8n's default, or legacy). With vm, each
  * delivery to a trigger other than n8n's Webhook node waits for an isolate from a pool of one per
- * webhook process (docs/assumptions.md, "Trigger duplicates across n8n processes"), which sets the
+ * webhook process (docs/decisions/triggers-and-queue-mode.md, "Taking turns on n8n's processed-data store"), which sets the
  * answer times unless --n8n-env N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (the README's advice).
  * --n8n-env K=V[,K=V]: further n8n settings for every process. --balance round-robin|event-id: how nginx
  * spreads deliveries (event-id: every copy of an event to one webhook process).

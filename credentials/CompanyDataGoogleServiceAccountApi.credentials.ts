@@ -3,7 +3,7 @@ import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 /**
  * The key file holds the account's private key, so the field is masked although its name (given by the
  * issue) holds none of the words n8n's lint looks for ("secret", "token", "privateKey"…); its advice is to keep the mask for a
- * secret (docs/assumptions.md).
+ * secret (docs/decisions/n8n-nodes.md, "Credentials").
  */
 const serviceAccountKeyField: INodeProperties = {
   displayName: 'Service Account Key (JSON)',

@@ -69,7 +69,7 @@ e2e_stage() {
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   # npm ci where the lockfile is: it installs exactly the locked tree and never writes package-lock.json, so a
-  # run leaves the working tree clean (npm install may re-resolve and rewrite it: docs/assumptions.md, Install).
+  # run leaves the working tree clean (npm install may re-resolve and rewrite it: docs/decisions/release.md, "Install").
   if [ -f package-lock.json ]; then
     # The lockfile is npm 11's; npm 10's ci refuses it for optional peers npm 11 leaves out.
     npm_major="$(npm --version | cut -d. -f1)"

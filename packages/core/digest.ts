@@ -3,7 +3,7 @@
  * detection run, and one message per change is noise. Bad news first, grouped by company, counts per kind,
  * at most `maxLines` lines then "and 37 more", safe to post as Slack mrkdwn. Pure (no fs, timers or n8n):
  * the Poll Trigger and `company-data watch` build the same text.
- * The severity of each kind is decided in docs/assumptions.md ("Issue 29: digest").
+ * The severity of each kind is decided in docs/decisions/watch.md, "The digest".
  */
 
 import { changeKindLabel, changeSummary, type ChangeEventLike, type SummaryLang } from './event-summary';

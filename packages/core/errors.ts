@@ -276,7 +276,7 @@ export function errorFromResponse(
       code: c,
     });
   }
-  // docs/assumptions.md: the plan is the only permission the spec names, so any 403 is read as it.
+  // docs/decisions/service-interface.md, "Envelope, errors and validation": the plan is the only permission the spec names, so any 403 is read as it.
   if (status === 403) return new PlanRequiredError(say('This needs the API plan'), { ...base, code: code ?? 'plan_required' });
   if (status === 404) return new NotFoundError(say('Not found'), { ...base, code: code ?? 'not_found' });
   if (status === 429) {

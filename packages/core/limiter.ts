@@ -35,7 +35,7 @@ interface Slot {
  * A constant round trip costs nothing; until a window's worth of round trips is known the excess is
  * the whole round trip, i.e. the window counts from the answer. While a request is in flight its
  * excess grows, so its slot is freed before its answer only when the fastest round trip is longer
- * than the window (a distant service). Decision recorded in docs/assumptions.md ("Lookup engine").
+ * than the window (a distant service). Decision recorded in docs/decisions/lookup-and-billing.md, "Rate counting".
  *
  * A burst of `requests` goes out at once. Waiters are served first come, first served. One limiter is
  * shared by all calls of a client. pause(ms) holds the whole queue (a 429 with Retry-After).

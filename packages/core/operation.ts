@@ -94,7 +94,7 @@ export interface OperationSpec<
   notATool?: string;
   /**
    * 'shown': method and path are in the spec. 'decided': the spec says "not shown" and the project
-   * decided the path or shape (docs/assumptions.md names each).
+   * decided the path or shape (docs/decisions/service-interface.md, "Monitoring, saved searches, webhook: paths decided", names each).
    */
   source: 'shown' | 'decided';
 }

@@ -125,7 +125,7 @@ export interface LookupQueryClass {
  * Classifies a lookup query exactly as the service reads it (spec, POST /companies/lookup):
  * 8 digits = registry code; EE plus 9 digits, or 9 digits = VAT number; anything else = name search,
  * which is skipped with query_too_short when no word has 3 or more characters.
- * Decision (docs/assumptions.md): the VAT forms are those of the by-vat path ("EE", "ee", one space
+ * Decision (docs/decisions/service-interface.md, "Envelope, errors and validation"): the VAT forms are those of the by-vat path ("EE", "ee", one space
  * after it, or the 9 digits alone) and surrounding white space is ignored, so a pasted "EE 102224658"
  * is not billed as a name search that cannot match; the answer still echoes the query verbatim.
  */

@@ -46,7 +46,7 @@ export type DeliveryStatus = (typeof deliveryStatuses)[number];
 export const deliveryStatusSchema = z.enum(deliveryStatuses);
 
 /**
- * Classifier types served by GET /classifiers/{type} (decided; docs/assumptions.md): the path parameter's enum
+ * Classifier types served by GET /classifiers/{type} (decided; docs/decisions/service-interface.md, "Records, risk and reference shapes"): the path parameter's enum
  * in the OpenAPI document, the MCP tool's input schema and the n8n option list, and the sandbox's tables.
  */
 export const classifierTypes = [

@@ -35,7 +35,7 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(401, {}, ours('invalid_api_key', 'Unknown key')).code).toBe('invalid_api_key');
 
     expect(errorFromResponse(403, {}, ours('plan_required', 'Needs the API plan'))).toBeInstanceOf(PlanRequiredError);
-    // Any 403 is the plan error (docs/assumptions.md); the service's code is kept verbatim.
+    // Any 403 is the plan error (docs/decisions/service-interface.md, "Envelope, errors and validation"); the service's code is kept verbatim.
     const other403 = errorFromResponse(403, {}, ours('forbidden', 'Not allowed'));
     expect(other403).toBeInstanceOf(PlanRequiredError);
     expect(other403.code).toBe('forbidden');

@@ -3,7 +3,7 @@
  * accounts, authorization code with PKCE and refresh token for people), the consent page a browser is
  * sent to, token revocation, and the access tokens the Sheets API accepts. Answers are Google-shaped
  * ({"error":"invalid_grant","error_description":"Invalid JWT Signature."}); where the stand-in is stricter
- * or simpler than Google, docs/assumptions.md says so ("Google sign-in").
+ * or simpler than Google, docs/decisions/sheets-engine.md, "The Google Sheets stand-in", says so.
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

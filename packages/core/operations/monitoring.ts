@@ -123,7 +123,7 @@ export const events = defineOperation({
   source: 'shown',
 });
 
-/* ---- Operations the spec names but does not show (paths decided: docs/assumptions.md) ---- */
+/* ---- Operations the spec names but does not show (paths decided: docs/decisions/service-interface.md, "Monitoring, saved searches, webhook: paths decided") ---- */
 
 export const lists = defineOperation({
   ...base,

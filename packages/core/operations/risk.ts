@@ -96,7 +96,7 @@ export const enforcements = pagedList(
   'enforcements',
   enforcementSchema,
 );
-/** Parameters and response of rulings are not shown: decided like the other risk lists (docs/assumptions.md). */
+/** Parameters and response of rulings are not shown: decided like the other risk lists (docs/decisions/service-interface.md, "Records, risk and reference shapes"). */
 export const rulings = pagedList(
   'rulings',
   'Get Rulings',

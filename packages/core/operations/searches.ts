@@ -18,7 +18,7 @@ const searchId = param({
 
 /**
  * Filter keys shown by the spec: activity, county, registered_within_days. Added (documented in
- * docs/assumptions.md): legal_form and status, with the same meaning as in company search.
+ * docs/decisions/service-interface.md, "Monitoring, saved searches, webhook: paths decided"): legal_form and status, with the same meaning as in company search.
  */
 export const savedSearchFiltersSchema = z.strictObject({
   activity: z.array(z.string().regex(/^\d{1,5}$/, 'each activity must be an EMTAK code prefix of 1 to 5 digits')).optional(),

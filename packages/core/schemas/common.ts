@@ -33,14 +33,14 @@ export function envelopeSchema<T extends z.ZodType>(data: T, meta: z.ZodType = m
 }
 
 /**
- * Decision (docs/assumptions.md, "Embedded list sections"): an embedded list section on the company
+ * Decision (docs/decisions/service-interface.md, "Records, risk and reference shapes"): an embedded list section on the company
  * profile is { items: first 25 rows, total: all rows }. The client also accepts a bare array.
  */
 export function embeddedList<T extends z.ZodType>(row: T) {
   return obj({ items: z.array(row), total: z.number().int() });
 }
 
-/** Decision (docs/assumptions.md, "Error body"): the one error body shape of the sandbox. */
+/** Decision (docs/decisions/service-interface.md, "Envelope, errors and validation"): the one error body shape of the sandbox. */
 export const errorBodySchema = obj({
   success: z.literal(false),
   error: obj({

@@ -50,7 +50,7 @@ export const searchMatchesEventSchema = obj({
 });
 export type SearchMatchesEvent = z.infer<typeof searchMatchesEventSchema>;
 
-/** Payload not shown in the spec; decision in docs/assumptions.md ("webhook.test payload"). */
+/** Payload not shown in the spec; decision in docs/decisions/service-interface.md, "Monitoring, saved searches, webhook: paths decided". */
 export const webhookTestEventSchema = obj({
   id: z.string(),
   type: z.literal('webhook.test'),

@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { obj } from './common';
 
-/* Record shapes the spec leaves "not shown": decisions in docs/assumptions.md ("Monitoring", "Saved searches", "Webhook"). */
+/* Record shapes the spec leaves "not shown": decisions in docs/decisions/service-interface.md, "Monitoring, saved searches, webhook: paths decided". */
 
 export const monitoringListSchema = obj({
   id: z.string(),

@@ -3,7 +3,7 @@ import { isoDate, obj } from './common';
 
 /*
  * The spec does not show the fields of these records. Our decision is recorded in
- * docs/assumptions.md ("Records not detailed"); every field is optional so a different real shape
+ * docs/decisions/service-interface.md, "Records, risk and reference shapes"; every field is optional so a different real shape
  * still parses, and unknown fields pass through.
  */
 const s = z.string().nullable().optional();

@@ -1,6 +1,6 @@
 /**
  * `company-data watch`: which monitoring-list requests make a list hold exactly a sheet's companies. Pure
- * (no fs, timers or HTTP): the CLI sends what this plans. Decisions in docs/assumptions.md ("Issue 29").
+ * (no fs, timers or HTTP): the CLI sends what this plans. Decisions in docs/decisions/watch.md, "The sheet's companies and the list".
  */
 
 import { lookupColumns, matchColumn, readQuery, statusWord } from '../lookup';

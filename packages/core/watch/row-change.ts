@@ -1,6 +1,6 @@
 /**
  * `company-data watch`: what a monitoring change writes into its company's row(s) of the watched sheet. Pure:
- * the CLI finds the rows and writes. Decisions in docs/assumptions.md ("Issue 29").
+ * the CLI finds the rows and writes. Decisions in docs/decisions/watch.md, "Changes into their rows".
  */
 
 import { changeSummary, type SummaryLang } from '../event-summary';

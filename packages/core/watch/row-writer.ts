@@ -6,7 +6,7 @@
  * sort, insert or delete cannot send a change to the wrong company. Exactly once: a row already holding this
  * change (or a newer one) is not written again, so a change applied twice (redelivery, a restart, a kill between
  * the write and its record) leaves the row as once. Pure: the table is its only port; the caller keeps the changes
- * read but not yet applied (the CLI in its state folder). Decisions in docs/assumptions.md ("Issue 29").
+ * read but not yet applied (the CLI in its state folder). Decisions in docs/decisions/watch.md, "Changes into their rows".
  */
 import { matchColumn, readQuery } from '../lookup';
 import { findKeyColumn, headerName } from '../sheets/enrich/layout';

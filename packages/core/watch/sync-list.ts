@@ -2,8 +2,8 @@
  * Keep Current's list half, shared by `company-data watch` and the n8n node: find (or make) the sheet's
  * monitoring list and send what planListSync plans, remembering the members through a state port (the CLI:
  * a file in its state folder; n8n: the workflow's static data) so a pass where nothing changed sends
- * nothing. Pure: HTTP comes through the client, the state through the port. Decisions in docs/assumptions.md
- * ("Issue 29").
+ * nothing. Pure: HTTP comes through the client, the state through the port. Decisions in
+ * docs/decisions/watch.md, "The sheet's companies and the list".
  */
 import { CompanyDataError } from '../errors';
 import { planListSync, type ListRequest } from './list-sync';

@@ -32,7 +32,7 @@ export function toSheetsNodeError(node: INode, error: unknown, o: SheetsNodeErro
   const report = reportOfFailedRun(error);
   // Refused before anything was billed (the cap, a check): the error's own words say what to do.
   if (!report?.failed || !report.billedQueries) return nodeError;
-  // n8n saves static data at the end of production executions only (docs/assumptions.md).
+  // n8n saves static data at the end of production executions only (docs/decisions/lookup-and-billing.md, "Where paid answers are kept elsewhere").
   const kept = o.manual
     ? 'Answers already in the sheet are free on the next run; n8n keeps nothing of a manual run for the others, so run the workflow from its trigger to keep them next time.'
     : `Answers not yet in the sheet are kept in ${report.failed.stateDir}, so running again bills nothing for them.`;

@@ -9,7 +9,7 @@
  *   share one budget (a few bodies of the largest size; thousands of ordinary calls of a few hundred bytes).
  *   A request waiting for room leaves its body in the socket (no memory); one that is being read must
  *   deliver its body in time (408), so a slow sender does not keep the room.
- * The limits and why they are what they are: docs/assumptions.md (issue 30).
+ * The limits and why they are what they are: docs/decisions/mcp.md, "HTTP: guards, sessions and bodies".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readCappedBody } from '../transport/capped-body';

@@ -1,6 +1,6 @@
 /**
  * `company-data watch`, the list half: the core's syncList with its state kept in a file of the state
- * folder (written atomically). Decisions in docs/assumptions.md ("Issue 29").
+ * folder (written atomically). Decisions in docs/decisions/watch.md, "The sheet's companies and the list".
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -8,7 +8,7 @@ import { say, setting, SheetsError } from '../errors';
  * The columns of the version before issue 22: bare field names (name, status, ...) that took over a
  * person's column of the same name, and these three. Read, never written again, except that a row
  * moved to the company_data_ columns has its old status, time and query cleared (they are the tool's
- * beyond doubt): see "Own columns" in docs/assumptions.md.
+ * beyond doubt): see docs/decisions/sheets-engine.md, "Only the tool's own columns are written".
  */
 const LEGACY = { status: 'enrich_status', at: 'enriched_at', query: 'enrich_query' } as const;
 

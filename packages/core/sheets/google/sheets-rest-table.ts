@@ -126,7 +126,7 @@ export class SheetsRestTable implements Table {
   }
 
   /**
-   * The checks before paying (docs/assumptions.md, "Checks before paying"): fresh metadata (sheet,
+   * The checks before paying (docs/decisions/sheets-engine.md, "Checks before paying"): fresh metadata (sheet,
    * every sheet's grid, protected ranges as they stand for this account), then a write that changes
    * nothing as the probe of write access, which Sheets offers no call to ask about: one cell the run
    * writes anyway, given the text it holds now (a header cell the run creates is empty until then).

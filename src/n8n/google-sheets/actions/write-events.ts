@@ -24,7 +24,7 @@ import { isJsonObject } from '@company-data/core/json';
  * items, or the Poll Trigger's digest item) into their companies' rows (the core's RowChangeWriter, rows found
  * by registry code when writing) and onto the events sheet (the core's EventRowsWriter), once each by event id.
  * The events sheet's event_id column decides what is new: its ledger lives for this execution only. One output
- * item, the digest of the changes new to the sheet; none when nothing was new. Decisions in docs/assumptions.md
+ * item, the digest of the changes new to the sheet; none when nothing was new. Decisions in docs/decisions/watch.md, "n8n: Keep Current and Write Events to Rows"
  * ("Issue 29: Write Events to Rows in n8n").
  */
 

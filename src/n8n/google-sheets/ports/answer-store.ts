@@ -24,7 +24,7 @@ const scopeKey = (s: AnswerScope) => JSON.stringify([s.tableId, s.service, s.lim
  * to it as they arrive, and a rerun skips rows holding an answer for their key); this keeps the answers
  * a sheet refused (a save refused mid-run, a quota or sign-in that did not come back), so the next run
  * bills nothing for them. n8n saves static data at the end of a production execution, failed ones
- * included, and not at all in a manual run: docs/assumptions.md says why this is still the place.
+ * included, and not at all in a manual run: docs/decisions/lookup-and-billing.md, "Where paid answers are kept elsewhere", says why this is still the place.
  */
 export function staticDataAnswerStore(staticData: IDataObject): OpenAnswerStore {
   return (scope: AnswerScope): PaidAnswerStore => {

@@ -7,7 +7,7 @@ const held = new Map<string, string>();
  * One writer per sheet within this n8n process: a second execution that would write the same sheet
  * at the same time (a schedule firing while a manual run goes) is refused, naming the sheet. n8n keeps
  * nothing shared between the workers of queue mode that a node could lock with while running, so there
- * it holds per worker only (docs/assumptions.md).
+ * it holds per worker only (docs/decisions/sheets-engine.md, "The spreadsheet holds the writer's lease, as a hidden sheet").
  */
 export const inProcessWriterLocks: WriterLocks = {
   acquire(table: LockedTable, alsoGuards: readonly string[] = []): HeldLock {

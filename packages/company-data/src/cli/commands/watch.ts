@@ -230,7 +230,7 @@ async function enrichForWatch(run: WatchRun, table: Table): Promise<EnrichReport
       mode: 'missing',
       // Saved once a minute while it runs, not every 10 s: each save of a Google sheet is a read before, the
       // writes and a read after against Google's 60 a minute, and what is paid for is kept in the state
-      // folder as it arrives, so a killed pass loses nothing (docs/assumptions.md, "Issue 29: batched event appends").
+      // folder as it arrives, so a killed pass loses nothing (docs/decisions/watch.md, "The events sheet").
       flushEveryMs: WATCH_SAVE_EVERY_MS,
       lang: flags.lang,
       stateDir: run.stateDir,

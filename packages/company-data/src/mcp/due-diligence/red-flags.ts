@@ -1,6 +1,6 @@
 /**
- * Red-flag rules of the due-diligence check, from the fields the spec defines (docs/assumptions.md,
- * "One-call due diligence"): each rule reads the sections it needs and gives flags naming the tool that
+ * Red-flag rules of the due-diligence check, from the fields the spec defines (docs/decisions/mcp.md,
+ * "Due diligence in one call"): each rule reads the sections it needs and gives flags naming the tool that
  * reads the source alone and the date the fact carries. A failed section gives no flags (the answer
  * names it as not checked instead); nothing is inferred from a missing answer.
  */

@@ -7,6 +7,7 @@
  */
 import type { LookupResult } from '@company-data/core/schemas/company';
 import type { AnswerScope, OpenAnswerStore, PaidAnswerStore } from '@company-data/core/sheets/ports';
+import { progressStore } from '@company-data/core/sheets/progress-store';
 
 export const ANSWERS_SHEET = 'company_data_paid_answers';
 const HEADER = ['scope', 'key', 'paid_at', 'answer'];
@@ -59,29 +60,10 @@ export function sheetAnswerStore(book: GoogleAppsScript.Spreadsheet): OpenAnswer
         // A damaged row: that answer is paid again rather than written wrong.
       }
     }
-    const served = new Set<string>();
-    return {
+    return progressStore({
       location: `the hidden sheet "${ANSWERS_SHEET}" of this spreadsheet`,
-      fromCache: 0,
-      get fromJournal() {
-        return served.size;
-      },
-      free: (keys) => keys.filter((k) => answers.has(k)),
-      has(k) {
-        if (!answers.has(k)) return false;
-        served.add(k);
-        return true;
-      },
-      get(k) {
-        const a = answers.get(k);
-        if (a !== undefined) served.add(k);
-        return a;
-      },
-      set(k, a) {
-        this.record!([{ key: k, answer: a }]);
-      },
+      answer: (k) => answers.get(k),
       record(paid) {
-        if (!paid.length) return;
         const sheet = answersSheet(book, true)!;
         const at = String(scope.now());
         const rows = paid.map(({ key: k, answer }) => {
@@ -113,6 +95,6 @@ export function sheetAnswerStore(book: GoogleAppsScript.Spreadsheet): OpenAnswer
         if (keep.length)
           sheet.getRange(2, 1, keep.length, width).setValues(keep.map((r) => Array.from({ length: width }, (_, i) => r[i] ?? '')));
       },
-    };
+    });
   };
 }

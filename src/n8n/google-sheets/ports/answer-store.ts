@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { LookupResult } from '@company-data/core/schemas/company';
 import type { AnswerScope, OpenAnswerStore, PaidAnswerStore } from '@company-data/core/sheets/ports';
+import { progressStore } from '@company-data/core/sheets/progress-store';
 
 /** Where in the node's static data the answers are: one entry per table and options. */
 const ROOT = 'companyDataPaidAnswers';
@@ -41,32 +42,13 @@ export function staticDataAnswerStore(staticData: IDataObject): OpenAnswerStore 
       }
     }
     const progress = all[key];
-    const served = new Set<string>();
     // n8n sees a change of static data through its top-level keys only: assigning the root again marks it changed.
     const touch = () => (staticData[ROOT] = all as unknown as IDataObject);
     const answer = (k: string) => progress?.answers[k];
-    return {
+    return progressStore({
       location: STATIC_DATA_LOCATION,
-      fromCache: 0,
-      get fromJournal() {
-        return served.size;
-      },
-      free: (keys) => keys.filter((k) => answer(k) !== undefined),
-      has(k) {
-        if (answer(k) === undefined) return false;
-        served.add(k);
-        return true;
-      },
-      get(k) {
-        const a = answer(k);
-        if (a !== undefined) served.add(k);
-        return a;
-      },
-      set(k, a) {
-        this.record!([{ key: k, answer: a }]);
-      },
+      answer,
       record(paid) {
-        if (!paid.length) return;
         const p = (all[key] ??= { at: scope.now(), answers: {} });
         for (const { key: k, answer: a } of paid) p.answers[k] = a;
         p.at = scope.now();
@@ -79,6 +61,6 @@ export function staticDataAnswerStore(staticData: IDataObject): OpenAnswerStore 
           touch();
         } else if (pruned) touch();
       },
-    };
+    });
   };
 }

@@ -114,7 +114,10 @@ describe('sidebar in Chromium', () => {
     expect(w.triggers()).toEqual([expect.objectContaining({ handler: 'onAddonTrigger', everyHours: 4 })]);
 
     expect(await page.content()).not.toContain(t.sb.apiKey);
-    await page.screenshot({ path: resolve(__dirname, '../../docs/img/sheets-addon-sidebar.png'), fullPage: true });
+    // The README's picture is made on purpose (COMPANY_DATA_UPDATE_SCREENSHOTS=1); an ordinary run writes to the
+    // ignored out/ folder, so a test run leaves the tree clean.
+    const shot = process.env.COMPANY_DATA_UPDATE_SCREENSHOTS === '1' ? '../../docs/img' : '../../out';
+    await page.screenshot({ path: resolve(__dirname, shot, 'sheets-addon-sidebar.png'), fullPage: true });
     await page.close();
   });
 });

@@ -13,6 +13,7 @@ import { SERVICE_ACCOUNT_TEST, type GoogleAuthentication } from '../descriptions
 import { toSheetsNodeError } from '../errors';
 import { googleSheetsAccess } from '../transport/google';
 import { n8nClock } from '../../transport/clock';
+import { isLeaseSheet } from '@company-data/core/sheets/lease/port';
 import { headerRow, listSheets, sheetsApiRoot, sheetTitle, spreadsheetIdOf, spreadsheetRest } from '../transport/sheets-api';
 import { parseServiceAccountKey, ServiceAccountError } from '@company-data/core/google/service-account';
 import type { Transport } from '@company-data/core/transport';
@@ -33,7 +34,8 @@ async function sheetSearch(this: ILoadOptionsFunctions, filter?: string): Promis
     const { rest, spreadsheetId } = await editorSpreadsheet(this);
     const wanted = filter?.trim().toLowerCase();
     const results = (await listSheets(rest))
-      .filter((s) => !wanted || s.title.toLowerCase().includes(wanted))
+      // A run's hidden lease sheet is not a sheet to pick (lease/port.ts).
+      .filter((s) => !isLeaseSheet(s.title) && (!wanted || s.title.toLowerCase().includes(wanted)))
       .map((s) => ({
         name: s.title,
         value: String(s.sheetId),

@@ -173,12 +173,8 @@ const texts = {
 
 const capitalise = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
 
-/** One digest of monitoring.change events (other events and repeated ids are left out). */
-export function buildDigest(events: readonly unknown[], opts: DigestOptions = {}): Digest {
-  const lang: SummaryLang = opts.lang === 'et' ? 'et' : 'en';
-  const maxLines = Math.max(0, Math.floor(opts.maxLines ?? 20));
-  const t = texts[lang];
-
+/** The monitoring changes of the events, each id once (other events and malformed ones are left out). */
+function distinctChanges(events: readonly unknown[]): Change[] {
   const seen = new Set<string>();
   const changes: Change[] = [];
   for (const e of events) {
@@ -190,7 +186,11 @@ export function buildDigest(events: readonly unknown[], opts: DigestOptions = {}
     const c = readChange(e);
     if (c) changes.push(c);
   }
+  return changes;
+}
 
+/** Counts per tone and per kind (worst kind first), and the changes grouped by company. */
+function countChanges(changes: readonly Change[], lang: SummaryLang) {
   const tones: Record<DigestTone, number> = { bad: 0, neutral: 0, good: 0 };
   const kindCounts = new Map<string, DigestKindCount & { severity: number }>();
   const byCompany = new Map<string, Change[]>();
@@ -214,14 +214,46 @@ export function buildDigest(events: readonly unknown[], opts: DigestOptions = {}
   const kinds = [...kindCounts.values()]
     .sort((a, b) => a.severity - b.severity || b.count - a.count)
     .map((k): DigestKindCount => ({ kind: k.kind, label: k.label, tone: k.tone, count: k.count }));
+  return { tones, kinds, byCompany };
+}
 
+/** Each company's changes worst first; companies by their worst news, then more bad news, then by name. */
+function orderCompanies(byCompany: ReadonlyMap<string, Change[]>): Change[][] {
   const bySeverity = (a: Change, b: Change) => a.severity - b.severity || a.detectedAt.localeCompare(b.detectedAt);
   const companies = [...byCompany.values()].map((list) => list.sort(bySeverity));
-  // Worst news first; between equals, the company with more bad news, then by name for a stable order.
   const bad = (list: Change[]) => list.filter((c) => c.tone === 'bad').length;
-  companies.sort(
+  return companies.sort(
     (a, b) => a[0]!.severity - b[0]!.severity || bad(b) - bad(a) || b.length - a.length || a[0]!.name.localeCompare(b[0]!.name),
   );
+}
+
+/** The lines of companies and their changes, at most maxLines of them, and how many changes they show. */
+function companyLines(companies: readonly Change[][], maxLines: number, lang: SummaryLang): { lines: string[]; shown: number } {
+  const lines: string[] = [];
+  let shown = 0;
+  for (const list of companies) {
+    // A company heading is worth a line only when at least one of its changes fits under it.
+    if (lines.length + 2 > maxLines) break;
+    const c0 = list[0]!;
+    lines.push(`*${slackEscape(c0.name)}* (${slackEscape(c0.code)})`);
+    for (const c of list) {
+      if (lines.length + 1 > maxLines) break;
+      const sentence = changeSummary(c.event, lang, { company: false, lists: false });
+      lines.push(`${mark[c.tone]} ${slackEscape(clip(sentence))}`);
+      shown++;
+    }
+  }
+  return { lines, shown };
+}
+
+/** One digest of monitoring.change events (other events and repeated ids are left out). */
+export function buildDigest(events: readonly unknown[], opts: DigestOptions = {}): Digest {
+  const lang: SummaryLang = opts.lang === 'et' ? 'et' : 'en';
+  const maxLines = Math.max(0, Math.floor(opts.maxLines ?? 20));
+  const t = texts[lang];
+  const changes = distinctChanges(events);
+  const { tones, kinds, byCompany } = countChanges(changes, lang);
+  const companies = orderCompanies(byCompany);
 
   const result: Digest = { text: '', total: changes.length, companies: companies.length, tones, kinds, shown: 0, more: 0 };
   if (changes.length === 0) return result;
@@ -235,24 +267,10 @@ export function buildDigest(events: readonly unknown[], opts: DigestOptions = {}
       .join(' · '),
     kinds.map((k) => `${slackEscape(k.label)} ${k.count}`).join(' · '),
   ];
-
-  const body: string[] = [];
-  let shown = 0;
-  for (const list of companies) {
-    // A company heading is worth a line only when at least one of its changes fits under it.
-    if (body.length + 2 > maxLines) break;
-    const c0 = list[0]!;
-    body.push(`*${slackEscape(c0.name)}* (${slackEscape(c0.code)})`);
-    for (const c of list) {
-      if (body.length + 1 > maxLines) break;
-      const sentence = changeSummary(c.event, lang, { company: false, lists: false });
-      body.push(`${mark[c.tone]} ${slackEscape(clip(sentence))}`);
-      shown++;
-    }
-  }
+  const { lines, shown } = companyLines(companies, maxLines, lang);
   result.shown = shown;
   result.more = changes.length - shown;
-  if (result.more > 0) body.push(`_${t.more(result.more)}_`);
-  result.text = [...head, '', ...body].join('\n');
+  if (result.more > 0) lines.push(`_${t.more(result.more)}_`);
+  result.text = [...head, '', ...lines].join('\n');
   return result;
 }

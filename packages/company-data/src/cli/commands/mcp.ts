@@ -4,6 +4,7 @@ import { langSchema } from '@company-data/core/vocabulary';
 import { addApiOptions, apiTarget, openClient, type ApiFlags } from '../config';
 import { version } from '../../../package.json';
 import type { McpAuthFactory } from '../../mcp/oauth/strategy';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 interface McpFlags extends ApiFlags {
   http?: boolean;
@@ -33,8 +34,16 @@ const lang = (v: string) => {
  * stdout belongs to the protocol in stdio mode: everything for people goes to stderr.
  */
 export function mcpCommand(): Command {
-  const cmd = new Command('mcp')
-    .description('Serve company data to AI assistants over the Model Context Protocol (stdio, or --http)')
+  const cmd = mcpOptions(
+    new Command('mcp').description('Serve company data to AI assistants over the Model Context Protocol (stdio, or --http)'),
+  );
+  addApiOptions(cmd);
+  cmd.action((flags: McpFlags) => runMcp(flags));
+  return cmd;
+}
+
+function mcpOptions(cmd: Command): Command {
+  return cmd
     .option('--http', 'serve Streamable HTTP at /mcp instead of stdio; needs COMPANY_DATA_MCP_TOKEN or --oauth-issuer')
     .option('--port <port>', 'HTTP port (0: any free one)', port, 3333)
     .option('--host <host>', 'HTTP address to listen on', '127.0.0.1')
@@ -61,67 +70,71 @@ export function mcpCommand(): Command {
       ),
     )
     .addOption(new Option('--lang <lang>', 'language of labels when a call does not set one').argParser(lang).default('en'));
-  addApiOptions(cmd);
-  cmd.action(async (flags: McpFlags) => {
-    const say = (line: string) => process.stderr.write(`${line}\n`);
-    const token = process.env.COMPANY_DATA_MCP_TOKEN?.trim() ?? '';
-    // Checked before the sandbox starts, so a mistake costs nothing and says what to set.
-    const access = flags.http ? await httpAccess(flags, token, say) : undefined;
-    if (!flags.http && (flags.oauthIssuer || flags.publicUrl)) say('Note: --oauth-issuer and --public-url apply to --http only.');
-    if (flags.http && !flags.oauthIssuer && flags.oauthScope) say('Note: --oauth-scope applies with --oauth-issuer only.');
-    apiTarget(flags);
+}
 
-    const [{ createMcpServer, mcpContext }, opened] = await Promise.all([
-      import('../../mcp/server'),
-      openClient(flags, say, { lang: flags.lang }),
-    ]);
-    const ctx = mcpContext({
-      client: opened.client,
-      offline: opened.offline,
-      lang: flags.lang,
-      secrets: [flags.apiKey ?? '', token],
-      log: flags.http ? say : undefined,
-      version,
-    });
-    let close: () => Promise<void>;
-    if (flags.http) {
-      const { startMcpHttp, isLoopback } = await import('../../mcp/http');
-      const http = await startMcpHttp({
-        host: flags.host,
-        port: flags.port,
-        ...access!,
-        newServer: () => createMcpServer(ctx),
-        log: say,
-      });
-      if (!isLoopback(flags.host))
-        say(
-          `Warning: listening on ${flags.host}, reachable from other machines; put TLS in front of it (the token travels in every request).`,
-        );
-      say(`MCP server listening on ${http.url}`);
-      if (http.mcpUrl !== http.url) say(`Clients connect to ${http.mcpUrl}`);
-      close = http.close;
-    } else {
-      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-      const server = createMcpServer(ctx);
-      const transport = new StdioServerTransport();
-      await server.connect(transport);
-      close = () => server.close();
-      // The assistant ends the server by closing its stdin; calls it already sent are answered first.
-      // (A pause first: the calls in the last chunk of input start on the ticks after 'end' is emitted.)
-      process.stdin.once('end', () => void new Promise((r) => setTimeout(r, 100)).then(ctx.idle).then(stop));
-    }
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) return;
-      stopping = true;
-      await close().catch(() => undefined);
-      await opened.close().catch(() => undefined);
-      process.exit(0);
-    };
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
+type Say = (line: string) => void;
+
+async function runMcp(flags: McpFlags): Promise<void> {
+  const say: Say = (line) => process.stderr.write(`${line}\n`);
+  const token = process.env.COMPANY_DATA_MCP_TOKEN?.trim() ?? '';
+  // Checked before the sandbox starts, so a mistake costs nothing and says what to set.
+  const access = flags.http ? await httpAccess(flags, token, say) : undefined;
+  if (!flags.http && (flags.oauthIssuer || flags.publicUrl)) say('Note: --oauth-issuer and --public-url apply to --http only.');
+  if (flags.http && !flags.oauthIssuer && flags.oauthScope) say('Note: --oauth-scope applies with --oauth-issuer only.');
+  apiTarget(flags);
+
+  const [{ createMcpServer, mcpContext }, opened] = await Promise.all([
+    import('../../mcp/server'),
+    openClient(flags, say, { lang: flags.lang }),
+  ]);
+  const ctx = mcpContext({
+    client: opened.client,
+    offline: opened.offline,
+    lang: flags.lang,
+    secrets: [flags.apiKey ?? '', token],
+    log: flags.http ? say : undefined,
+    version,
   });
-  return cmd;
+  let close: () => Promise<void> = async () => undefined;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
+    process.exit(0);
+  };
+  close = access
+    ? await serveHttp(flags, access, () => createMcpServer(ctx), say)
+    : await serveStdio(createMcpServer(ctx), () => void ctx.idle().then(stop));
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+/** Streamable HTTP at /mcp; returns how to close it. */
+async function serveHttp(
+  flags: McpFlags,
+  access: Awaited<ReturnType<typeof httpAccess>>,
+  newServer: () => Server,
+  say: Say,
+): Promise<() => Promise<void>> {
+  const { startMcpHttp, isLoopback } = await import('../../mcp/http');
+  const http = await startMcpHttp({ host: flags.host, port: flags.port, ...access, newServer, log: say });
+  if (!isLoopback(flags.host))
+    say(`Warning: listening on ${flags.host}, reachable from other machines; put TLS in front of it (the token travels in every request).`);
+  say(`MCP server listening on ${http.url}`);
+  if (http.mcpUrl !== http.url) say(`Clients connect to ${http.mcpUrl}`);
+  return http.close;
+}
+
+/** The protocol over stdin/stdout; `ended` runs once the assistant closes stdin. Returns how to close it. */
+async function serveStdio(server: Server, ended: () => void): Promise<() => Promise<void>> {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  await server.connect(new StdioServerTransport());
+  // The assistant ends the server by closing its stdin; calls it already sent are answered first.
+  // (A pause first: the calls in the last chunk of input start on the ticks after 'end' is emitted.)
+  process.stdin.once('end', () => void new Promise((r) => setTimeout(r, 100)).then(ended));
+  return () => server.close();
 }
 
 /**

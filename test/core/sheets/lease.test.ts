@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { guardedTable } from '../../../packages/core/sheets/lease/guarded-table';
 import { takeSheetLease, type SheetLeaseOptions } from '../../../packages/core/sheets/lease/lease';
 import { withSheetLease } from '../../../packages/core/sheets/lease/lease-locks';
+import type { HeldLock } from '../../../packages/core/sheets/ports';
 import {
   leaseCells,
   leaseSheetName,
@@ -158,5 +159,48 @@ describe('holding the lease', () => {
     expect(lock.lost?.()).toBeInstanceOf(Error);
     expect((await inner.read()).rows[0]).toEqual(['1', 'ok']);
     await lock.release();
+  });
+
+  it('a door that waits its turn (Write Events to Rows) takes the lease once the holder lets go; without a wait it is refused at once', async () => {
+    const m = new MemorySheets();
+    // A clock whose sleep moves time: the holder lets go after the waiter's second look.
+    let looks = 0;
+    let held: HeldLock | undefined;
+    const clock = {
+      t: T0,
+      now: () => clock.t,
+      sleep: async (ms: number) => {
+        clock.t += ms;
+        if (++looks === 2) await held!.release();
+      },
+    };
+    const o = (who: string): SheetLeaseOptions => ({ clock, who, background: false });
+    const table = () => Object.assign(new MemoryTable([['key']]), { leaseTarget: async () => ({ sheets: m, sheetTitle: 'Leads' }) });
+    held = await withSheetLease(undefined, o('worker 1')).acquire(table());
+    await expect(withSheetLease(undefined, o('worker 2')).acquire(table())).rejects.toThrow(/being written by worker 1/);
+    const lock = await withSheetLease(undefined, o('worker 2'), { maxMs: 60_000 }).acquire(table());
+    expect(looks).toBe(2);
+    expect(readLeaseCells([...m.sheets.values()][0]!.cells)?.who).toBe('worker 2');
+    await lock.release();
+  });
+
+  it("waiting ends with the holder's refusal when the wait is over, or at once on Stop", async () => {
+    const m = new MemorySheets();
+    const clock = { t: T0, now: () => clock.t, sleep: async (ms: number) => void (clock.t += ms) };
+    const o = (who: string): SheetLeaseOptions => ({ clock, who, background: false });
+    const table = () => Object.assign(new MemoryTable([['key']]), { leaseTarget: async () => ({ sheets: m, sheetTitle: 'Leads' }) });
+    const held = await withSheetLease(undefined, { ...o('worker 1'), ttlMs: 3_600_000 }).acquire(table());
+    const start = clock.t;
+    await expect(withSheetLease(undefined, o('worker 2'), { maxMs: 30_000 }).acquire(table())).rejects.toThrow(/being written by worker 1/);
+    expect(clock.t - start).toBeGreaterThan(20_000);
+    expect(clock.t - start).toBeLessThanOrEqual(30_000);
+    const stop = new AbortController();
+    stop.abort();
+    const before = clock.t;
+    await expect(withSheetLease(undefined, o('worker 3'), { maxMs: 30_000, signal: stop.signal }).acquire(table())).rejects.toThrow(
+      /being written by worker 1/,
+    );
+    expect(clock.t).toBe(before);
+    await held.release();
   });
 });

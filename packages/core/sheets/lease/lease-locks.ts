@@ -1,5 +1,15 @@
 import type { HeldLock, LockedTable, WriterLocks } from '../ports';
-import { takeSheetLease, type SheetLeaseOptions } from './lease';
+import { LeaseBusyError, takeSheetLease, type SheetLease, type SheetLeaseOptions } from './lease';
+import type { LeaseSheets } from './port';
+
+/** Waiting for a lease another run holds: up to maxMs, looking again after 1 s, then 2, 4, … up to 10 s. */
+export interface LeaseWait {
+  maxMs: number;
+  signal?: AbortSignal;
+}
+
+const FIRST_LOOK_MS = 1000;
+const LONGEST_LOOK_MS = 10_000;
 
 /**
  * Writer locks that also take the sheet's own lease (lease.ts) when the table keeps one (a Google sheet):
@@ -7,14 +17,14 @@ import { takeSheetLease, type SheetLeaseOptions } from './lease';
  * contenders on one machine without a request, then the lease in the spreadsheet, which settles every
  * door and machine. The lock handed back is lost when the lease is.
  */
-export function withSheetLease(first: WriterLocks | undefined, opts: SheetLeaseOptions): WriterLocks {
+export function withSheetLease(first: WriterLocks | undefined, opts: SheetLeaseOptions, wait?: LeaseWait): WriterLocks {
   return {
     async acquire(table: LockedTable, alsoGuards?: readonly string[]): Promise<HeldLock> {
       const local = await first?.acquire(table, alsoGuards);
       if (!table.leaseTarget) return local ?? { release() {} };
       try {
         const target = await table.leaseTarget();
-        const lease = await takeSheetLease(target.sheets, target.sheetTitle, table.label, opts);
+        const lease = await takeWaiting(target.sheets, target.sheetTitle, table.label, opts, wait);
         return {
           async release() {
             try {
@@ -33,4 +43,27 @@ export function withSheetLease(first: WriterLocks | undefined, opts: SheetLeaseO
       }
     },
   };
+}
+
+/**
+ * Takes the lease; while another run holds it and `wait` allows, looks again with growing pauses (each look is
+ * one of Google's writes and one read, so not every 200 ms). Any other refusal, a Stop, or the end of the wait
+ * gives the refusal as it is.
+ */
+async function takeWaiting(
+  sheets: LeaseSheets,
+  sheetTitle: string,
+  label: string,
+  opts: SheetLeaseOptions,
+  wait: LeaseWait | undefined,
+): Promise<SheetLease> {
+  const until = opts.clock.now() + (wait?.maxMs ?? 0);
+  for (let pause = FIRST_LOOK_MS; ; pause = Math.min(pause * 2, LONGEST_LOOK_MS)) {
+    try {
+      return await takeSheetLease(sheets, sheetTitle, label, opts);
+    } catch (e) {
+      if (!(e instanceof LeaseBusyError) || wait?.signal?.aborted || opts.clock.now() + pause > until) throw e;
+    }
+    await opts.clock.sleep(pause, wait?.signal);
+  }
 }

@@ -42,6 +42,18 @@ const MAX_TAKES = 5;
 const endedHere = new Set<string>();
 const MAX_ENDED = 1000;
 
+/** The lease is held by another run: a door that waits its turn (n8n's Write Events to Rows) tries again. */
+export class LeaseBusyError extends Error {
+  constructor(
+    message: string,
+    /** When the holder's lease ends by itself if it is not renewed (milliseconds since the epoch). */
+    readonly endsAt: number,
+  ) {
+    super(message);
+    this.name = 'LeaseBusyError';
+  }
+}
+
 /** A lease held: a lock the writer checks before each write and each paid request. */
 export interface SheetLease extends HeldLock {
   /** The lease sheet's title. */
@@ -84,7 +96,7 @@ export async function takeSheetLease(sheets: LeaseSheets, sheetTitle: string, la
     if (r?.holder === holder) return new HeldSheetLease(sheets, name, label, slot.id, r, opts);
     if (!r) throw new Error(unreadable(label, name));
     const over = seenAt > r.expiresAt + opts.maxSkewMs || endedHere.has(r.holder) || (!!r.origin && !!opts.gone?.(r.origin));
-    if (!over || attempt >= MAX_TAKES) throw new Error(busy(label, r, opts));
+    if (!over || attempt >= MAX_TAKES) throw new LeaseBusyError(busy(label, r, opts), r.expiresAt + opts.maxSkewMs);
     // False: another contender removed it first. Either way, try to make it again.
     if (await sheets.remove(slot.id)) endedHere.delete(r.holder);
   }

@@ -10,7 +10,7 @@ import { rowChange } from '@company-data/core/watch/row-change';
 import { RowChangeWriter } from '@company-data/core/watch/row-writer';
 import { digestItem } from '../../trigger/items';
 import { DEFAULT_EVENTS_SHEET } from '../descriptions/write-events';
-import { waitingLocks } from '../ports/waiting-locks';
+import { LOCK_WAIT_MS, waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { sheetWriterLocks } from '../ports/sheet-locks';
 import { toSheetsNodeError } from '../errors';
@@ -128,7 +128,9 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
   // The watched sheet is written by one execution of this process at a time, as enrich writes it; the events
   // sheet's lock is the events writer's own. Executions started side by side (a morning's deliveries) wait their turn.
   // The lease in the spreadsheet is taken once the local turn comes: waiting is for this process only.
-  const locks = sheetWriterLocks(ctx, clock, waitingLocks(inProcessWriterLocks, clock, signal ? { signal } : {}));
+  // The lease too: another worker's execution of this workflow (queue mode) holds it for a few requests.
+  const wait = { maxMs: LOCK_WAIT_MS, ...(signal ? { signal } : {}) };
+  const locks = sheetWriterLocks(ctx, clock, waitingLocks(inProcessWriterLocks, clock, signal ? { signal } : {}), wait);
   const lock: HeldLock = await locks.acquire(table);
   try {
     // Google takes titles without case ("Company Changes" is "Company changes"): the tab's own title is written to.

@@ -59,11 +59,12 @@ async function takeWaiting(
 ): Promise<SheetLease> {
   const until = opts.clock.now() + (wait?.maxMs ?? 0);
   for (let pause = FIRST_LOOK_MS; ; pause = Math.min(pause * 2, LONGEST_LOOK_MS)) {
-    try {
-      return await takeSheetLease(sheets, sheetTitle, label, opts);
-    } catch (e) {
-      if (!(e instanceof LeaseBusyError) || wait?.signal?.aborted || opts.clock.now() + pause > until) throw e;
-    }
+    const got = await takeSheetLease(sheets, sheetTitle, label, opts).then(
+      (lease) => ({ lease }),
+      (error: unknown) => ({ error }),
+    );
+    if ('lease' in got) return got.lease;
+    if (!(got.error instanceof LeaseBusyError) || wait?.signal?.aborted || opts.clock.now() + pause > until) throw got.error;
     await opts.clock.sleep(pause, wait?.signal);
   }
 }

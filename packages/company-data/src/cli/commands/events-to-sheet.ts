@@ -71,14 +71,24 @@ export function requireWebhookSecret(flags: { webhook?: boolean; secret?: string
 }
 
 export function eventsToSheetCommand(): Command {
-  const cmd = addWebhookOptions(
-    new Command('events-to-sheet')
-      .description('Append monitoring changes and saved-search matches to a sheet as rows, each event exactly once')
-      .argument('[file]', 'a .csv or .xlsx file to append to (or use --spreadsheet)')
-      .option('--spreadsheet <id-or-address>', 'Google spreadsheet: its ID or its address (https://docs.google.com/spreadsheets/d/…)')
-      .option('--sheet <name>', 'sheet (tab) name; the first sheet by default'),
-    'receive signed webhooks on a local port instead of polling',
-  )
+  const cmd = eventsToSheetOptions(
+    addWebhookOptions(
+      new Command('events-to-sheet')
+        .description('Append monitoring changes and saved-search matches to a sheet as rows, each event exactly once')
+        .argument('[file]', 'a .csv or .xlsx file to append to (or use --spreadsheet)')
+        .option('--spreadsheet <id-or-address>', 'Google spreadsheet: its ID or its address (https://docs.google.com/spreadsheets/d/…)')
+        .option('--sheet <name>', 'sheet (tab) name; the first sheet by default'),
+      'receive signed webhooks on a local port instead of polling',
+    ),
+  );
+  addApiOptions(cmd);
+  addGoogleOptions(cmd);
+  cmd.action((file: string | undefined, flags: EventsFlags) => runEventsToSheet(file, flags));
+  return cmd;
+}
+
+function eventsToSheetOptions(cmd: Command): Command {
+  return cmd
     .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
     .option('--once', 'poll until caught up, then stop (for cron)')
     .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
@@ -91,90 +101,109 @@ export function eventsToSheetCommand(): Command {
     )
     .addOption(csvFormulasOption())
     .addOption(new Option('--state-dir <dir>', 'where the ledger is kept').env('COMPANY_DATA_STATE_DIR'));
-  addApiOptions(cmd);
-  addGoogleOptions(cmd);
-  cmd.action(async (file: string | undefined, flags: EventsFlags) => {
-    const say = (line: string) => process.stderr.write(line + '\n');
-    requireWebhookSecret(flags);
-    const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, csvFormulas: flags.csvFormulas }, flags);
-    const writer = new EventSheetWriter({
-      table,
-      // Its events sheet is the one it is given with --sheet.
-      tableField: 'sheet',
-      lang: flags.lang,
-      onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
-      ...(flags.ledger ? { ledgerPath: flags.ledger } : {}),
-      ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
-    });
-    await writer.open();
-    if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the sheet.`);
-    for (const c of writer.compactions)
-      say(`Ledger compacted: ${Math.round(c.bytesBefore / 1024)} KB -> ${Math.round(c.bytesAfter / 1024)} KB.`);
-    const log = (id: string, outcome: string) => say(`${logText(id)}: ${outcome}`);
+}
 
-    // One way to stop, whatever asks for it (Ctrl-C, SIGTERM, the --once deadline): the wait or the
-    // request in flight is abandoned, the writer finishes the event it is storing, the process exits.
-    const stop = new AbortController();
-    const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
-    const onSignal = () => stop.abort('signal');
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    const deadline = flags.once && !flags.webhook ? setTimeout(() => stop.abort('deadline'), flags.timeout * 1000) : undefined;
-    stop.signal.addEventListener('abort', () => {
-      say(
-        stop.signal.reason === 'deadline'
-          ? `Stopping: --once did not finish within ${flags.timeout} s; events stored so far are kept.`
-          : 'Stopping; events stored so far are kept.',
-      );
-      setTimeout(() => {
-        say('Stopped before the sheet write in progress finished; the ledger settles it on the next start.');
-        process.exit(1);
-      }, STOP_GRACE_MS).unref();
-    });
-    let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
-    let opened: OpenedClient | undefined;
-    try {
-      if (flags.webhook) {
-        rx = await startWebhookReceiver({ writer, secrets: [flags.secret!], port: flags.port, host: flags.host, onEvent: log });
-        say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
-        await stopped;
-      } else {
-        opened = await openClient(flags, say);
-        const poll = pollEventsToSheet({
-          client: opened.client,
-          writer,
-          ...(flags.search ? { searchId: flags.search } : {}),
-          once: !!flags.once,
-          intervalMs: flags.interval * 1000,
-          signal: stop.signal,
-          onEvent: log,
-        });
-        // A request the service never answers is not waited for once a stop is asked.
-        await Promise.race([poll, stopped]);
-      }
-      const s = writer.stats;
-      const problems = [
-        s.cut && `with cells cut: ${s.cut}`,
-        s.unreadable && `unreadable (one row as received): ${s.unreadable}`,
-        s.stubbed && `refused by the sheet (stub rows): ${s.stubbed}`,
-        s.refused && `not written (no event id): ${s.refused}`,
-      ].filter(Boolean);
-      process.stdout.write(
-        `Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n` +
-          (problems.length ? `Written other than sent (see the lines above): ${problems.join('; ')}\n` : ''),
-      );
-    } finally {
-      clearTimeout(deadline);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await rx?.close();
-      await writer.close();
-      // The client waits for requests in flight to end: not when a stop abandoned one.
-      if (!stop.signal.aborted) await opened?.close();
-    }
-    if (stop.signal.reason === 'deadline') process.exitCode = 1;
-    // Sockets of an abandoned request would keep the process alive.
-    if (stop.signal.aborted) process.exit();
+type Say = (line: string) => void;
+
+/** The events writer over the sheet, opened (its ledger settled with the sheet), with what opening did said. */
+async function openWriter(file: string | undefined, flags: EventsFlags, say: Say): Promise<EventSheetWriter> {
+  const table = await openTable({ file, spreadsheet: flags.spreadsheet, sheet: flags.sheet, csvFormulas: flags.csvFormulas }, flags);
+  const writer = new EventSheetWriter({
+    table,
+    // Its events sheet is the one it is given with --sheet.
+    tableField: 'sheet',
+    lang: flags.lang,
+    onProblem: (id, problem) => say(`${logText(id)}: ${problem}`),
+    ...(flags.ledger ? { ledgerPath: flags.ledger } : {}),
+    ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
   });
-  return cmd;
+  await writer.open();
+  if (writer.stats.reconciled) say(`Reconciled ${writer.stats.reconciled} event(s) with the sheet.`);
+  for (const c of writer.compactions)
+    say(`Ledger compacted: ${Math.round(c.bytesBefore / 1024)} KB -> ${Math.round(c.bytesAfter / 1024)} KB.`);
+  return writer;
+}
+
+/**
+ * One way to stop, whatever asks for it (Ctrl-C, SIGTERM, the --once deadline): the wait or the request in
+ * flight is abandoned, the writer finishes the event it is storing, the process exits.
+ */
+function stopControl(flags: EventsFlags, say: Say) {
+  const stop = new AbortController();
+  const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
+  const onSignal = () => stop.abort('signal');
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const deadline = flags.once && !flags.webhook ? setTimeout(() => stop.abort('deadline'), flags.timeout * 1000) : undefined;
+  stop.signal.addEventListener('abort', () => {
+    say(
+      stop.signal.reason === 'deadline'
+        ? `Stopping: --once did not finish within ${flags.timeout} s; events stored so far are kept.`
+        : 'Stopping; events stored so far are kept.',
+    );
+    setTimeout(() => {
+      say('Stopped before the sheet write in progress finished; the ledger settles it on the next start.');
+      process.exit(1);
+    }, STOP_GRACE_MS).unref();
+  });
+  const dispose = () => {
+    clearTimeout(deadline);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  return { signal: stop.signal, stopped, dispose };
+}
+
+/** The totals, and what was written other than sent, on stdout. */
+function printTotals(s: EventSheetWriter['stats']): void {
+  const problems = [
+    s.cut && `with cells cut: ${s.cut}`,
+    s.unreadable && `unreadable (one row as received): ${s.unreadable}`,
+    s.stubbed && `refused by the sheet (stub rows): ${s.stubbed}`,
+    s.refused && `not written (no event id): ${s.refused}`,
+  ].filter(Boolean);
+  process.stdout.write(
+    `Events appended: ${s.appended} (${s.rows} rows); already stored: ${s.duplicates}; not for sheets: ${s.ignored}\n` +
+      (problems.length ? `Written other than sent (see the lines above): ${problems.join('; ')}\n` : ''),
+  );
+}
+
+async function runEventsToSheet(file: string | undefined, flags: EventsFlags): Promise<void> {
+  const say: Say = (line) => process.stderr.write(line + '\n');
+  requireWebhookSecret(flags);
+  const writer = await openWriter(file, flags, say);
+  const log = (id: string, outcome: string) => say(`${logText(id)}: ${outcome}`);
+  const stop = stopControl(flags, say);
+  let rx: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+  let opened: OpenedClient | undefined;
+  try {
+    if (flags.webhook) {
+      rx = await startWebhookReceiver({ writer, secrets: [flags.secret!], port: flags.port, host: flags.host, onEvent: log });
+      say(`Listening for webhooks on ${rx.url} (Ctrl-C to stop).`);
+      await stop.stopped;
+    } else {
+      opened = await openClient(flags, say);
+      const poll = pollEventsToSheet({
+        client: opened.client,
+        writer,
+        ...(flags.search ? { searchId: flags.search } : {}),
+        once: !!flags.once,
+        intervalMs: flags.interval * 1000,
+        signal: stop.signal,
+        onEvent: log,
+      });
+      // A request the service never answers is not waited for once a stop is asked.
+      await Promise.race([poll, stop.stopped]);
+    }
+    printTotals(writer.stats);
+  } finally {
+    stop.dispose();
+    await rx?.close();
+    await writer.close();
+    // The client waits for requests in flight to end: not when a stop abandoned one.
+    if (!stop.signal.aborted) await opened?.close();
+  }
+  if (stop.signal.reason === 'deadline') process.exitCode = 1;
+  // Sockets of an abandoned request would keep the process alive.
+  if (stop.signal.aborted) process.exit();
 }

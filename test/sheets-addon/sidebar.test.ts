@@ -13,14 +13,26 @@ import type { AppsScriptWorld } from '../support/apps-script';
 import { readDist } from './dist-build';
 import { useAddonWorld } from './world';
 
+/** e2e/lib/debian.mjs (JavaScript): found on PATH, or installed with apt-get when missing, as the e2e checks do. */
+interface Debian {
+  which(cmd: string): string | undefined;
+  installDebianPackage(pkg: string, o: { what?: string; found: () => string | undefined; options?: string[] }): string;
+}
+const debian = async (): Promise<Debian> => import(resolve(__dirname, '../../e2e/lib/debian.mjs'));
+
 const t = useAddonWorld();
 let browser: Browser;
 let profile: string;
 
 beforeAll(async () => {
+  // Debian's chromium, installed when missing as the e2e's browser checks do (a fresh CI machine lacks it).
+  const { which, installDebianPackage } = await debian();
+  const chromium =
+    which('chromium') ??
+    installDebianPackage('chromium', { what: 'Chromium', found: () => which('chromium'), options: ['--no-install-recommends'] });
   profile = mkdtempSync(join(tmpdir(), 'sidebar-chromium-'));
   browser = await puppeteer.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromium,
     args: [
       '--headless',
       '--no-sandbox',
@@ -32,7 +44,7 @@ beforeAll(async () => {
       `--user-data-dir=${profile}`,
     ],
   });
-}, 60_000);
+}, 600_000);
 afterAll(async () => {
   await browser?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import type { HeldLock, SheetsClock } from '../ports';
+import { newStopper, type Stopper } from '../../web-free';
 import { leaseSheetName, type LeaseRecord, type LeaseSheets } from './port';
 
 /**
@@ -109,7 +110,7 @@ class HeldSheetLease implements SheetLease {
   private lostError: Error | undefined;
   private released = false;
   private renewing: Promise<void> | undefined;
-  private readonly wake: AbortController | undefined;
+  private readonly wake: Stopper | undefined;
   private readonly loop: Promise<void> | undefined;
 
   constructor(
@@ -121,7 +122,7 @@ class HeldSheetLease implements SheetLease {
     private readonly o: Opts,
   ) {
     if (o.background !== false) {
-      this.wake = new AbortController();
+      this.wake = newStopper();
       this.loop = this.keepAlive(this.wake.signal);
     }
   }

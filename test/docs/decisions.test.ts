@@ -81,6 +81,8 @@ describe('docs/decisions', () => {
     for (const file of files) {
       const text = readFileSync(path.join(root, file), 'utf8');
       if (/docs\/assumptions\.md/.test(text)) bad.push(`${file}: points at docs/assumptions.md`);
+      // The area files are the whole of docs/decisions/: no folder below it (the old _incoming/ drafts are folded in).
+      for (const m of text.matchAll(/docs\/decisions\/([\w.-]+)\//g)) bad.push(`${file}: points into docs/decisions/${m[1]}/`);
       for (const m of text.matchAll(/docs\/decisions\/([\w.-]+\.md)(?:,?\s*"([^"]+)")?/g)) {
         const [, target, heading] = m;
         if (target === 'README.md') continue;

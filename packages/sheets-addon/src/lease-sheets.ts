@@ -44,7 +44,8 @@ export function appsScriptLeaseSheets(book: GoogleAppsScript.Spreadsheet): Lease
         throw viewOnly(e);
       }
       // Two calls, not one atomic step as over REST: the record is written straight after, in the same
-      // execution; a door reading in between finds an empty lease sheet (docs/decisions/_incoming/i34-addon.md).
+      // execution; a door reading in between finds an empty lease sheet (docs/decisions/sheets-addon.md,
+      // "The sheet's lease over SpreadsheetApp (lease-sheets.ts)").
       writeRecord(sheet, record);
       sheet.hideSheet();
       return String(sheet.getSheetId());

@@ -10,7 +10,7 @@
  *   authorization server that wants a scope for the resource (oidc-provider) issues the token;
  * - its 401s name the metadata in WWW-Authenticate, with error="invalid_token" for a bad token;
  * - a token's "sub" is the caller: sessions belong to it (../sessions.ts).
- * The scope is asked for, not checked in tokens: the audience is the gate (docs/decisions/_incoming/i35-mcp.md).
+ * The scope is asked for, not checked in tokens: the audience is the gate (docs/decisions/mcp.md, "MCP sign-in: the scope is named, asked for, not checked").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, jwtVerify } from 'jose';

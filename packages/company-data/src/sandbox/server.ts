@@ -17,14 +17,17 @@ import { period } from './handlers/companies';
 import { routedHandlers, type OpHandlers, type OpResult, type RoutedHandler } from './handlers/types';
 import type { SandboxState } from './state';
 
-/** A route outside the operation table (sandbox controls under /sandbox/). */
-export type RawHandler = (ctx: {
+/** What a raw route is given of a request. */
+export interface RequestContext {
   key: KeyInfo | null;
   body: unknown;
   query: URLSearchParams;
   path: string;
   method: string;
-}) => OpResult | Promise<OpResult>;
+}
+
+/** A route outside the operation table (sandbox controls under /sandbox/). */
+export type RawHandler = (ctx: RequestContext) => OpResult | Promise<OpResult>;
 
 type Entry = { kind: 'op'; op: AnyOperation } | { kind: 'raw'; handler: RawHandler; auth: boolean };
 
@@ -42,6 +45,14 @@ export interface ServerOptions {
   beforeOperation?: (key: KeyInfo, req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean>;
   /** A distant service: round trip and service time of operations (not of /sandbox/ controls). */
   latency?: LatencyModel;
+}
+
+/** One request in flight: its id, and whether the latency's first half-trip was taken (an error then takes the way back). */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  arrived: boolean;
 }
 
 const MAX_BODY = 2 * 1024 * 1024;
@@ -116,98 +127,100 @@ export class SandboxServer {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = randomUUID();
-    let arrived = false;
+    const x: Exchange = { req, res, requestId: randomUUID(), arrived: false };
     try {
-      const url = new URL(req.url ?? '/', 'http://sandbox');
-      const method = (req.method ?? 'GET').toUpperCase();
-      const bodyText = await readBody(req);
-      const found = this.router.match(method, url.pathname);
-      if (!found) {
-        const px = this.prefixes.find((x) => url.pathname.startsWith(x.prefix) && x.accepts(url.pathname));
-        if (!px) {
-          const allowed = this.router.methodsAt(url.pathname);
-          if (allowed.length)
-            throw new ApiError(405, 'method_not_allowed', `${url.pathname} accepts ${allowed.join(', ')}, not ${method}`, undefined, {
-              Allow: allowed.join(', '),
-            });
-          throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
-        }
-        const key = this.authenticate(req);
-        const r = await px.handler({ key, body: parseJson(bodyText), query: url.searchParams, path: url.pathname, method });
-        this.o.state.changed();
-        return this.answer(res, r, requestId);
-      }
-      const entry = found.route.handler;
-      if (entry.kind === 'op' && this.o.latency) {
-        await this.o.latency.halfTrip();
-        arrived = true;
-      }
-      const needsKey = entry.kind === 'op' ? !entry.op.noAuth : entry.auth;
-      const key = needsKey ? this.authenticate(req) : null;
-      if (key) {
-        this.o.state.usage(key.id, period(this.o.now())).requests++;
-        const wait = this.quota?.take(key.id);
-        if (wait)
-          throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, {
-            'Retry-After': String(wait),
-          });
-      }
-      const body = parseJson(bodyText);
-      if (entry.kind === 'raw') {
-        const r = await entry.handler({ key, body, query: url.searchParams, path: url.pathname, method });
-        return this.answer(res, r, requestId);
-      }
-      const op = entry.op;
-      if (
-        key &&
-        !url.pathname.startsWith('/sandbox/') &&
-        this.o.beforeOperation &&
-        (await this.o.beforeOperation(key, req, res, requestId))
-      )
-        return;
-      if (op.plan === 'api' && key?.plan !== 'api')
-        throw new ApiError(403, 'plan_required', `${op.action} needs the API plan; this key is on the basic plan`);
-      const params = this.validate(op, found.params, url.searchParams, body);
-      const handler = this.handlers.get(operationId(op));
-      if (!handler) throw new ApiError(501, 'not_implemented', `${method} ${op.path} is not served by this sandbox`);
-      const r = await handler({
-        params,
-        lang: ((params as { lang?: Lang }).lang ?? 'et') as Lang,
-        key,
-        ds: this.o.ds,
-        state: this.o.state,
-        now: this.o.now,
-      });
-      if (method !== 'GET') this.o.state.changed();
-      if (arrived) {
-        arrived = false;
-        await this.o.latency!.answer(op.bulk ? ((params as Record<string, unknown[]>)[op.bulk.param]?.length ?? 1) : 1);
-      }
-      this.answer(res, r, requestId);
+      await this.dispatch(x);
     } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
-      if (!(err instanceof ApiError)) console.error('sandbox error', err);
-      if (arrived) await this.o.latency!.halfTrip();
-      if (res.headersSent) return void res.destroy();
-      if (e.status === 413) lingerThenClose(req);
-      const retryAfter = e.headers?.['Retry-After'];
-      this.send(
-        res,
-        e.status,
-        {
-          success: false,
-          error: {
-            code: e.code,
-            message: e.message,
-            ...(e.param ? { param: e.param } : {}),
-            ...(retryAfter ? { retry_after: Number(retryAfter) } : {}),
-          },
-          meta: { request_id: requestId },
-        },
-        e.headers ?? {},
-      );
+      await this.fail(x, err);
     }
+  }
+
+  private async dispatch(x: Exchange): Promise<void> {
+    const url = new URL(x.req.url ?? '/', 'http://sandbox');
+    const method = (x.req.method ?? 'GET').toUpperCase();
+    const bodyText = await readBody(x.req);
+    const found = this.router.match(method, url.pathname);
+    if (!found) return this.servePrefixed(x, url, method, bodyText);
+    const entry = found.route.handler;
+    if (entry.kind === 'op' && this.o.latency) {
+      await this.o.latency.halfTrip();
+      x.arrived = true;
+    }
+    const key = this.admit(x.req, entry.kind === 'op' ? !entry.op.noAuth : entry.auth);
+    const ctx: RequestContext = { key, body: parseJson(bodyText), query: url.searchParams, path: url.pathname, method };
+    if (entry.kind === 'raw') return this.answer(x.res, await entry.handler(ctx), x.requestId);
+    await this.serveOperation(x, entry.op, found.params, ctx);
+  }
+
+  /** A route no table entry matches: a module's prefix route, else 405 (other methods exist there) or 404. */
+  private async servePrefixed(x: Exchange, url: URL, method: string, bodyText: string): Promise<void> {
+    const px = this.prefixes.find((p) => url.pathname.startsWith(p.prefix) && p.accepts(url.pathname));
+    if (!px) {
+      const allowed = this.router.methodsAt(url.pathname);
+      if (allowed.length)
+        throw new ApiError(405, 'method_not_allowed', `${url.pathname} accepts ${allowed.join(', ')}, not ${method}`, undefined, {
+          Allow: allowed.join(', '),
+        });
+      throw new ApiError(404, 'not_found', `No operation at ${method} ${url.pathname}`);
+    }
+    const key = this.authenticate(x.req);
+    const r = await px.handler({ key, body: parseJson(bodyText), query: url.searchParams, path: url.pathname, method });
+    this.o.state.changed();
+    this.answer(x.res, r, x.requestId);
+  }
+
+  /** The caller's key when the route needs one, counted in its usage and held to the rate limit. */
+  private admit(req: IncomingMessage, needsKey: boolean): KeyInfo | null {
+    const key = needsKey ? this.authenticate(req) : null;
+    if (key) {
+      this.o.state.usage(key.id, period(this.o.now())).requests++;
+      const wait = this.quota?.take(key.id);
+      if (wait)
+        throw new ApiError(429, 'rate_limited', `More than ${this.o.rateLimit} requests per second; retry after ${wait} s`, undefined, {
+          'Retry-After': String(wait),
+        });
+    }
+    return key;
+  }
+
+  private async serveOperation(x: Exchange, op: AnyOperation, pathParams: Record<string, string>, ctx: RequestContext): Promise<void> {
+    const { key, method } = ctx;
+    if (
+      key &&
+      !ctx.path.startsWith('/sandbox/') &&
+      this.o.beforeOperation &&
+      (await this.o.beforeOperation(key, x.req, x.res, x.requestId))
+    )
+      return;
+    if (op.plan === 'api' && key?.plan !== 'api')
+      throw new ApiError(403, 'plan_required', `${op.action} needs the API plan; this key is on the basic plan`);
+    const params = this.validate(op, pathParams, ctx.query, ctx.body);
+    const handler = this.handlers.get(operationId(op));
+    if (!handler) throw new ApiError(501, 'not_implemented', `${method} ${op.path} is not served by this sandbox`);
+    const r = await handler({
+      params,
+      lang: ((params as { lang?: Lang }).lang ?? 'et') as Lang,
+      key,
+      ds: this.o.ds,
+      state: this.o.state,
+      now: this.o.now,
+    });
+    if (method !== 'GET') this.o.state.changed();
+    if (x.arrived) {
+      x.arrived = false;
+      await this.o.latency!.answer(op.bulk ? ((params as Record<string, unknown[]>)[op.bulk.param]?.length ?? 1) : 1);
+    }
+    this.answer(x.res, r, x.requestId);
+  }
+
+  /** The error body; a 500 for anything but an ApiError (logged); a connection cut when headers already left. */
+  private async fail(x: Exchange, err: unknown): Promise<void> {
+    const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The sandbox failed to answer; see its log');
+    if (!(err instanceof ApiError)) console.error('sandbox error', err);
+    if (x.arrived) await this.o.latency!.halfTrip();
+    if (x.res.headersSent) return void x.res.destroy();
+    if (e.status === 413) lingerThenClose(x.req);
+    this.send(x.res, e.status, errorBody(e, x.requestId), e.headers ?? {});
   }
 
   private answer(res: ServerResponse, r: OpResult, requestId: string): void {
@@ -254,6 +267,20 @@ export class SandboxServer {
     }
     return parsed.data;
   }
+}
+
+function errorBody(e: ApiError, requestId: string): unknown {
+  const retryAfter = e.headers?.['Retry-After'];
+  return {
+    success: false,
+    error: {
+      code: e.code,
+      message: e.message,
+      ...(e.param ? { param: e.param } : {}),
+      ...(retryAfter ? { retry_after: Number(retryAfter) } : {}),
+    },
+    meta: { request_id: requestId },
+  };
 }
 
 function parseJson(text: string): unknown {

@@ -2,7 +2,7 @@ import { companyStatusCodes } from '@company-data/core/vocabulary';
 import { personalCodeCheckDigit, withRegistryCheckDigit, withVatCheckDigit } from '@company-data/core/validation';
 import { companyFixtureSpecs, personFixtureSpecs, type CompanyFixtureSpec } from '../fixtures';
 import { emtak2008, emtak2025 } from './emtak';
-import { counties, legalForms, roleIndex } from './labels';
+import { counties, legalForms, roleIndex, type LegalForm } from './labels';
 import { PartyKind, type Activity, type Company, type Person, type Rel, type StatusCode, type VatReg } from './model';
 import { dayOf, hash32, mix, Rng, TODAY } from './prng';
 import { searchRank } from './search';
@@ -197,70 +197,15 @@ class Generator {
   }
 
   company(rng: Rng, spec?: CompanyFixtureSpec): Company {
-    const formI = spec ? formIndex.get(spec.form)! : rng.weighted(formWeights);
-    const form = legalForms[formI]!;
-    const status: StatusCode = spec
-      ? (spec.status ?? 'R')
-      : companyStatusCodes[rng.weighted([84, 2.5, 1.5, 12])]!; /* weights in R, L, N, D order */
-    const reg = spec ? dayOf(spec.registered) : START + Math.floor((TODAY - 1 - START) * Math.sqrt(rng.next()));
-    const del = status === 'D' ? Math.min(TODAY - 1, reg + rng.int(200, Math.max(201, TODAY - reg))) : null;
+    const { formI, form, status, reg, del } = registration(rng, spec);
     const name = spec?.name ?? this.companyName(rng, form.abbr);
     const code = this.registryCode(rng, form.digit, reg);
-    const countyI = spec ? 0 : rng.weighted(v.countyWeights);
-    const county = counties[countyI]!.code;
-    const [city, postalDigit] = rng.pick(v.places[county]!);
-    const postal = postalDigit + String(rng.int(0, 9999)).padStart(4, '0');
-    const address = `${county}, ${city}, ${rng.pick(v.streets)} ${rng.int(1, 120)}, ${postal}`;
-    let employees =
-      spec?.employees ??
-      (form.abbr === 'AS' || form.abbr === 'SE'
-        ? rng.int(10, 2000)
-        : ['OÜ', 'TÜ', 'UÜ', 'TÜH', 'FIL'].includes(form.abbr)
-          ? Math.floor(Math.exp(rng.next() ** 2 * Math.log(400))) - 1
-          : rng.int(0, 3));
-    if (status === 'D') employees = 0;
-    const capital =
-      form.abbr === 'AS' || form.abbr === 'SE'
-        ? 25_000 * rng.int(1, 40)
-        : form.abbr === 'OÜ'
-          ? reg >= ZERO_CAPITAL_FROM && rng.chance(0.4)
-            ? 0.01
-            : 2500 * rng.int(1, 4)
-          : form.owned
-            ? 1000
-            : null;
-
-    const vatRegs: VatReg[] = [];
-    let vat: string | null = null;
-    const vatMode = spec
-      ? (spec.vat ?? 'none')
-      : vatForms.has(form.abbr) && rng.chance(0.55)
-        ? status === 'D'
-          ? 'ended'
-          : rng.chance(0.08)
-            ? 'history'
-            : 'current'
-        : 'none';
-    const vatFrom = reg + rng.int(0, 400);
-    if (typeof vatMode === 'object') {
-      let num = this.vatGroups.get(vatMode.group);
-      if (!num) this.vatGroups.set(vatMode.group, (num = this.vatNumber(rng)));
-      vat = num;
-      vatRegs.push({ vat: num, from: Math.max(reg, dayOf('2019-01-01')), until: null });
-    } else if (vatMode === 'current' || vatMode === 'history') {
-      vat = this.vatNumber(rng);
-      if (vatMode === 'history') {
-        const oldFrom = Math.min(vatFrom, TODAY - 900);
-        const oldUntil = oldFrom + rng.int(200, 500);
-        vatRegs.push({ vat, from: oldUntil + rng.int(60, 300), until: null }, { vat: this.vatNumber(rng), from: oldFrom, until: oldUntil });
-      } else vatRegs.push({ vat, from: Math.min(vatFrom, TODAY - 1), until: null });
-    } else if (vatMode === 'ended') {
-      const until = del ?? TODAY - rng.int(100, 600);
-      vatRegs.push({ vat: this.vatNumber(rng), from: Math.min(vatFrom, until - 30), until });
-    }
-
-    const prev =
-      spec?.previousNames ?? (rng.chance(0.07) ? Array.from({ length: rng.int(1, 2) }, () => this.companyName(rng, form.abbr)) : []);
+    const { countyI, postal, address } = seat(rng, spec);
+    const employees = headcount(rng, form.abbr, status, spec);
+    const capital = shareCapital(rng, form, reg);
+    const mode = vatMode(rng, form.abbr, status, spec);
+    const { vat, vatRegs } = this.vatRegistrations(rng, mode, reg, del);
+    const prev = spec?.previousNames ?? this.previousNames(rng, form.abbr);
     const c: Company = {
       i: this.companies.length,
       code,
@@ -289,22 +234,55 @@ class Generator {
     return c;
   }
 
+  /** The VAT number a company has now (or null) and its registrations, current and ended. */
+  vatRegistrations(rng: Rng, mode: VatMode, reg: number, del: number | null): { vat: string | null; vatRegs: VatReg[] } {
+    const vatRegs: VatReg[] = [];
+    let vat: string | null = null;
+    const vatFrom = reg + rng.int(0, 400);
+    if (typeof mode === 'object') {
+      let num = this.vatGroups.get(mode.group);
+      if (!num) this.vatGroups.set(mode.group, (num = this.vatNumber(rng)));
+      vat = num;
+      vatRegs.push({ vat: num, from: Math.max(reg, dayOf('2019-01-01')), until: null });
+    } else if (mode === 'current' || mode === 'history') {
+      vat = this.vatNumber(rng);
+      if (mode === 'history') {
+        const oldFrom = Math.min(vatFrom, TODAY - 900);
+        const oldUntil = oldFrom + rng.int(200, 500);
+        vatRegs.push({ vat, from: oldUntil + rng.int(60, 300), until: null }, { vat: this.vatNumber(rng), from: oldFrom, until: oldUntil });
+      } else vatRegs.push({ vat, from: Math.min(vatFrom, TODAY - 1), until: null });
+    } else if (mode === 'ended') {
+      const until = del ?? TODAY - rng.int(100, 600);
+      vatRegs.push({ vat: this.vatNumber(rng), from: Math.min(vatFrom, until - 30), until });
+    }
+    return { vat, vatRegs };
+  }
+
+  previousNames(rng: Rng, abbr: string): string[] {
+    return rng.chance(0.07) ? Array.from({ length: rng.int(1, 2) }, () => this.companyName(rng, abbr)) : [];
+  }
+
   /** People, owners and other parties of one company (its representatives, shareholders, ...). */
   people(c: Company, rng: Rng, spec?: CompanyFixtureSpec): void {
     const form = legalForms[c.form]!;
-    const flags = c.flags;
-    const many = flags.has('many_rows');
-    const since = (min = c.reg) => Math.min(TODAY - 1, min + rng.int(0, Math.max(0, TODAY - min) >> 2));
     if (form.abbr === 'FIE') return;
+    this.representatives(c, rng, spec);
+    const owners = form.owned ? this.shareholders(c, rng, spec) : [];
+    this.beneficialOwners(c, rng, owners);
+    this.otherParties(c, rng, spec);
+  }
 
-    // Representatives.
-    const board = many ? 8 : form.abbr === 'AS' || form.abbr === 'SE' ? rng.int(2, 3) : rng.int(1, 2);
+  /** Board members, a procurator, former board members, a liquidator or a trustee in bankruptcy. */
+  representatives(c: Company, rng: Rng, spec?: CompanyFixtureSpec): void {
+    const abbr = legalForms[c.form]!.abbr;
+    const many = c.flags.has('many_rows');
+    const board = many ? 8 : abbr === 'AS' || abbr === 'SE' ? rng.int(2, 3) : rng.int(1, 2);
     for (let k = 0; k < board; k++) {
       const pid = k === 0 && spec?.key === 'active' ? this.fixturePersons.get('board_member')! : this.somePerson(rng);
-      this.addRel(c, PartyKind.Person, pid, k === 0 && (form.abbr === 'AS' || form.abbr === 'SE') ? 'JUHE' : 'JUHL', since(), null);
+      this.addRel(c, PartyKind.Person, pid, k === 0 && (abbr === 'AS' || abbr === 'SE') ? 'JUHE' : 'JUHL', roleStart(rng, c), null);
     }
-    if (rng.chance(0.05) || many) this.addRel(c, PartyKind.Person, this.somePerson(rng), 'PROK', since(), null);
-    const endedBoard = many ? 22 : flags.has('ended_relations') ? 2 : rng.chance(0.25) ? 1 : 0;
+    if (rng.chance(0.05) || many) this.addRel(c, PartyKind.Person, this.somePerson(rng), 'PROK', roleStart(rng, c), null);
+    const endedBoard = many ? 22 : c.flags.has('ended_relations') ? 2 : rng.chance(0.25) ? 1 : 0;
     for (let k = 0; k < endedBoard; k++) {
       const from = c.reg + rng.int(0, 400);
       const pid = k === 0 && spec?.key === 'ended_relations' ? this.fixturePersons.get('board_member')! : this.somePerson(rng);
@@ -312,82 +290,164 @@ class Generator {
     }
     if (c.status === 'L') this.addRel(c, PartyKind.Person, this.somePerson(rng), 'LIKV', TODAY - rng.int(30, 300), null);
     if (c.status === 'N') this.addRel(c, PartyKind.Person, this.somePerson(rng), 'PANKR', TODAY - rng.int(30, 600), null);
+  }
 
-    // Shareholders and beneficial owners.
-    const owners: { kind: PartyKind; p: number; pct: number }[] = [];
-    if (form.owned) {
-      const role = form.abbr === 'AS' || form.abbr === 'SE' ? 'S' : form.abbr === 'TÜ' ? 'TOSAN' : form.abbr === 'UÜ' ? 'UOSAN' : 'OSAN';
-      const parties: { kind: PartyKind; p: number }[] = [];
-      if (spec?.ownedBy) parties.push({ kind: PartyKind.Company, p: this.fixtureCompanies.get(spec.ownedBy)! });
-      if (flags.has('foreign_owner')) parties.push({ kind: PartyKind.Organisation, p: this.fixturePersons.get('foreign_organisation')! });
-      const n = many
-        ? 40
-        : flags.has('three_owners')
-          ? 3
-          : spec?.ownedBy === 'holding_top'
-            ? 1
-            : Math.max(parties.length + (spec ? 1 : 0), [1, 1, 1, 2, 2, 3][rng.int(0, 5)]!);
-      while (parties.length < n) {
-        const roll = rng.next();
-        if (!spec && roll < 0.12 && c.i > 20) {
-          const other = rng.int(0, c.i - 1);
-          const oc = this.companies[other]!;
-          if (legalForms[oc.form]!.owned && oc.status === 'R') {
-            parties.push({ kind: PartyKind.Company, p: other });
-            continue;
-          }
-        }
-        if (!spec && roll > 0.95) parties.push({ kind: PartyKind.Organisation, p: this.newOrg(rng) });
-        else parties.push({ kind: PartyKind.Person, p: this.somePerson(rng) });
-      }
-      const weights = parties.map(() => 1 + rng.int(0, 3));
-      if (spec?.ownedBy === 'holding_middle') weights.splice(0, weights.length, 60, 40);
-      if (flags.has('three_owners')) weights.splice(0, weights.length, 34, 33, 33);
-      const total = weights.reduce((a, b) => a + b, 0);
-      let left = 100;
-      parties.forEach((party, k) => {
-        const pct = k === parties.length - 1 ? Math.round(left * 100) / 100 : Math.round((weights[k]! / total) * 10_000) / 100;
-        left -= pct;
-        owners.push({ ...party, pct });
-      });
-      owners.sort((a, b) => b.pct - a.pct);
-      const joint = flags.has('joint') || (!spec && rng.chance(0.02));
-      for (const [k, o] of owners.entries()) {
-        const share = { pct: o.pct, amount: c.capital === null ? null : Math.round(c.capital * o.pct) / 100, own: 0 as const };
-        const from = since();
-        if (k === 0 && joint && o.kind === PartyKind.Person) {
-          this.addRel(c, o.kind, o.p, role, from, null, { ...share, own: 1 });
-          this.addRel(c, PartyKind.Person, this.somePerson(rng), role, from, null, { ...share, own: 1 });
-        } else this.addRel(c, o.kind, o.p, role, from, null, share);
-      }
-      if (flags.has('ended_relations') || (!spec && rng.chance(0.1))) {
-        const from = c.reg;
-        this.addRel(c, PartyKind.Person, this.somePerson(rng), role, from, Math.min(TODAY - 2, from + rng.int(300, 3000)), {
-          pct: 100,
-          amount: c.capital,
-          own: 0,
-        });
-      }
+  /** The shareholders (or partners) of a company with shares, largest first; a former sole owner now and then. */
+  shareholders(c: Company, rng: Rng, spec?: CompanyFixtureSpec): Owner[] {
+    const abbr = legalForms[c.form]!.abbr;
+    const role = abbr === 'AS' || abbr === 'SE' ? 'S' : abbr === 'TÜ' ? 'TOSAN' : abbr === 'UÜ' ? 'UOSAN' : 'OSAN';
+    const owners = sharesOf(this.ownerParties(c, rng, spec), rng, c.flags, spec);
+    const joint = c.flags.has('joint') || (!spec && rng.chance(0.02));
+    for (const [k, o] of owners.entries()) {
+      const share = { pct: o.pct, amount: c.capital === null ? null : Math.round(c.capital * o.pct) / 100, own: 0 as const };
+      const from = roleStart(rng, c);
+      if (k === 0 && joint && o.kind === PartyKind.Person) {
+        this.addRel(c, o.kind, o.p, role, from, null, { ...share, own: 1 });
+        this.addRel(c, PartyKind.Person, this.somePerson(rng), role, from, null, { ...share, own: 1 });
+      } else this.addRel(c, o.kind, o.p, role, from, null, share);
     }
+    if (c.flags.has('ended_relations') || (!spec && rng.chance(0.1))) {
+      const from = c.reg;
+      this.addRel(c, PartyKind.Person, this.somePerson(rng), role, from, Math.min(TODAY - 2, from + rng.int(300, 3000)), {
+        pct: 100,
+        amount: c.capital,
+        own: 0,
+      });
+    }
+    return owners;
+  }
+
+  /** Who holds the shares: a fixture's given owners first, then other companies, foreign organisations or people. */
+  ownerParties(c: Company, rng: Rng, spec?: CompanyFixtureSpec): Party[] {
+    const parties: Party[] = [];
+    if (spec?.ownedBy) parties.push({ kind: PartyKind.Company, p: this.fixtureCompanies.get(spec.ownedBy)! });
+    if (c.flags.has('foreign_owner')) parties.push({ kind: PartyKind.Organisation, p: this.fixturePersons.get('foreign_organisation')! });
+    const n = c.flags.has('many_rows')
+      ? 40
+      : c.flags.has('three_owners')
+        ? 3
+        : spec?.ownedBy === 'holding_top'
+          ? 1
+          : Math.max(parties.length + (spec ? 1 : 0), [1, 1, 1, 2, 2, 3][rng.int(0, 5)]!);
+    while (parties.length < n) {
+      const roll = rng.next();
+      if (!spec && roll < 0.12 && c.i > 20) {
+        const other = rng.int(0, c.i - 1);
+        const oc = this.companies[other]!;
+        if (legalForms[oc.form]!.owned && oc.status === 'R') {
+          parties.push({ kind: PartyKind.Company, p: other });
+          continue;
+        }
+      }
+      if (!spec && roll > 0.95) parties.push({ kind: PartyKind.Organisation, p: this.newOrg(rng) });
+      else parties.push({ kind: PartyKind.Person, p: this.somePerson(rng) });
+    }
+    return parties;
+  }
+
+  /** Beneficial owners: people holding 25% or more, else the first representative. */
+  beneficialOwners(c: Company, rng: Rng, owners: Owner[]): void {
+    const abbr = legalForms[c.form]!.abbr;
     const bo = owners.filter((o) => o.kind === PartyKind.Person && o.pct >= 25);
-    if (bo.length === 0 && form.abbr !== 'AV' && form.abbr !== 'FIL') {
+    if (bo.length === 0 && abbr !== 'AV' && abbr !== 'FIL') {
       const rep = this.rels[c.rels[0]!];
       if (rep) bo.push({ kind: PartyKind.Person, p: rep.p, pct: 0 });
     }
-    for (const o of bo) this.addRel(c, PartyKind.Person, o.p, 'W', since(), null);
+    for (const o of bo) this.addRel(c, PartyKind.Person, o.p, 'W', roleStart(rng, c), null);
+  }
 
-    // Other parties: supervisory board, auditors, founders.
-    if (form.abbr === 'AS' || form.abbr === 'SE' || many) {
+  /** Other parties: supervisory board, auditors, founders. */
+  otherParties(c: Company, rng: Rng, spec?: CompanyFixtureSpec): void {
+    const abbr = legalForms[c.form]!.abbr;
+    const many = c.flags.has('many_rows');
+    if (abbr === 'AS' || abbr === 'SE' || many) {
       const members = many ? 30 : 3;
       for (let k = 0; k < members; k++) {
         const ended = many && k >= 10;
-        const from = since();
+        const from = roleStart(rng, c);
         this.addRel(c, PartyKind.Person, this.somePerson(rng), k === 0 ? 'E' : 'N', from, ended ? Math.min(TODAY - 2, from + 400) : null);
       }
-      if (c.i > 10 && rng.chance(0.8)) this.addRel(c, PartyKind.Company, rng.int(0, c.i - 1), 'D', since(), null);
+      if (c.i > 10 && rng.chance(0.8)) this.addRel(c, PartyKind.Company, rng.int(0, c.i - 1), 'D', roleStart(rng, c), null);
     }
     if (!spec && rng.chance(0.08)) this.addRel(c, PartyKind.Person, this.somePerson(rng), 'A', c.reg, c.reg + rng.int(1, 60));
   }
+}
+
+type VatMode = NonNullable<CompanyFixtureSpec['vat']>;
+type Party = { kind: PartyKind; p: number };
+type Owner = Party & { pct: number };
+
+/** Legal form, status, registration and deletion day: a company's first draws. */
+function registration(rng: Rng, spec?: CompanyFixtureSpec) {
+  const formI = spec ? formIndex.get(spec.form)! : rng.weighted(formWeights);
+  const status: StatusCode = spec
+    ? (spec.status ?? 'R')
+    : companyStatusCodes[rng.weighted([84, 2.5, 1.5, 12])]!; /* weights in R, L, N, D order */
+  const reg = spec ? dayOf(spec.registered) : START + Math.floor((TODAY - 1 - START) * Math.sqrt(rng.next()));
+  const del = status === 'D' ? Math.min(TODAY - 1, reg + rng.int(200, Math.max(201, TODAY - reg))) : null;
+  return { formI, form: legalForms[formI]!, status, reg, del };
+}
+
+function seat(rng: Rng, spec?: CompanyFixtureSpec): { countyI: number; postal: string; address: string } {
+  const countyI = spec ? 0 : rng.weighted(v.countyWeights);
+  const county = counties[countyI]!.code;
+  const [city, postalDigit] = rng.pick(v.places[county]!);
+  const postal = postalDigit + String(rng.int(0, 9999)).padStart(4, '0');
+  const address = `${county}, ${city}, ${rng.pick(v.streets)} ${rng.int(1, 120)}, ${postal}`;
+  return { countyI, postal, address };
+}
+
+/** Employees by legal form (drawn even for a deleted company, which then has none). */
+function headcount(rng: Rng, abbr: string, status: StatusCode, spec?: CompanyFixtureSpec): number {
+  const employees =
+    spec?.employees ??
+    (abbr === 'AS' || abbr === 'SE'
+      ? rng.int(10, 2000)
+      : ['OÜ', 'TÜ', 'UÜ', 'TÜH', 'FIL'].includes(abbr)
+        ? Math.floor(Math.exp(rng.next() ** 2 * Math.log(400))) - 1
+        : rng.int(0, 3));
+  return status === 'D' ? 0 : employees;
+}
+
+function shareCapital(rng: Rng, form: LegalForm, reg: number): number | null {
+  return form.abbr === 'AS' || form.abbr === 'SE'
+    ? 25_000 * rng.int(1, 40)
+    : form.abbr === 'OÜ'
+      ? reg >= ZERO_CAPITAL_FROM && rng.chance(0.4)
+        ? 0.01
+        : 2500 * rng.int(1, 4)
+      : form.owned
+        ? 1000
+        : null;
+}
+
+function vatMode(rng: Rng, abbr: string, status: StatusCode, spec?: CompanyFixtureSpec): VatMode {
+  if (spec) return spec.vat ?? 'none';
+  if (!vatForms.has(abbr) || !rng.chance(0.55)) return 'none';
+  if (status === 'D') return 'ended';
+  return rng.chance(0.08) ? 'history' : 'current';
+}
+
+/** Shares in percent (two decimals, the last takes the rest so they sum to 100), largest first. */
+function sharesOf(parties: Party[], rng: Rng, flags: ReadonlySet<string>, spec?: CompanyFixtureSpec): Owner[] {
+  const weights = parties.map(() => 1 + rng.int(0, 3));
+  if (spec?.ownedBy === 'holding_middle') weights.splice(0, weights.length, 60, 40);
+  if (flags.has('three_owners')) weights.splice(0, weights.length, 34, 33, 33);
+  const total = weights.reduce((a, b) => a + b, 0);
+  const owners: Owner[] = [];
+  let left = 100;
+  parties.forEach((party, k) => {
+    const pct = k === parties.length - 1 ? Math.round(left * 100) / 100 : Math.round((weights[k]! / total) * 10_000) / 100;
+    left -= pct;
+    owners.push({ ...party, pct });
+  });
+  owners.sort((a, b) => b.pct - a.pct);
+  return owners;
+}
+
+/** A role's first day: after registration, within the first quarter of the company's life so far. */
+function roleStart(rng: Rng, c: Company): number {
+  return Math.min(TODAY - 1, c.reg + rng.int(0, Math.max(0, TODAY - c.reg) >> 2));
 }
 
 export function generate(seed: number, count: number): GeneratedData {

@@ -138,6 +138,14 @@ export interface SearchHit {
   previous: string | null;
 }
 
+/** A name search's results so far: at most `max`, each company once. */
+interface Hits {
+  out: SearchHit[];
+  taken: Set<number>;
+  max: number;
+  filter: CompanyFilter | undefined;
+}
+
 export class CompanySearch {
   private names: string[][];
   private prevWords: Map<number, string[][]> = new Map();
@@ -248,47 +256,47 @@ export class CompanySearch {
   byName(q: string, max: number, filter?: CompanyFilter): SearchHit[] {
     const qWords = coreWords(q);
     if (!qWords.length || max <= 0) return [];
-    const out: SearchHit[] = [];
-    const taken = new Set<number>();
+    const hits: Hits = { out: [], taken: new Set(), max, filter };
+    for (const i of this.exactNames(q, qWords, filter)) {
+      if (hits.out.length >= max) return hits.out;
+      hits.out.push({ i, previous: null });
+      hits.taken.add(i);
+    }
+    this.addHits(hits, this.candidates(this.currentWhole, qWords), (i) => (allWhole(qWords, this.names[i]!) ? null : undefined));
+    this.addHits(hits, this.candidates(this.current, qWords), (i) => (allPrefixed(qWords, this.names[i]!) ? null : undefined));
+    this.addHits(hits, this.candidates(this.previous, qWords), (i) => {
+      const k = (this.prevWords.get(i) ?? []).findIndex((pw) => allPrefixed(qWords, pw));
+      return k < 0 ? undefined : this.companies[i]!.prev[k]!;
+    });
+    return hits.out;
+  }
+
+  /** The companies named exactly the query's core words that pass the filter, best first. */
+  private exactNames(q: string, qWords: readonly string[], filter?: CompanyFilter): number[] {
     const qFull = words(q).join(' ');
-    const qKey = qWords.join(' ');
-    const exact = (this.exact.get(qKey) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
+    const exact = (this.exact.get(qWords.join(' ')) ?? []).filter((i) => !filter || passes(this.companies[i]!, filter));
     // A query that also names the right legal form ranks that company first.
-    exact.sort(
+    return exact.sort(
       (a, b) =>
         Number(words(this.companies[b]!.name).join(' ') === qFull) - Number(words(this.companies[a]!.name).join(' ') === qFull) ||
         this.before(a, b),
     );
-    for (const i of exact) {
-      if (out.length >= max) return out;
-      out.push({ i, previous: null });
-      taken.add(i);
+  }
+
+  /**
+   * Adds the candidates not taken yet that pass the filter and whose name matches, until `max` hits.
+   * `match` gives the previous name that matched, null for the current name, undefined for no match.
+   */
+  private addHits(hits: Hits, candidates: Iterable<number>, match: (i: number) => string | null | undefined): void {
+    for (const i of candidates) {
+      if (hits.out.length >= hits.max) return;
+      if (hits.taken.has(i)) continue;
+      if (hits.filter && !passes(this.companies[i]!, hits.filter)) continue;
+      const previous = match(i);
+      if (previous === undefined) continue;
+      hits.out.push({ i, previous });
+      hits.taken.add(i);
     }
-    for (const i of this.candidates(this.currentWhole, qWords)) {
-      if (out.length >= max) return out;
-      if (taken.has(i) || !allWhole(qWords, this.names[i]!)) continue;
-      if (filter && !passes(this.companies[i]!, filter)) continue;
-      out.push({ i, previous: null });
-      taken.add(i);
-    }
-    for (const i of this.candidates(this.current, qWords)) {
-      if (out.length >= max) return out;
-      if (taken.has(i) || !allPrefixed(qWords, this.names[i]!)) continue;
-      if (filter && !passes(this.companies[i]!, filter)) continue;
-      out.push({ i, previous: null });
-      taken.add(i);
-    }
-    for (const i of this.candidates(this.previous, qWords)) {
-      if (out.length >= max) return out;
-      if (taken.has(i)) continue;
-      if (filter && !passes(this.companies[i]!, filter)) continue;
-      const c = this.companies[i]!;
-      const k = (this.prevWords.get(i) ?? []).findIndex((pw) => allPrefixed(qWords, pw));
-      if (k < 0) continue;
-      out.push({ i, previous: c.prev[k]! });
-      taken.add(i);
-    }
-    return out;
   }
 
   /** Registry code prefix (3-8 digits): active and large first. */

@@ -1,6 +1,7 @@
 import type { MonitoringCategory } from '@company-data/core/schemas/events';
 import { newToken } from '../write/ids';
 import { ApiError } from '../http/errors';
+import { IdStore } from '../write/id-store';
 
 /** Monitoring lists of one account. Plain data, so the account state serialises as it is. */
 
@@ -44,23 +45,13 @@ export function entryView(e: ListEntry, name: string | null) {
   return { registry_code: e.registry_code, name, external_ref: e.external_ref, categories: e.categories, added_at: iso(e.added_at) };
 }
 
-export class ListStore {
-  constructor(readonly lists: Record<string, MonitoringList> = {}) {}
+export class ListStore extends IdStore<MonitoringList> {
+  constructor(readonly lists: Record<string, MonitoringList> = {}) {
+    super(lists, 'list_id');
+  }
 
   create(name: string, categories: MonitoringCategory[] | undefined, now: number): MonitoringList {
-    const l: MonitoringList = { id: newToken('lst'), name, categories: orNull(categories), created_at: now, companies: {} };
-    this.lists[l.id] = l;
-    return l;
-  }
-
-  get(id: string): MonitoringList {
-    const l = this.lists[id];
-    if (!l) throw new ApiError(404, 'not_found', `list_id ${id} does not exist`, 'list_id');
-    return l;
-  }
-
-  all(): MonitoringList[] {
-    return Object.values(this.lists).sort((a, b) => a.created_at - b.created_at);
+    return this.put({ id: newToken('lst'), name, categories: orNull(categories), created_at: now, companies: {} });
   }
 
   update(id: string, patch: { name?: string; categories?: MonitoringCategory[] }): MonitoringList {
@@ -68,11 +59,6 @@ export class ListStore {
     if (patch.name !== undefined) l.name = patch.name;
     if (patch.categories !== undefined) l.categories = orNull(patch.categories);
     return l;
-  }
-
-  remove(id: string): void {
-    this.get(id);
-    delete this.lists[id];
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { CompanyFacts } from '../monitoring/company-port';
 import { newToken } from '../write/ids';
-import { ApiError } from '../http/errors';
+import { IdStore } from '../write/id-store';
 
 /** Saved searches of one account, and the daily "started to match" computation. */
 
@@ -77,29 +77,14 @@ export function matchCompany(c: CompanyFacts) {
   };
 }
 
-export class SearchStore {
-  constructor(readonly searches: Record<string, SavedSearch> = {}) {}
+export class SearchStore extends IdStore<SavedSearch> {
+  constructor(readonly searches: Record<string, SavedSearch> = {}) {
+    super(searches, 'search_id');
+  }
 
   create(name: string, filters: SearchFilters, now: number, date: string, companies: Iterable<CompanyFacts>): SavedSearch {
     const matching = matchingCodes(filters, date, companies);
-    const s: SavedSearch = { id: newToken('srch'), name, filters, created_at: now, baseline: matching.length, matching, runs: {} };
-    this.searches[s.id] = s;
-    return s;
-  }
-
-  get(id: string): SavedSearch {
-    const s = this.searches[id];
-    if (!s) throw new ApiError(404, 'not_found', `search_id ${id} does not exist`, 'search_id');
-    return s;
-  }
-
-  all(): SavedSearch[] {
-    return Object.values(this.searches).sort((a, b) => a.created_at - b.created_at);
-  }
-
-  remove(id: string): void {
-    this.get(id);
-    delete this.searches[id];
+    return this.put({ id: newToken('srch'), name, filters, created_at: now, baseline: matching.length, matching, runs: {} });
   }
 }
 

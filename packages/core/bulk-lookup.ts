@@ -183,89 +183,116 @@ export async function lookupInBatches(
     throw new RangeError(`batchSize must be from 1 to ${LOOKUP_BATCH_SIZE}`);
   const maxInFlight = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be a whole number of 1 or more');
-  const batches = Math.ceil(queries.length / batchSize);
-  const result: LookupBatchesResult = { requests: 0, billedQueries: 0, stopped: false };
-  const waiting = new Map<number, BatchOutcome>();
-  const advanced = new Signal();
-  let nextToStart = 0;
-  let nextToSettle = 0;
-  let fatal: CompanyDataError | undefined;
-  let thrown: { error: unknown } | undefined;
+  return new BatchRun(send, queries, opts, batchSize, maxInFlight).run();
+}
 
-  let settledQueries = 0;
-  let settledRequests = 0;
-  const settle = (o: BatchOutcome) => {
-    waiting.set(o.index, o);
-    while (waiting.has(nextToSettle)) {
-      const ready = waiting.get(nextToSettle)!;
-      waiting.delete(nextToSettle);
-      nextToSettle++;
-      if (ready.answers || ready.sent) settledRequests++;
-      ready.queries.forEach((q, j) => {
-        const answer = ready.answers?.[j];
-        opts.onQuerySettled?.(q, answer ? { answer } : { error: ready.answers ? missingAnswer(ready.requestId) : ready.error });
-      });
-      settledQueries += ready.queries.length;
-      opts.onProgress?.({ settled: settledQueries, requests: settledRequests });
+/** One lookupInBatches call: the requests it starts, the answers waiting for their turn, and how it ends. */
+class BatchRun {
+  private readonly result: LookupBatchesResult = { requests: 0, billedQueries: 0, stopped: false };
+  private readonly batches: number;
+  private readonly waiting = new Map<number, BatchOutcome>();
+  private readonly advanced = new Signal();
+  private nextToStart = 0;
+  private nextToSettle = 0;
+  private settledQueries = 0;
+  private settledRequests = 0;
+  private fatal: CompanyDataError | undefined;
+  private thrown: { error: unknown } | undefined;
+
+  constructor(
+    private readonly send: LookupSender,
+    private readonly queries: readonly SendQuery[],
+    private readonly opts: LookupBatchesOptions,
+    private readonly batchSize: number,
+    private readonly maxInFlight: number,
+  ) {
+    this.batches = Math.ceil(queries.length / batchSize);
+  }
+
+  async run(): Promise<LookupBatchesResult> {
+    await Promise.all(Array.from({ length: Math.min(this.maxInFlight, this.batches) }, () => this.worker()));
+    if (this.thrown) throw this.thrown.error;
+    return this.result;
+  }
+
+  private async worker(): Promise<void> {
+    while (!this.thrown) {
+      // The window: do not run further ahead of the oldest unsettled request than maxInFlight.
+      while (this.nextToStart < this.batches && this.nextToStart - this.nextToSettle >= this.maxInFlight && !this.thrown)
+        await this.advanced.wait();
+      if (this.thrown || this.nextToStart >= this.batches || (!this.fatal && this.stopping())) return;
+      const index = this.nextToStart++;
+      // What runOne throws is a bug or a callback's error (onAnswered, onQuerySettled): it ends the run too.
+      await this.runOne(index).catch((e: unknown) => this.abort(e));
     }
-    advanced.notify();
-  };
+  }
 
-  // Asked when the rate limiter lets a request go: one queued before a 401 or a stop is not sent.
-  const stopping = () => {
-    if (!fatal && !result.stopped && (opts.shouldStop?.() || opts.signal?.aborted)) result.stopped = true;
-    return !!fatal || result.stopped;
-  };
-  /** Ends the run: no request starts after it, those in flight finish, then lookupInBatches rejects with the first error. */
-  const abort = (error: unknown) => {
-    thrown ??= { error };
-    advanced.notify();
-  };
-  const runOne = async (index: number) => {
-    const batch = queries.slice(index * batchSize, (index + 1) * batchSize);
-    if (fatal) return settle({ index, queries: batch, error: fatal, sent: false });
+  private async runOne(index: number): Promise<void> {
+    const batch = this.queries.slice(index * this.batchSize, (index + 1) * this.batchSize);
+    if (this.fatal) return this.settle({ index, queries: batch, error: this.fatal, sent: false });
     let res: { data: unknown; requestId: string };
     try {
-      res = await send(
-        { queries: batch.map((q) => q.send), limit: opts.limit, lang: opts.lang },
-        { shouldStart: () => !stopping(), ...(opts.signal ? { signal: opts.signal } : {}) },
+      res = await this.send(
+        { queries: batch.map((q) => q.send), limit: this.opts.limit, lang: this.opts.lang },
+        { shouldStart: () => !this.stopping(), ...(this.opts.signal ? { signal: this.opts.signal } : {}) },
       );
     } catch (e) {
-      // Queued when a 401 arrived: fails alike. Queued when stopped: settled as not sent, for a later run.
-      if (e instanceof NotSentError) return settle({ index, queries: batch, error: fatal ?? e, sent: false });
-      // Its retry given up by the signal (the client retries only what the service did not process): likewise.
-      if (opts.signal?.aborted && !(e instanceof CompanyDataError)) {
-        stopping();
-        return settle({ index, queries: batch, error: fatal ?? new NotSentError(), sent: false });
-      }
-      // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch:
-      // it ends the run, and lookupInBatches rejects with it.
-      if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) return abort(e);
-      if (e.status !== undefined) result.requests++;
-      if (e instanceof AuthenticationError || e instanceof PlanRequiredError) fatal ??= e;
-      return settle({ index, queries: batch, error: e, sent: e.status !== undefined });
+      return this.failed(index, batch, e);
     }
-    result.requests++;
-    result.billedQueries += batch.length;
+    this.result.requests++;
+    this.result.billedQueries += batch.length;
     const answers = alignAnswers(batch, res);
     const outcome = { index, queries: batch, answers, requestId: res.requestId };
-    opts.onAnswered?.(outcome);
-    settle(outcome);
-  };
+    this.opts.onAnswered?.(outcome);
+    this.settle(outcome);
+  }
 
-  const worker = async () => {
-    while (!thrown) {
-      // The window: do not run further ahead of the oldest unsettled request than maxInFlight.
-      while (nextToStart < batches && nextToStart - nextToSettle >= maxInFlight && !thrown) await advanced.wait();
-      if (thrown || nextToStart >= batches || (!fatal && stopping())) return;
-      const index = nextToStart++;
-      // What runOne throws is a bug or a callback's error (onAnswered, onQuerySettled): it ends the run too.
-      await runOne(index).catch(abort);
+  /** A request that threw: its queries settled with the error, or the whole run ended by it. */
+  private failed(index: number, batch: readonly SendQuery[], e: unknown): void {
+    // Queued when a 401 arrived: fails alike. Queued when stopped: settled as not sent, for a later run.
+    if (e instanceof NotSentError) return this.settle({ index, queries: batch, error: this.fatal ?? e, sent: false });
+    // Its retry given up by the signal (the client retries only what the service did not process): likewise.
+    if (this.opts.signal?.aborted && !(e instanceof CompanyDataError)) {
+      this.stopping();
+      return this.settle({ index, queries: batch, error: this.fatal ?? new NotSentError(), sent: false });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(maxInFlight, batches) }, worker));
-  if (thrown) throw thrown.error;
-  return result;
+    // A client-side ValidationError (bad limit or lang) is the caller's mistake, the same for every batch:
+    // it ends the run, and lookupInBatches rejects with it.
+    if (!(e instanceof CompanyDataError) || (e instanceof ValidationError && e.status === undefined)) return this.abort(e);
+    if (e.status !== undefined) this.result.requests++;
+    if (e instanceof AuthenticationError || e instanceof PlanRequiredError) this.fatal ??= e;
+    return this.settle({ index, queries: batch, error: e, sent: e.status !== undefined });
+  }
+
+  /** Keeps an outcome until every request sent before it is settled, then settles each query in the order sent. */
+  private settle(o: BatchOutcome): void {
+    this.waiting.set(o.index, o);
+    while (this.waiting.has(this.nextToSettle)) {
+      const ready = this.waiting.get(this.nextToSettle)!;
+      this.waiting.delete(this.nextToSettle);
+      this.nextToSettle++;
+      if (ready.answers || ready.sent) this.settledRequests++;
+      ready.queries.forEach((q, j) => {
+        const answer = ready.answers?.[j];
+        this.opts.onQuerySettled?.(q, answer ? { answer } : { error: ready.answers ? missingAnswer(ready.requestId) : ready.error });
+      });
+      this.settledQueries += ready.queries.length;
+      this.opts.onProgress?.({ settled: this.settledQueries, requests: this.settledRequests });
+    }
+    this.advanced.notify();
+  }
+
+  // Asked when the rate limiter lets a request go: one queued before a 401 or a stop is not sent.
+  private stopping(): boolean {
+    if (!this.fatal && !this.result.stopped && (this.opts.shouldStop?.() || this.opts.signal?.aborted)) this.result.stopped = true;
+    return !!this.fatal || this.result.stopped;
+  }
+
+  /** Ends the run: no request starts after it, those in flight finish, then lookupInBatches rejects with the first error. */
+  private abort(error: unknown): void {
+    this.thrown ??= { error };
+    this.advanced.notify();
+  }
 }
 
 /** Answers in the order sent (guaranteed); matching the query echo is the fallback when one is missing. */

@@ -37,6 +37,11 @@ export class CompanyDataError extends Error {
   }
 }
 
+/** The init an error class hands on: the caller's code and hint when given, else the class's own. */
+function withDefaults<T extends Partial<CompanyDataErrorInit>>(init: T, code: string, hint: string): T & CompanyDataErrorInit {
+  return { ...init, code: init.code ?? code, hint: init.hint ?? hint };
+}
+
 export interface ValidationErrorInit extends Partial<CompanyDataErrorInit> {
   field: string;
   rule: string;
@@ -51,12 +56,9 @@ export class ValidationError extends CompanyDataError {
   readonly issues: ReadonlyArray<{ field: string; rule: string }>;
   constructor(init: ValidationErrorInit) {
     const message = init.field ? `${init.field} ${init.rule}` : init.rule;
-    super(message, {
-      status: init.status,
-      code: init.code ?? 'invalid_parameter',
-      requestId: init.requestId,
-      hint: init.hint ?? (init.field ? `Correct the value of ${init.field} and try again.` : 'Correct the request and try again.'),
-    });
+    const { status, code, requestId, hint } = init;
+    const ownHint = init.field ? `Correct the value of ${init.field} and try again.` : 'Correct the request and try again.';
+    super(message, withDefaults({ status, code, requestId, hint }, 'invalid_parameter', ownHint));
     this.field = init.field;
     this.rule = init.rule;
     this.issues = init.issues ?? [{ field: init.field, rule: init.rule }];
@@ -73,38 +75,25 @@ export class NotSentError extends CompanyDataError {
 /** 401: no key sent (api_key_required) or key unknown or revoked (invalid_api_key). */
 export class AuthenticationError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
-    const code = init.code ?? 'invalid_api_key';
-    super(message, {
-      ...init,
-      status: init.status,
-      code,
-      hint:
-        init.hint ??
-        (code === 'api_key_required'
-          ? 'Add your API key to the credentials. Keys are issued by the operator on request.'
-          : 'Check the API key in the credentials. A revoked or lost key must be replaced by the operator.'),
-    });
+    const hint =
+      init.code === 'api_key_required'
+        ? 'Add your API key to the credentials. Keys are issued by the operator on request.'
+        : 'Check the API key in the credentials. A revoked or lost key must be replaced by the operator.';
+    super(message, withDefaults(init, 'invalid_api_key', hint));
   }
 }
 
 /** 403 plan_required: monitoring, saved searches and the webhook need the API plan. */
 export class PlanRequiredError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
-    super(message, {
-      ...init,
-      code: init.code ?? 'plan_required',
-      hint: init.hint ?? 'This needs the API plan. Ask the operator to upgrade the account, or use a key of an account with the API plan.',
-    });
+    const hint = 'This needs the API plan. Ask the operator to upgrade the account, or use a key of an account with the API plan.';
+    super(message, withDefaults(init, 'plan_required', hint));
   }
 }
 
 export class NotFoundError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
-    super(message, {
-      ...init,
-      code: init.code ?? 'not_found',
-      hint: init.hint ?? 'Check the code, id or number you gave: the service has no such record.',
-    });
+    super(message, withDefaults(init, 'not_found', 'Check the code, id or number you gave: the service has no such record.'));
   }
 }
 
@@ -112,22 +101,16 @@ export class RateLimitError extends CompanyDataError {
   /** How long the service asked to wait, in milliseconds (Retry-After), when it said. */
   readonly retryAfterMs?: number;
   constructor(message: string, init: Partial<CompanyDataErrorInit> & { retryAfterMs?: number } = {}) {
-    super(message, {
-      ...init,
-      code: init.code ?? 'rate_limited',
-      hint: init.hint ?? 'Too many requests per second for this key. Wait a moment, or lower the request rate.',
-    });
+    const hint = 'Too many requests per second for this key. Wait a moment, or lower the request rate.';
+    super(message, withDefaults(init, 'rate_limited', hint));
     this.retryAfterMs = init.retryAfterMs;
   }
 }
 
 export class ServerError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
-    super(message, {
-      ...init,
-      code: init.code ?? 'server_error',
-      hint: init.hint ?? 'The service had a problem. Try again later; if it persists, report the request id to the operator.',
-    });
+    const hint = 'The service had a problem. Try again later; if it persists, report the request id to the operator.';
+    super(message, withDefaults(init, 'server_error', hint));
   }
 }
 
@@ -136,34 +119,23 @@ export class ConnectionError extends CompanyDataError {
   /** refused | reset | dns | other (see TransportError). */
   readonly kind: string;
   constructor(message: string, init: Partial<CompanyDataErrorInit> & { kind: string }) {
-    super(message, {
-      ...init,
-      code: init.code ?? `connection_${init.kind}`,
-      hint: init.hint ?? 'Could not reach the service. Check the base URL and the network, then try again.',
-    });
+    const hint = 'Could not reach the service. Check the base URL and the network, then try again.';
+    super(message, withDefaults(init, `connection_${init.kind}`, hint));
     this.kind = init.kind;
   }
 }
 
 export class TimeoutError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
-    super(message, {
-      ...init,
-      code: init.code ?? 'timeout',
-      hint: init.hint ?? 'The service did not answer in time. Try again, or raise the timeout.',
-    });
+    super(message, withDefaults(init, 'timeout', 'The service did not answer in time. Try again, or raise the timeout.'));
   }
 }
 
 /** A 2xx answer that is not JSON at all (a proxy page, a truncated body). */
 export class SchemaError extends CompanyDataError {
   constructor(message: string, init: Partial<CompanyDataErrorInit> = {}) {
-    super(message, {
-      ...init,
-      code: init.code ?? 'invalid_response',
-      hint:
-        init.hint ?? 'The answer was not the JSON the service sends. Check the base URL (a proxy or a wrong address answers like this).',
-    });
+    const hint = 'The answer was not the JSON the service sends. Check the base URL (a proxy or a wrong address answers like this).';
+    super(message, withDefaults(init, 'invalid_response', hint));
   }
 }
 

@@ -99,78 +99,20 @@ export class RowChangeWriter {
 
   /** Writes the changes into their companies' rows. `header`: the sheet's header as last read (saves a request). */
   async apply(events: readonly unknown[], header?: string[]): Promise<RowWriteReport> {
-    const byCode = new Map<string, RowChange[]>();
-    for (const e of events) {
-      const c = rowChange(e, this.opts.lang);
-      if (!c) continue;
-      const list = byCode.get(c.registryCode);
-      if (list) list.push(c);
-      else byCode.set(c.registryCode, [c]);
-    }
-    const changes = new Map([...byCode].map(([code, list]) => [code, mergeChanges(list)]));
+    const changes = changesByCode(events, this.opts.lang);
     const report: RowWriteReport = { changes: changes.size, rows: 0, notInSheet: 0, restored: 0 };
     this.notInSheetCodes = [];
     if (changes.size === 0) return report;
-    const ours = new Map([...changes.values()].map((c) => [c.id, c.registryCode]));
-    /** Each company's cells as they were before this apply, to put back into a row a move gave another company's change. */
-    const before = new Map<string, Map<number, string>>();
-    const written = new Set<number>();
-
+    const run: ApplyRun = {
+      changes,
+      ours: new Map([...changes.values()].map((c) => [c.id, c.registryCode])),
+      before: new Map(),
+      written: new Set(),
+      report,
+    };
     let v = await this.view(header);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const cells: CellWrite[] = [];
-      const headerCells: CellWrite[] = [];
-      const keyCol = findKeyColumn(v.header, this.opts.column);
-      const cols = this.columnsOf(v.header, keyCol);
-      // The change columns are added after the last one in use, never over a person's column, and only with a row
-      // to write (a change of a company not in the sheet adds nothing).
-      for (const name of OWN) {
-        if (cols.has(name)) continue;
-        const at = Math.max(v.header.length, v.width);
-        v.header[at] = name;
-        v.width = at + 1;
-        cols.set(name, at);
-        v.values.set(at, []);
-        headerCells.push({ row: 0, col: at, value: name });
-      }
-      const cell = (col: number, r: number) => v.values.get(col)?.[r] ?? '';
-      const idCol = cols.get(rowChangeColumns.lastEventId)!;
-      const atCol = cols.get(rowChangeColumns.changedAt)!;
-      const seen = new Set<string>();
-      for (let r = 0; r < v.codes.length; r++) {
-        const code = v.codes[r]!;
-        if (round === 0 && code && !before.has(code)) {
-          const b = new Map<number, string>();
-          for (const name of [...OWN, ...changeFields]) {
-            const c = cols.get(name);
-            if (c !== undefined) b.set(c, cell(c, r));
-          }
-          before.set(code, b);
-        }
-        const change = changes.get(code);
-        const heldId = cell(idCol, r);
-        if (!change) {
-          // A row that got another company's change (it moved in between): put back what its own company had.
-          const heldFor = ours.get(heldId);
-          if (heldFor !== undefined && heldFor !== code) {
-            for (const [c, value] of before.get(code) ?? new Map(OWN.map((n) => [cols.get(n)!, ''])))
-              cells.push({ row: r + 1, col: c, value });
-            report.restored++;
-          }
-          continue;
-        }
-        seen.add(code);
-        // Already holding this change or a newer one of its company: nothing to write (exactly once, in order). A
-        // change of another company this apply wrote there (the row moved in between) does not count.
-        const heldFor = ours.get(heldId);
-        const own = heldFor === undefined || heldFor === code;
-        if (heldId && own && (heldId === change.id || isNewer({ detectedAt: cell(atCol, r), id: heldId }, change))) continue;
-        for (const [name, value] of Object.entries(change.cells)) {
-          const c = cols.get(headerName(name));
-          if (c !== undefined) cells.push({ row: r + 1, col: c, value });
-        }
-        written.add(r);
-      }
+      const { headerCells, cells, seen } = this.roundCells(v, round, run);
       if (round === 0) {
         this.notInSheetCodes = [...changes.keys()].filter((c) => !seen.has(c));
         report.notInSheet = this.notInSheetCodes.length;
@@ -182,9 +124,121 @@ export class RowChangeWriter {
       if (!this.table.readColumns) break;
       v = await this.view(v.header);
     }
-    report.rows = written.size;
+    report.rows = run.written.size;
     return report;
   }
+
+  /** One round's writes into the view: the change columns it lacks, each company's change, the rows put back after a move. */
+  private roundCells(v: View, round: number, run: ApplyRun): { headerCells: CellWrite[]; cells: CellWrite[]; seen: Set<string> } {
+    const keyCol = findKeyColumn(v.header, this.opts.column);
+    const cols = this.columnsOf(v.header, keyCol);
+    const headerCells = addOwnColumns(v, cols);
+    const cells: CellWrite[] = [];
+    const seen = new Set<string>();
+    for (let r = 0; r < v.codes.length; r++) {
+      const code = v.codes[r]!;
+      if (round === 0 && code && !run.before.has(code)) run.before.set(code, cellsBefore(v, cols, r));
+      const change = run.changes.get(code);
+      if (!change) {
+        const back = restoreCells(v, cols, r, run);
+        if (back) {
+          cells.push(...back);
+          run.report.restored++;
+        }
+        continue;
+      }
+      seen.add(code);
+      const write = changeCells(v, cols, r, change, run);
+      if (!write) continue;
+      cells.push(...write);
+      run.written.add(r);
+    }
+    return { headerCells, cells, seen };
+  }
+}
+
+/** What one apply keeps from round to round. */
+interface ApplyRun {
+  /** The newest change per company, by registry code. */
+  changes: Map<string, RowChange>;
+  /** Change id → the registry code of its company. */
+  ours: Map<string, string>;
+  /** Each company's cells as they were before this apply, to put back into a row a move gave another company's change. */
+  before: Map<string, Map<number, string>>;
+  /** Data rows written. */
+  written: Set<number>;
+  report: RowWriteReport;
+}
+
+/** The events' changes, merged into one per company (mergeChanges), by registry code. */
+function changesByCode(events: readonly unknown[], lang: SummaryLang): Map<string, RowChange> {
+  const byCode = new Map<string, RowChange[]>();
+  for (const e of events) {
+    const c = rowChange(e, lang);
+    if (!c) continue;
+    const list = byCode.get(c.registryCode);
+    if (list) list.push(c);
+    else byCode.set(c.registryCode, [c]);
+  }
+  return new Map([...byCode].map(([code, list]) => [code, mergeChanges(list)]));
+}
+
+/** Adds the change columns the header lacks to the view; the header cells that write them. */
+function addOwnColumns(v: View, cols: Map<string, number>): CellWrite[] {
+  const headerCells: CellWrite[] = [];
+  // The change columns are added after the last one in use, never over a person's column, and only with a row
+  // to write (a change of a company not in the sheet adds nothing).
+  for (const name of OWN) {
+    if (cols.has(name)) continue;
+    const at = Math.max(v.header.length, v.width);
+    v.header[at] = name;
+    v.width = at + 1;
+    cols.set(name, at);
+    v.values.set(at, []);
+    headerCells.push({ row: 0, col: at, value: name });
+  }
+  return headerCells;
+}
+
+const cellAt = (v: View, col: number, r: number) => v.values.get(col)?.[r] ?? '';
+
+/** A row's change columns and the enriched fields a change makes stale, as they are: column index → value. */
+function cellsBefore(v: View, cols: Map<string, number>, r: number): Map<number, string> {
+  const b = new Map<number, string>();
+  for (const name of [...OWN, ...changeFields]) {
+    const c = cols.get(name);
+    if (c !== undefined) b.set(c, cellAt(v, c, r));
+  }
+  return b;
+}
+
+/** The cells that put a row back, when it holds another company's change of this apply; else undefined. */
+function restoreCells(v: View, cols: Map<string, number>, r: number, run: ApplyRun): CellWrite[] | undefined {
+  const code = v.codes[r]!;
+  // A row that got another company's change (it moved in between): put back what its own company had.
+  const heldFor = run.ours.get(cellAt(v, cols.get(rowChangeColumns.lastEventId)!, r));
+  if (heldFor === undefined || heldFor === code) return undefined;
+  const cells: CellWrite[] = [];
+  for (const [c, value] of run.before.get(code) ?? new Map(OWN.map((n) => [cols.get(n)!, '']))) cells.push({ row: r + 1, col: c, value });
+  return cells;
+}
+
+/** The cells that write a change into its company's row; undefined when the row holds it already. */
+function changeCells(v: View, cols: Map<string, number>, r: number, change: RowChange, run: ApplyRun): CellWrite[] | undefined {
+  const code = v.codes[r]!;
+  const heldId = cellAt(v, cols.get(rowChangeColumns.lastEventId)!, r);
+  // Already holding this change or a newer one of its company: nothing to write (exactly once, in order). A
+  // change of another company this apply wrote there (the row moved in between) does not count.
+  const heldFor = run.ours.get(heldId);
+  const own = heldFor === undefined || heldFor === code;
+  const atCol = cols.get(rowChangeColumns.changedAt)!;
+  if (heldId && own && (heldId === change.id || isNewer({ detectedAt: cellAt(v, atCol, r), id: heldId }, change))) return undefined;
+  const cells: CellWrite[] = [];
+  for (const [name, value] of Object.entries(change.cells)) {
+    const c = cols.get(headerName(name));
+    if (c !== undefined) cells.push({ row: r + 1, col: c, value });
+  }
+  return cells;
 }
 
 /** The enriched fields a change can make stale (staleFields), by column name. */

@@ -125,11 +125,101 @@ async function tryTurn(h: ProcessedDataHelpers): Promise<Turn> {
   }
 }
 
+type Warn = (message: string) => void;
+
+/**
+ * One process's side of the turn across processes (see tryTurn): waiting for it, taking over a stale one,
+ * giving it back. The warning that another node uses the turn row is given once per key for the process.
+ */
+class TurnTaker {
+  private readonly warnedForeign = new Set<string>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly staleMs: number,
+    private readonly pause: (ms: number) => Promise<void>,
+  ) {}
+
+  /** Waits for the turn (each try is a database round trip); false when another node uses the row. */
+  async take(h: ProcessedDataHelpers, key: string, warn: Warn): Promise<boolean> {
+    let since = this.now();
+    for (let tries = 1; ; tries++) {
+      const turn = await tryTurn(h);
+      if (turn === 'taken') return true;
+      if (turn === 'foreign') {
+        this.warnForeignOnce(key, warn);
+        return false;
+      }
+      if (this.now() - since > this.staleMs) {
+        warn(
+          `the turn to check events was held for over ${Math.round(this.staleMs / 1000)} s (a process stopped while holding it); taking it over`,
+        );
+        await h.clearAllProcessedItems('workflow', ENTRIES);
+        since = this.now();
+        continue;
+      }
+      // A turn lasts a few database round trips: a short, growing pause keeps waiting processes from
+      // asking the database without end during a burst.
+      await this.pause(Math.min(2 * tries, TURN_PAUSE_MAX_MS));
+    }
+  }
+
+  /** Gives the turn back; should that fail, the next process takes it over once it is stale. */
+  async giveBack(h: ProcessedDataHelpers, warn: Warn): Promise<void> {
+    await h
+      .clearAllProcessedItems('workflow', ENTRIES)
+      .catch((error: unknown) =>
+        warn(
+          `could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(this.staleMs / 1000)} s`,
+        ),
+      );
+  }
+
+  private warnForeignOnce(key: string, warn: Warn): void {
+    if (this.warnedForeign.has(key)) return;
+    this.warnedForeign.add(key);
+    warn(
+      "another node of this workflow uses n8n's workflow-wide duplicate store (a Remove Duplicates node with scope Workflow?), so n8n processes cannot take turns checking events: set that node's scope to Node",
+    );
+  }
+}
+
+async function checkAndRecord(h: ProcessedDataHelpers, ids: string[], maxEntries: number): Promise<Set<string>> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= PROCESSED_DATA_ATTEMPTS; attempt++) {
+    try {
+      const res = await h.checkProcessedAndRecord(ids, 'node', { mode: 'entries', maxEntries });
+      return new Set(res.new.map(String));
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
 interface Waiter {
   helpers: ProcessedDataHelpers;
   ids: string[];
-  warn: (message: string) => void;
+  warn: Warn;
   settle(fresh: Set<string>): void;
+}
+
+/** One turn for the ids of every waiter in `batch`; the helpers of its first waiter, whose execution is still running, do the work. */
+async function checkBatch(turns: TurnTaker, key: string, batch: Waiter[]): Promise<Set<string>> {
+  const { helpers, warn } = batch[0]!;
+  const ids = [...new Set(batch.flatMap((w) => w.ids))];
+  let turn = false;
+  try {
+    turn = await turns.take(helpers, key, warn);
+    return await checkAndRecord(helpers, ids, DEDUPE_MAX_ENTRIES);
+  } catch (error) {
+    warn(
+      `n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${ids.join(', ')} pass on unchecked for repeats`,
+    );
+    return new Set(ids);
+  } finally {
+    if (turn) await turns.giveBack(helpers, warn);
+  }
 }
 
 /**
@@ -139,9 +229,9 @@ interface Waiter {
  * with no lock (DeduplicationHelper.handleHashedItems): two processes updating it at once both read
  * the old list, and the later write drops the ids of the earlier one; two checking the same id at once
  * both find it new. So every check of the node's ids runs inside a turn that only one process holds at
- * a time: processes take turns through the workflow-scope row (see tryTurn), and within a process the
- * calls that arrive while a turn is awaited or held wait together and are checked in the next turn as
- * one batch. A worker running ten executions at once thus takes one turn for all ten instead of ten
+ * a time: processes take turns through the workflow-scope row (see tryTurn and TurnTaker), and within a
+ * process the calls that arrive while a turn is awaited or held wait together and are checked in the next
+ * turn as one batch. A worker running ten executions at once thus takes one turn for all ten instead of ten
  * turns in a row, which is what bounds events per second in a burst. Should the store fail, every id
  * counts as new and `warn` says so: an alert delivered twice is better than one lost.
  */
@@ -150,82 +240,15 @@ export function processedDataStore({
   staleMs = TURN_STALE_MS,
   pause = (ms: number): Promise<void> => n8nClock().sleep(ms),
 } = {}) {
+  const turns = new TurnTaker(now, staleMs, pause);
   const waiting = new Map<string, Waiter[]>();
-  const warnedForeign = new Set<string>();
-
-  /** Waits for the turn (each try is a database round trip); false when another node uses the row. */
-  async function waitForTurn(h: ProcessedDataHelpers, key: string, warn: (message: string) => void): Promise<boolean> {
-    let since = now();
-    for (let tries = 1; ; tries++) {
-      const turn = await tryTurn(h);
-      if (turn === 'taken') return true;
-      if (turn === 'foreign') {
-        if (!warnedForeign.has(key)) {
-          warnedForeign.add(key);
-          warn(
-            "another node of this workflow uses n8n's workflow-wide duplicate store (a Remove Duplicates node with scope Workflow?), so n8n processes cannot take turns checking events: set that node's scope to Node",
-          );
-        }
-        return false;
-      }
-      if (now() - since > staleMs) {
-        warn(
-          `the turn to check events was held for over ${Math.round(staleMs / 1000)} s (a process stopped while holding it); taking it over`,
-        );
-        await h.clearAllProcessedItems('workflow', ENTRIES);
-        since = now();
-        continue;
-      }
-      // A turn lasts a few database round trips: a short, growing pause keeps waiting processes from
-      // asking the database without end during a burst.
-      await pause(Math.min(2 * tries, TURN_PAUSE_MAX_MS));
-    }
-  }
-
-  async function checkAndRecord(h: ProcessedDataHelpers, ids: string[], maxEntries: number): Promise<Set<string>> {
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= PROCESSED_DATA_ATTEMPTS; attempt++) {
-      try {
-        const res = await h.checkProcessedAndRecord(ids, 'node', { mode: 'entries', maxEntries });
-        return new Set(res.new.map(String));
-      } catch (error) {
-        lastError = error;
-      }
-    }
-    throw lastError;
-  }
-
-  /** One turn for the ids of every waiter in `batch`; the helpers of its first waiter, whose execution is still running, do the work. */
-  async function checkBatch(key: string, batch: Waiter[]): Promise<Set<string>> {
-    const { helpers, warn } = batch[0]!;
-    const ids = [...new Set(batch.flatMap((w) => w.ids))];
-    let turn = false;
-    try {
-      turn = await waitForTurn(helpers, key, warn);
-      return await checkAndRecord(helpers, ids, DEDUPE_MAX_ENTRIES);
-    } catch (error) {
-      warn(
-        `n8n's processed-data store failed (${(error as Error)?.message ?? String(error)}); events ${ids.join(', ')} pass on unchecked for repeats`,
-      );
-      return new Set(ids);
-    } finally {
-      if (turn)
-        await helpers
-          .clearAllProcessedItems('workflow', ENTRIES)
-          .catch((error: unknown) =>
-            warn(
-              `could not give back the turn to check events (${(error as Error).message}); it is taken over after ${Math.round(staleMs / 1000)} s`,
-            ),
-          );
-    }
-  }
 
   /** Checks batches for `key` until no call waits; the calls that arrive meanwhile form the next batch. */
   async function drain(key: string, queue: Waiter[]): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.splice(0);
       // checkBatch handles the store's failures itself; this only keeps callers from waiting forever on a bug.
-      const fresh = await checkBatch(key, batch).catch(() => new Set(batch.flatMap((w) => w.ids)));
+      const fresh = await checkBatch(turns, key, batch).catch(() => new Set(batch.flatMap((w) => w.ids)));
       // Two copies of one event in one batch: the first call gets it, the later ones see a repeat.
       for (const w of batch) w.settle(new Set(w.ids.filter((id) => fresh.delete(id))));
     }
@@ -233,7 +256,7 @@ export function processedDataStore({
   }
 
   /** Ids among `ids` not recorded before; records them. Scope 'node': one list per trigger node. */
-  return function newIds(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: (message: string) => void): Promise<Set<string>> {
+  return function newIds(helpers: ProcessedDataHelpers, key: string, ids: string[], warn: Warn): Promise<Set<string>> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return Promise.resolve(new Set());
     return new Promise((settle) => {

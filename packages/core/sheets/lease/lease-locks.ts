@@ -1,15 +1,12 @@
 import type { HeldLock, LockedTable, WriterLocks } from '../ports';
 import { LeaseBusyError, takeSheetLease, type SheetLease, type SheetLeaseOptions } from './lease';
 import type { LeaseSheets } from './port';
+import { takeWhenFree, type LeaseWait, type LookPace } from '../take-when-free';
 
-/** Waiting for a lease another run holds: up to maxMs, looking again after 1 s, then 2, 4, … up to 10 s. */
-export interface LeaseWait {
-  maxMs: number;
-  signal?: AbortSignal;
-}
+export type { LeaseWait } from '../take-when-free';
 
-const FIRST_LOOK_MS = 1000;
-const LONGEST_LOOK_MS = 10_000;
+/** Waiting for a lease another run holds looks again after 1 s, then 2, 4, … up to 10 s. */
+const LEASE_PACE: LookPace = { firstMs: 1000, longestMs: 10_000 };
 
 /**
  * Writer locks that also take the sheet's own lease (lease.ts) when the table keeps one (a Google sheet):
@@ -50,21 +47,17 @@ export function withSheetLease(first: WriterLocks | undefined, opts: SheetLeaseO
  * one of Google's writes and one read, so not every 200 ms). Any other refusal, a Stop, or the end of the wait
  * gives the refusal as it is.
  */
-async function takeWaiting(
+function takeWaiting(
   sheets: LeaseSheets,
   sheetTitle: string,
   label: string,
   opts: SheetLeaseOptions,
   wait: LeaseWait | undefined,
 ): Promise<SheetLease> {
-  const until = opts.clock.now() + (wait?.maxMs ?? 0);
-  for (let pause = FIRST_LOOK_MS; ; pause = Math.min(pause * 2, LONGEST_LOOK_MS)) {
-    const got = await takeSheetLease(sheets, sheetTitle, label, opts).then(
-      (lease) => ({ lease }),
-      (error: unknown) => ({ error }),
-    );
-    if ('lease' in got) return got.lease;
-    if (!(got.error instanceof LeaseBusyError) || wait?.signal?.aborted || opts.clock.now() + pause > until) throw got.error;
-    await opts.clock.sleep(pause, wait?.signal);
-  }
+  return takeWhenFree(() => takeSheetLease(sheets, sheetTitle, label, opts), {
+    busy: (error) => error instanceof LeaseBusyError,
+    clock: opts.clock,
+    wait,
+    pace: LEASE_PACE,
+  });
 }

@@ -1,8 +1,10 @@
 import type { HeldLock, LockedTable, SheetsClock, WriterLocks } from '@company-data/core/sheets/ports';
+import { takeWhenFree, type LookPace } from '@company-data/core/sheets/take-when-free';
 
 /** How long an execution waits for another one writing the same sheet, and how often it looks. */
 export const LOCK_WAIT_MS = 10 * 60_000;
-const LOOK_EVERY_MS = 200;
+/** A look at this process's own locks costs no request, so it comes at an even, short pace. */
+const LOOK_EVERY: LookPace = { firstMs: 200, longestMs: 200 };
 
 /**
  * Writer locks that wait their turn instead of refusing. The service delivers a morning's changes side by side,
@@ -12,18 +14,10 @@ const LOOK_EVERY_MS = 200;
  */
 export function waitingLocks(locks: WriterLocks, clock: SheetsClock, opts: { signal?: AbortSignal; maxWaitMs?: number } = {}): WriterLocks {
   return {
-    async acquire(table: LockedTable, alsoGuards?: readonly string[]): Promise<HeldLock> {
-      const until = clock.now() + (opts.maxWaitMs ?? LOCK_WAIT_MS);
-      while (!opts.signal?.aborted && clock.now() < until) {
-        try {
-          return await locks.acquire(table, alsoGuards);
-        } catch {
-          // Held by another execution: look again shortly.
-        }
-        await clock.sleep(LOOK_EVERY_MS, opts.signal);
-      }
-      // Stopped, or waited long enough: one last try, whose refusal (naming the sheet) is the answer.
-      return await locks.acquire(table, alsoGuards);
+    acquire(table: LockedTable, alsoGuards?: readonly string[]): Promise<HeldLock> {
+      const wait = { maxMs: opts.maxWaitMs ?? LOCK_WAIT_MS, ...(opts.signal ? { signal: opts.signal } : {}) };
+      // Any refusal is "held by another execution": this process's locks refuse for nothing else.
+      return takeWhenFree(async () => await locks.acquire(table, alsoGuards), { busy: () => true, clock, wait, pace: LOOK_EVERY });
     },
   };
 }

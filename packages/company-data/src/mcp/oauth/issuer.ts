@@ -5,6 +5,7 @@
  */
 import { buildDiscoveryUrls } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createRemoteJWKSet, type RemoteJWKSet } from 'jose';
+import { isJsonObject } from '@company-data/core/json';
 import { isLoopback } from '../http';
 
 export interface Issuer {
@@ -79,7 +80,7 @@ async function readMetadata(issuer: URL, timeoutMs: number): Promise<{ url: stri
       tried.push(`${url.href} (not JSON)`);
       continue;
     }
-    if (body && typeof body === 'object' && !Array.isArray(body)) return { url: url.href, body: body as Record<string, unknown> };
+    if (isJsonObject(body)) return { url: url.href, body };
     tried.push(`${url.href} (not a JSON object)`);
   }
   throw new Error(

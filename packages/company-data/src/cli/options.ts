@@ -1,0 +1,27 @@
+/**
+ * Flags several commands share, each given its own help text by the command that adds it (the flags of
+ * the service, Google and the written table are in config.ts, beside what reads them).
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import { summaryLangs } from '@company-data/core/vocabulary';
+
+/** A flag's whole number of `min` or more. */
+export const int = (flag: string, min: number) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${flag}: must be a whole number of ${min} or more`);
+  return Number(v);
+};
+
+/** --interval, for the commands that repeat their pass until stopped (events-to-sheet, watch). */
+export function intervalOption(help: string): Option {
+  return new Option('--interval <seconds>', help).argParser(int('interval', 1)).default(300);
+}
+
+/** --lang, for the commands that write summaries into a sheet (events-to-sheet, watch). */
+export function summaryLangOption(help: string): Option {
+  return new Option('--lang <lang>', help).choices(summaryLangs).default('en');
+}
+
+/** --state-dir: the state folder, where each command keeps what it remembers between runs. */
+export function stateDirOption(help: string): Option {
+  return new Option('--state-dir <dir>', help).env('COMPANY_DATA_STATE_DIR');
+}

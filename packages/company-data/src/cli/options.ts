@@ -5,15 +5,18 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { summaryLangs } from '@company-data/core/vocabulary';
 
-/** A flag's whole number of `min` or more. */
-export const int = (flag: string, min: number) => (v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${flag}: must be a whole number of ${min} or more`);
-  return Number(v);
-};
+/** An option taking a whole number of `min` or more; any other value is refused naming the flag. */
+export function wholeNumberOption(flags: string, help: string, min: number): Option {
+  const option = new Option(flags, help);
+  return option.argParser((v: string) => {
+    if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${option.name()}: must be a whole number of ${min} or more`);
+    return Number(v);
+  });
+}
 
 /** --interval, for the commands that repeat their pass until stopped (events-to-sheet, watch). */
 export function intervalOption(help: string): Option {
-  return new Option('--interval <seconds>', help).argParser(int('interval', 1)).default(300);
+  return wholeNumberOption('--interval <seconds>', help, 1).default(300);
 }
 
 /** --lang, for the commands that write summaries into a sheet (events-to-sheet, watch). */

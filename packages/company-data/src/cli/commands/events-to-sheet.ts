@@ -12,7 +12,7 @@ import {
   type GoogleFlags,
   type OpenedClient,
 } from '../config';
-import { int, intervalOption, stateDirOption, summaryLangOption } from '../options';
+import { intervalOption, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
 import type { SummaryLang } from '@company-data/core/vocabulary';
 
 interface EventsFlags extends ApiFlags, GoogleFlags {
@@ -52,7 +52,7 @@ export function logText(s: string): string {
 export function addWebhookOptions(cmd: Command, what: string): Command {
   return cmd
     .option('--webhook', what)
-    .addOption(new Option('--port <n>', 'webhook port').argParser(int('port', 0)).default(8787))
+    .addOption(wholeNumberOption('--port <n>', 'webhook port', 0).default(8787))
     .option('--host <host>', 'webhook listen address', '127.0.0.1')
     .addOption(
       new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
@@ -90,9 +90,11 @@ function eventsToSheetOptions(cmd: Command): Command {
     .addOption(summaryLangOption('language of the summary column'))
     .option('--ledger <file>', 'ledger file that records stored events (default in the state folder)')
     .addOption(
-      new Option('--timeout <seconds>', 'with --once: stop after this many seconds in all, even if the service does not answer')
-        .argParser(int('timeout', 1))
-        .default(600),
+      wholeNumberOption(
+        '--timeout <seconds>',
+        'with --once: stop after this many seconds in all, even if the service does not answer',
+        1,
+      ).default(600),
     )
     .addOption(csvFormulasOption())
     .addOption(stateDirOption('where the ledger is kept'));

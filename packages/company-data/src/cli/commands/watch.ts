@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { buildDigest } from '@company-data/core/digest';
 import { defaultListName, matchedCodes, sheetExternalRef, WATCH_FIELDS, type WatchTarget } from '@company-data/core/watch/list-sync';
 import { SeenTable } from '@company-data/core/sheets/table/seen-table';
@@ -18,7 +18,7 @@ import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
 import type { Table } from '../../sheets/table';
 import type { CompanyDataClient } from '../../index';
 import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
-import { int, intervalOption, stateDirOption, summaryLangOption } from '../options';
+import { intervalOption, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
 import { formatReport } from './enrich';
 import { addWebhookOptions, logText, requireWebhookSecret } from './events-to-sheet';
 
@@ -70,17 +70,14 @@ export function watchCommand(): Command {
     .addOption(intervalOption('seconds between passes'))
     .addOption(summaryLangOption('language of labels, summaries and the digest'))
     .addOption(
-      new Option(
+      wholeNumberOption(
         '--max-billed-queries <n>',
         'refuse to enrich new rows, before anything is sent, when that would bill more unique queries than this',
-      ).argParser(int('max-billed-queries', 1)),
+        1,
+      ),
     )
     .option('--digest <file>', 'write one digest of the pass\'s changes for chat (Slack mrkdwn) to this file, or "-" for stdout')
-    .addOption(
-      new Option('--digest-lines <n>', 'at most this many lines of companies and changes in the digest')
-        .argParser(int('digest-lines', 2))
-        .default(20),
-    )
+    .addOption(wholeNumberOption('--digest-lines <n>', 'at most this many lines of companies and changes in the digest', 2).default(20))
     .addOption(csvFormulasOption())
     .addOption(stateDirOption('where the list, the ledger and paid answers are remembered'));
   addWebhookOptions(cmd, 'receive changes as signed webhooks on a local port instead of polling');

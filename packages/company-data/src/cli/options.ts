@@ -2,7 +2,7 @@
  * Flags several commands share, each given its own help text by the command that adds it (the flags of
  * the service, Google and the written table are in config.ts, beside what reads them).
  */
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { summaryLangs } from '@company-data/core/vocabulary';
 
 /** An option taking a whole number of `min` or more; any other value is refused naming the flag. */
@@ -27,4 +27,21 @@ export function summaryLangOption(help: string): Option {
 /** --state-dir: the state folder, where each command keeps what it remembers between runs. */
 export function stateDirOption(help: string): Option {
   return new Option('--state-dir <dir>', help).env('COMPANY_DATA_STATE_DIR');
+}
+
+/** --webhook, --port, --host and --secret: the signed-webhook receiver's flags (events-to-sheet, watch). */
+export function addWebhookOptions(cmd: Command, what: string): Command {
+  return cmd
+    .option('--webhook', what)
+    .addOption(wholeNumberOption('--port <n>', 'webhook port', 0).default(8787))
+    .option('--host <host>', 'webhook listen address', '127.0.0.1')
+    .addOption(
+      new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
+    );
+}
+
+/** The secret --webhook cannot work without, named before anything starts. */
+export function requireWebhookSecret(flags: { webhook?: boolean; secret?: string }): void {
+  if (flags.webhook && !flags.secret)
+    throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
 }

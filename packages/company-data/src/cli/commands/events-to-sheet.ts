@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { pollEventsToSheet, startWebhookReceiver } from '../../sheets/event-sources';
 import { EventSheetWriter } from '../../sheets/events-to-rows';
 import type { CsvFormulas } from '../../sheets/csv-table';
@@ -12,7 +12,7 @@ import {
   type GoogleFlags,
   type OpenedClient,
 } from '../config';
-import { intervalOption, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
+import { addWebhookOptions, intervalOption, requireWebhookSecret, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
 import type { SummaryLang } from '@company-data/core/vocabulary';
 
 interface EventsFlags extends ApiFlags, GoogleFlags {
@@ -46,23 +46,6 @@ export function logText(s: string): string {
     /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-}
-
-/** --webhook, --port, --host and --secret: the signed-webhook receiver's flags (events-to-sheet, watch). */
-export function addWebhookOptions(cmd: Command, what: string): Command {
-  return cmd
-    .option('--webhook', what)
-    .addOption(wholeNumberOption('--port <n>', 'webhook port', 0).default(8787))
-    .option('--host <host>', 'webhook listen address', '127.0.0.1')
-    .addOption(
-      new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
-    );
-}
-
-/** The secret --webhook cannot work without, named before anything starts. */
-export function requireWebhookSecret(flags: { webhook?: boolean; secret?: string }): void {
-  if (flags.webhook && !flags.secret)
-    throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
 }
 
 export function eventsToSheetCommand(): Command {

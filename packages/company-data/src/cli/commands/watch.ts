@@ -18,9 +18,9 @@ import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
 import type { Table } from '../../sheets/table';
 import type { CompanyDataClient } from '../../index';
 import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
-import { intervalOption, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
+import { addWebhookOptions, intervalOption, requireWebhookSecret, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
 import { formatReport } from './enrich';
-import { addWebhookOptions, logText, requireWebhookSecret } from './events-to-sheet';
+import { logText } from './events-to-sheet';
 
 interface WatchFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library';
 import { GOOGLE_TOKEN_URI, oauthErrorText, SHEETS_SCOPE } from './google-auth';
@@ -110,114 +110,167 @@ function emailOf(idToken: string | null | undefined): string | undefined {
   }
 }
 
+/** One sign-in waiting for the browser's answer at the loopback server. */
+interface Waiting {
+  oauth: OAuth2Client;
+  client: DesktopClient;
+  state: string;
+  codeVerifier: string;
+  /** Known once the server listens; the code is exchanged with the same address. */
+  redirectUri: string;
+  /** An answer was taken: any later request is turned away. */
+  settled: boolean;
+  finish: { resolve: (a: StoredAccount) => void; reject: (e: Error) => void };
+}
+
+/** What the token endpoint granted for the code, checked. */
+interface Granted {
+  refreshToken: string;
+  scope: string;
+  account?: string;
+}
+
 /**
  * Runs the browser sign-in and returns what to keep. Rejects (with nothing kept) on a refusal in the
  * browser, a code the token endpoint refuses, a missing spreadsheets permission, the timeout or the signal.
  */
 export async function signIn(o: SignInOptions): Promise<StoredAccount> {
-  const oauth = new OAuth2Client({
-    clientId: o.client.clientId,
-    clientSecret: o.client.clientSecret,
-    endpoints: { oauth2AuthBaseUrl: o.client.authUri, oauth2TokenUrl: o.client.tokenUri, oauth2RevokeUrl: o.client.revokeUri },
-  });
+  const oauth = oauthClientFor(o.client);
   const { codeVerifier, codeChallenge } = await oauth.generateCodeVerifierAsync();
   const state = randomBytes(24).toString('base64url');
-  let finish!: { resolve: (a: StoredAccount) => void; reject: (e: Error) => void };
+  let finish!: Waiting['finish'];
   const done = new Promise<StoredAccount>((resolve, reject) => (finish = { resolve, reject }));
-  let redirectUri = '';
-  let settled = false;
+  const w: Waiting = { oauth, client: o.client, state, codeVerifier, redirectUri: '', settled: false, finish };
 
-  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/' || settled) return void page(res, 404, 'Not found', 'Nothing here.');
-    const q = url.searchParams;
-    // Anything but this sign-in's own answer (another page, an old link, a forged request) is turned away.
-    if (q.get('state') !== state)
-      return void page(res, 400, 'Wrong sign-in link', 'This answer is not for the sign-in now waiting; use the address it printed last.');
-    settled = true;
-    const error = q.get('error');
-    if (error) {
-      page(res, 200, 'Sign-in cancelled', 'Nothing was saved. You can close this tab.');
-      return finish.reject(
-        new Error(`auth login: Google answered ${error} (the sign-in was cancelled or refused); run it again and choose Allow`),
-      );
-    }
-    try {
-      const { tokens } = await oauth.getToken({ code: q.get('code') ?? '', codeVerifier, redirect_uri: redirectUri });
-      if (!tokens.refresh_token)
-        throw new Error(
-          'auth login: Google gave no refresh token; remove the app under https://myaccount.google.com/permissions and sign in again',
-        );
-      if (!(tokens.scope ?? '').split(' ').includes(SHEETS_SCOPE)) {
-        await revoke(o.client.revokeUri, tokens.refresh_token);
-        throw new Error(
-          'auth login: the permission to edit spreadsheets was not granted (a box on the consent page was left unticked); run it again and tick it',
-        );
-      }
-      const account = emailOf(tokens.id_token);
-      page(res, 200, 'Signed in', `${account ? `Signed in as ${account.replace(/[<>&"]/g, '')}. ` : ''}You can close this tab.`);
-      finish.resolve({
-        type: 'authorized_user',
-        client_id: o.client.clientId,
-        client_secret: o.client.clientSecret,
-        refresh_token: tokens.refresh_token,
-        token_uri: o.client.tokenUri,
-        revoke_uri: o.client.revokeUri,
-        ...(account ? { account } : {}),
-        scope: tokens.scope ?? SHEETS_SCOPE,
-        signed_in_at: new Date().toISOString(),
-      });
-    } catch (err) {
-      page(res, 400, 'Sign-in failed', 'Nothing was saved; see the terminal.');
-      const refusal = oauthErrorText(err);
-      finish.reject(
-        refusal.code
-          ? new Error(
-              `auth login: the token endpoint refused the sign-in (${refusal.text}); ` +
-                'check the client file is a current "Desktop app" client, then run it again',
-            )
-          : err instanceof Error && !('config' in err)
-            ? err
-            : // A request error's own text may quote the request: only the address is named.
-              new Error(`auth login: no answer from the token endpoint ${o.client.tokenUri}; check the network and run it again`),
-      );
-    }
-  };
+  const server = createServer((req, res) => void answer(w, req, res));
+  w.redirectUri = await listenOnLoopback(server);
+  const stopLimits = rejectOnTimeoutOrSignal(o, finish.reject);
+  try {
+    if (!o.signal?.aborted) await o.onUrl(consentUrl(w, codeChallenge));
+    return await done;
+  } finally {
+    stopLimits();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
 
-  const server = createServer((req, res) => void onRequest(req, res));
+function oauthClientFor(client: DesktopClient): OAuth2Client {
+  return new OAuth2Client({
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    endpoints: { oauth2AuthBaseUrl: client.authUri, oauth2TokenUrl: client.tokenUri, oauth2RevokeUrl: client.revokeUri },
+  });
+}
+
+/** Listens on 127.0.0.1 at a port the system picks; returns the redirect address the browser comes back to. */
+async function listenOnLoopback(server: Server): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+/** Ends the wait on the timeout or the signal (at once when it is already aborted); returns what undoes both. */
+function rejectOnTimeoutOrSignal(o: SignInOptions, reject: (e: Error) => void): () => void {
   const timer = setTimeout(
-    () => finish.reject(new Error(`auth login: no sign-in within ${Math.round(o.timeoutMs / 1000)} s; run it again`)),
+    () => reject(new Error(`auth login: no sign-in within ${Math.round(o.timeoutMs / 1000)} s; run it again`)),
     o.timeoutMs,
   );
-  const onAbort = () => finish.reject(new Error('auth login: stopped; nothing was saved'));
+  const onAbort = () => reject(new Error('auth login: stopped; nothing was saved'));
   o.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    if (o.signal?.aborted) onAbort();
-    else
-      await o.onUrl(
-        oauth.generateAuthUrl({
-          scope: SIGN_IN_SCOPES,
-          redirect_uri: redirectUri,
-          code_challenge: codeChallenge,
-          code_challenge_method: CodeChallengeMethod.S256,
-          state,
-          // A refresh token on every sign-in, also when this client was allowed before.
-          access_type: 'offline',
-          prompt: 'consent',
-        }),
-      );
-    return await done;
-  } finally {
+  if (o.signal?.aborted) onAbort();
+  return () => {
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onAbort);
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+  };
+}
+
+/** The consent page's address: PKCE (S256), this sign-in's state, and the loopback redirect. */
+function consentUrl(w: Waiting, codeChallenge: string | undefined): string {
+  return w.oauth.generateAuthUrl({
+    scope: SIGN_IN_SCOPES,
+    redirect_uri: w.redirectUri,
+    code_challenge: codeChallenge,
+    code_challenge_method: CodeChallengeMethod.S256,
+    state: w.state,
+    // A refresh token on every sign-in, also when this client was allowed before.
+    access_type: 'offline',
+    prompt: 'consent',
+  });
+}
+
+/** A request to the loopback server: the first answer carrying this sign-in's state settles it. */
+async function answer(w: Waiting, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  if (url.pathname !== '/' || w.settled) return void page(res, 404, 'Not found', 'Nothing here.');
+  const q = url.searchParams;
+  // Anything but this sign-in's own answer (another page, an old link, a forged request) is turned away.
+  if (q.get('state') !== w.state)
+    return void page(res, 400, 'Wrong sign-in link', 'This answer is not for the sign-in now waiting; use the address it printed last.');
+  w.settled = true;
+  const error = q.get('error');
+  if (error) {
+    page(res, 200, 'Sign-in cancelled', 'Nothing was saved. You can close this tab.');
+    return w.finish.reject(
+      new Error(`auth login: Google answered ${error} (the sign-in was cancelled or refused); run it again and choose Allow`),
+    );
   }
+  try {
+    const granted = await exchangeCode(w, q.get('code') ?? '');
+    const { account } = granted;
+    page(res, 200, 'Signed in', `${account ? `Signed in as ${account.replace(/[<>&"]/g, '')}. ` : ''}You can close this tab.`);
+    w.finish.resolve(storedAccount(w.client, granted));
+  } catch (err) {
+    page(res, 400, 'Sign-in failed', 'Nothing was saved; see the terminal.');
+    w.finish.reject(tokenEndpointError(err, w.client.tokenUri));
+  }
+}
+
+/** Trades the code for tokens; refuses an answer without a refresh token or without the spreadsheets permission. */
+async function exchangeCode(w: Waiting, code: string): Promise<Granted> {
+  const { tokens } = await w.oauth.getToken({ code, codeVerifier: w.codeVerifier, redirect_uri: w.redirectUri });
+  if (!tokens.refresh_token)
+    throw new Error(
+      'auth login: Google gave no refresh token; remove the app under https://myaccount.google.com/permissions and sign in again',
+    );
+  if (!(tokens.scope ?? '').split(' ').includes(SHEETS_SCOPE)) {
+    await revoke(w.client.revokeUri, tokens.refresh_token);
+    throw new Error(
+      'auth login: the permission to edit spreadsheets was not granted (a box on the consent page was left unticked); run it again and tick it',
+    );
+  }
+  const account = emailOf(tokens.id_token);
+  return { refreshToken: tokens.refresh_token, scope: tokens.scope ?? SHEETS_SCOPE, ...(account ? { account } : {}) };
+}
+
+function storedAccount(client: DesktopClient, granted: Granted): StoredAccount {
+  return {
+    type: 'authorized_user',
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+    refresh_token: granted.refreshToken,
+    token_uri: client.tokenUri,
+    revoke_uri: client.revokeUri,
+    ...(granted.account ? { account: granted.account } : {}),
+    scope: granted.scope,
+    signed_in_at: new Date().toISOString(),
+  };
+}
+
+/** The error a failed code exchange ends the sign-in with. */
+function tokenEndpointError(err: unknown, tokenUri: string): Error {
+  const refusal = oauthErrorText(err);
+  return refusal.code
+    ? new Error(
+        `auth login: the token endpoint refused the sign-in (${refusal.text}); ` +
+          'check the client file is a current "Desktop app" client, then run it again',
+      )
+    : err instanceof Error && !('config' in err)
+      ? err
+      : // A request error's own text may quote the request: only the address is named.
+        new Error(`auth login: no answer from the token endpoint ${tokenUri}; check the network and run it again`);
 }
 
 /** Revokes the sign-in at Google (the refresh token, and with it its access tokens). */

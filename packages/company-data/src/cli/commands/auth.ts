@@ -1,10 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accountFile, readAccount, removeAccount, saveAccount } from '../../sheets/google-account';
 import { checkAccount, openInBrowser, readClientFile, revokeAccount, signIn } from '../../sheets/google-signin';
+import { stateDirOption } from '../options';
 
 /** Where the sign-in is kept: the same state folder (and option) as the commands that use it. */
-const stateDirOption = () =>
-  new Option('--state-dir <dir>', 'state folder holding the sign-in (google-account.json)').env('COMPANY_DATA_STATE_DIR');
+const signInStateDirOption = () => stateDirOption('state folder holding the sign-in (google-account.json)');
 
 const seconds = (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('timeout: must be a whole number of seconds, 1 or more');
@@ -28,7 +28,7 @@ function loginCommand(): Command {
     )
     .option('--no-browser', 'only print the address to open (for a machine without a desktop)')
     .addOption(new Option('--timeout <seconds>', 'how long to wait for the sign-in in the browser').argParser(seconds).default(300))
-    .addOption(stateDirOption())
+    .addOption(signInStateDirOption())
     .action(async (flags: LoginFlags) => {
       const say = (line: string) => process.stderr.write(line + '\n');
       if (!flags.clientFile)
@@ -72,7 +72,7 @@ function loginCommand(): Command {
 function statusCommand(): Command {
   return new Command('status')
     .description('who is signed in, and whether the sign-in still works (asks Google for a token, which is not kept)')
-    .addOption(stateDirOption())
+    .addOption(signInStateDirOption())
     .action(async (flags: { stateDir?: string }) => {
       const found = readAccount(flags.stateDir);
       if (!found) {
@@ -101,7 +101,7 @@ function statusCommand(): Command {
 function logoutCommand(): Command {
   return new Command('logout')
     .description('sign out: revoke the sign-in at Google and delete it from the state folder')
-    .addOption(stateDirOption())
+    .addOption(signInStateDirOption())
     .action(async (flags: { stateDir?: string }) => {
       let found: ReturnType<typeof readAccount>;
       try {

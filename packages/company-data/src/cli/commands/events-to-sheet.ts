@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command } from 'commander';
 import { pollEventsToSheet, startWebhookReceiver } from '../../sheets/event-sources';
 import { EventSheetWriter } from '../../sheets/events-to-rows';
 import type { CsvFormulas } from '../../sheets/csv-table';
@@ -12,7 +12,8 @@ import {
   type GoogleFlags,
   type OpenedClient,
 } from '../config';
-import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
+import { addWebhookOptions, intervalOption, requireWebhookSecret, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
+import type { SummaryLang } from '@company-data/core/vocabulary';
 
 interface EventsFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -47,29 +48,6 @@ export function logText(s: string): string {
   );
 }
 
-/** A flag's whole number of `min` or more. */
-export const int = (flag: string, min: number) => (v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${flag}: must be a whole number of ${min} or more`);
-  return Number(v);
-};
-
-/** --webhook, --port, --host and --secret: the signed-webhook receiver's flags (events-to-sheet, watch). */
-export function addWebhookOptions(cmd: Command, what: string): Command {
-  return cmd
-    .option('--webhook', what)
-    .addOption(new Option('--port <n>', 'webhook port').argParser(int('port', 0)).default(8787))
-    .option('--host <host>', 'webhook listen address', '127.0.0.1')
-    .addOption(
-      new Option('--secret <secret>', 'webhook signing secret (prefer the environment variable)').env('COMPANY_DATA_WEBHOOK_SECRET'),
-    );
-}
-
-/** The secret --webhook cannot work without, named before anything starts. */
-export function requireWebhookSecret(flags: { webhook?: boolean; secret?: string }): void {
-  if (flags.webhook && !flags.secret)
-    throw new Error('secret: --webhook needs the signing secret (--secret or COMPANY_DATA_WEBHOOK_SECRET)');
-}
-
 export function eventsToSheetCommand(): Command {
   const cmd = eventsToSheetOptions(
     addWebhookOptions(
@@ -91,16 +69,18 @@ function eventsToSheetOptions(cmd: Command): Command {
   return cmd
     .option('--search <id>', 'poll the matches of this saved search instead of monitoring events')
     .option('--once', 'poll until caught up, then stop (for cron)')
-    .addOption(new Option('--interval <seconds>', 'seconds between polls').argParser(int('interval', 1)).default(300))
-    .addOption(new Option('--lang <lang>', 'language of the summary column').choices(summaryLangs).default('en'))
+    .addOption(intervalOption('seconds between polls'))
+    .addOption(summaryLangOption('language of the summary column'))
     .option('--ledger <file>', 'ledger file that records stored events (default in the state folder)')
     .addOption(
-      new Option('--timeout <seconds>', 'with --once: stop after this many seconds in all, even if the service does not answer')
-        .argParser(int('timeout', 1))
-        .default(600),
+      wholeNumberOption(
+        '--timeout <seconds>',
+        'with --once: stop after this many seconds in all, even if the service does not answer',
+        1,
+      ).default(600),
     )
     .addOption(csvFormulasOption())
-    .addOption(new Option('--state-dir <dir>', 'where the ledger is kept').env('COMPANY_DATA_STATE_DIR'));
+    .addOption(stateDirOption('where the ledger is kept'));
 }
 
 type Say = (line: string) => void;

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { buildDigest } from '@company-data/core/digest';
 import { defaultListName, matchedCodes, sheetExternalRef, WATCH_FIELDS, type WatchTarget } from '@company-data/core/watch/list-sync';
 import { SeenTable } from '@company-data/core/sheets/table/seen-table';
-import { summaryLangs, type SummaryLang } from '@company-data/core/vocabulary';
+import type { SummaryLang } from '@company-data/core/vocabulary';
 import { enrichTable, findKeyColumn, reportOfFailedRun, type EnrichReport } from '../../sheets/enrich';
 import { pollEventsToSheet, startWebhookReceiver, type EventsClient } from '../../sheets/event-sources';
 import { EventSheetWriter } from '../../sheets/events-to-rows';
@@ -18,8 +18,9 @@ import { PendingChanges, RowChangeWriter } from '../../sheets/watch-rows';
 import type { Table } from '../../sheets/table';
 import type { CompanyDataClient } from '../../index';
 import { addApiOptions, addGoogleOptions, csvFormulasOption, openClient, openTable, type ApiFlags, type GoogleFlags } from '../config';
+import { addWebhookOptions, intervalOption, requireWebhookSecret, stateDirOption, summaryLangOption, wholeNumberOption } from '../options';
 import { formatReport } from './enrich';
-import { addWebhookOptions, int, logText, requireWebhookSecret } from './events-to-sheet';
+import { logText } from './events-to-sheet';
 
 interface WatchFlags extends ApiFlags, GoogleFlags {
   spreadsheet?: string;
@@ -66,22 +67,19 @@ export function watchCommand(): Command {
     .option('--list <name>', 'monitoring list to keep (default: named after the spreadsheet and sheet)')
     .option('--events-sheet <name>', 'sheet the changes are appended to (a file gets "<name> - <this>.csv" beside it)', 'Company changes')
     .option('--once', 'one pass (enrich new rows, sync the list, read new changes), then exit')
-    .addOption(new Option('--interval <seconds>', 'seconds between passes').argParser(int('interval', 1)).default(300))
-    .addOption(new Option('--lang <lang>', 'language of labels, summaries and the digest').choices(summaryLangs).default('en'))
+    .addOption(intervalOption('seconds between passes'))
+    .addOption(summaryLangOption('language of labels, summaries and the digest'))
     .addOption(
-      new Option(
+      wholeNumberOption(
         '--max-billed-queries <n>',
         'refuse to enrich new rows, before anything is sent, when that would bill more unique queries than this',
-      ).argParser(int('max-billed-queries', 1)),
+        1,
+      ),
     )
     .option('--digest <file>', 'write one digest of the pass\'s changes for chat (Slack mrkdwn) to this file, or "-" for stdout')
-    .addOption(
-      new Option('--digest-lines <n>', 'at most this many lines of companies and changes in the digest')
-        .argParser(int('digest-lines', 2))
-        .default(20),
-    )
+    .addOption(wholeNumberOption('--digest-lines <n>', 'at most this many lines of companies and changes in the digest', 2).default(20))
     .addOption(csvFormulasOption())
-    .addOption(new Option('--state-dir <dir>', 'where the list, the ledger and paid answers are remembered').env('COMPANY_DATA_STATE_DIR'));
+    .addOption(stateDirOption('where the list, the ledger and paid answers are remembered'));
   addWebhookOptions(cmd, 'receive changes as signed webhooks on a local port instead of polling');
   addApiOptions(cmd);
   addGoogleOptions(cmd);

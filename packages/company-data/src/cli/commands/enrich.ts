@@ -9,6 +9,7 @@ import {
   type EnrichReport,
   type SummaryField,
 } from '../../sheets/enrich';
+import { stateDirOption, wholeNumberOption } from '../options';
 import { checkLine } from '../../sheets/preflight';
 import { DEFAULT_MAX_AGE_DAYS } from '../../sheets/answer-cache';
 import type { CsvFormulas } from '../../sheets/csv-table';
@@ -71,13 +72,6 @@ function parseMode(value: string): EnrichMode {
 function days(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('max-age: must be a number of days, 0 or more (0: never reuse answers)');
   return Number(value);
-}
-
-function positiveInt(flag: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${flag}: must be a whole number of 1 or more`);
-    return Number(value);
-  };
 }
 
 /** The answers this run gets without paying. */
@@ -166,10 +160,11 @@ export function enrichCommand(): Command {
     )
     .option('--dry-run', 'show the cost (rows, unique queries, requests, billed queries) and change nothing')
     .addOption(
-      new Option(
+      wholeNumberOption(
         '--max-billed-queries <n>',
         'refuse the run, before anything is sent, when it would bill more unique queries than this (the count is in the message; --dry-run shows it too)',
-      ).argParser(positiveInt('max-billed-queries')),
+        1,
+      ),
     )
     // The old name paid for the first N and left the rest: a different meaning, so it is not kept as an alias.
     .addOption(
@@ -181,7 +176,7 @@ export function enrichCommand(): Command {
     )
     .option('--force', 'overwrite cells a person typed')
     .addOption(new Option('--lang <lang>', 'language of labels').choices(langs))
-    .addOption(new Option('--state-dir <dir>', 'where resume state and paid answers are kept').env('COMPANY_DATA_STATE_DIR'))
+    .addOption(stateDirOption('where resume state and paid answers are kept'))
     .addOption(
       new Option('--max-age <days>', 'reuse answers paid for in earlier runs when younger than this; 0: never')
         .argParser(days)

@@ -1,8 +1,9 @@
 import type { SendQuery } from '../../bulk-lookup';
+import type { QueryReading } from '../../lookup';
 import { PreflightError } from '../checks/preflight';
 import { guardedTable } from '../lease/guarded-table';
 import type { HeldLock } from '../ports';
-import { isStreamed } from '../table/table';
+import { isStreamed, type StreamedTable } from '../table/table';
 import { firstPass, type FirstPass } from './first-pass';
 import { writePlan, type Layout } from './layout';
 import { Lookups } from './lookups';
@@ -54,53 +55,32 @@ function checkOptions(opts: SheetsEnrichOptions): void {
 }
 
 async function enrichLocked(opts: SheetsEnrichOptions, lock: HeldLock | undefined): Promise<EnrichReport> {
-  const { table, client } = opts;
   const { clock } = opts.ports;
   const now = opts.now ?? (() => new Date(clock.now()));
   const mode = opts.mode ?? 'missing';
   const nowMs = now().getTime();
   const maxAgeMs = typeof mode === 'object' ? mode.olderThanDays * 86_400_000 : undefined;
-  const answers = await opts.ports.answers({
-    tableId: table.id,
-    service: opts.service ?? client.serviceUrl ?? 'unknown',
-    limit: 1,
-    lang: opts.lang ?? client.lang,
-    maxAgeDays: opts.maxAgeDays,
-    now: () => now().getTime(),
-  });
-  const run = new EnrichRun(opts, answers, lock);
+  const run = new EnrichRun(opts, await openAnswers(opts, now), lock);
   const report = run.report;
   let L: Layout | undefined;
   const lookups = new Lookups(run, () => L!);
   const readMemo = memoisedReadQuery();
-  let paying = false;
-  const fail = (e: unknown) => lookups.fail(e, paying);
   lookups.startSections();
 
   // Without a spending cap the queries are sent while the table is still read (pass 1); with one, or a
   // table checked before paying (read whole first: the checks need every row the run writes), after it.
-  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun && !table.checkWrites;
+  const streamSend = opts.maxBilledQueries === undefined && !opts.dryRun && !opts.table.checkWrites;
   let pass: FirstPass;
   try {
     pass = await firstPass(run, lookups, readMemo, { maxAgeMs, nowMs, stream: streamSend, onLayout: (l) => (L = l) });
+    report.keyColumn = pass.L.header[pass.L.keyCol]!;
+    report.personColumns = pass.L.personColumns;
+    report.uniqueQueries = lookups.dedupe.unique.size;
+    await checkBeforePaying(run, pass);
   } catch (e) {
-    return fail(e);
+    // Nothing was paid for yet: the error carries no report of a failed run.
+    return lookups.fail(e, false);
   }
-  const Lay = pass.L;
-  report.keyColumn = Lay.header[Lay.keyCol]!;
-  report.personColumns = Lay.personColumns;
-  report.uniqueQueries = lookups.dedupe.unique.size;
-
-  // Check before paying: a save this run cannot make is found before anything is sent.
-  if (table.checkWrites) {
-    try {
-      report.checks = await table.checkWrites(writePlan(Lay, pass.rowsToWrite, pass.clearsLegacy), { dryRun: !!opts.dryRun });
-      if (!opts.dryRun && report.checks.some((c) => c.ok === false)) throw new PreflightError(report.checks);
-    } catch (e) {
-      return fail(e);
-    }
-  }
-  paying = true;
   if (opts.dryRun) {
     await lookups.dryRun();
     return report;
@@ -108,36 +88,72 @@ async function enrichLocked(opts: SheetsEnrichOptions, lock: HeldLock | undefine
   // The cap (when given) is checked on every distinct query before anything is sent; pass 2 starts once it is passed.
   if (streamSend) lookups.send(pass.fresh);
   else await lookups.sendCapped(opts.maxBilledQueries);
-  if (run.failure) return fail(run.failure.error);
+  if (run.failure) return lookups.fail(run.failure.error, true);
 
-  const edits = new RowEdits(run, Lay, mode, maxAgeMs, nowMs, readMemo, isoSeconds(now()));
+  const edits = new RowEdits(run, pass.L, mode, maxAgeMs, nowMs, readMemo, isoSeconds(now()));
   for (const [k, n] of pass.sendRows) edits.sendRows.set(k, n);
   migrateFree(run, lookups, edits, pass);
-  const everything = lookups.everything();
-
-  // Pass 2: each row's cells from its query's outcome, written while the lookups run: a streamed table
-  // row by row, a whole table in saves to the rows that hold each key when the save is made.
   try {
-    if (isStreamed(table)) {
-      const done = (res: RowResult) => {
-        report.keptCells += res.kept;
-        return res.edits;
-      };
-      await table.rewrite((row, r) => {
-        if (r === 0) return Lay.headerWrites;
-        const res = edits.editsFor(row, run.allOver);
-        // Waiting for its answer: reading waits with it (the rows before are on their way to the new file).
-        return res.waiting === undefined ? done(res) : lookups.outcomeOf(res.waiting).then(() => done(edits.editsFor(row, true)));
-      }, pass.width);
-    } else await saveWholeTable({ run, L: Lay, edits, clock, snapshot: pass.snapshot, read: readMemo });
-    await everything;
+    await secondPass(run, lookups, edits, pass, readMemo);
   } catch (e) {
-    return fail(e);
+    return lookups.fail(e, true);
   }
   lookups.countInto(edits.sendRows);
   // Every paid answer is in the table now; the progress is only needed when this did not finish.
-  await answers.finish(report.interrupted);
+  await run.answers.finish(report.interrupted);
   return report;
+}
+
+/** The store of this table's paid answers: the lookups' cache, and the progress that makes a killed run resumable. */
+function openAnswers(opts: SheetsEnrichOptions, now: () => Date) {
+  const { table, client } = opts;
+  return opts.ports.answers({
+    tableId: table.id,
+    service: opts.service ?? client.serviceUrl ?? 'unknown',
+    limit: 1,
+    lang: opts.lang ?? client.lang,
+    maxAgeDays: opts.maxAgeDays,
+    now: () => now().getTime(),
+  });
+}
+
+/** Check before paying: a save this run cannot make is found before anything is sent. */
+async function checkBeforePaying(run: EnrichRun, pass: FirstPass): Promise<void> {
+  const { table, dryRun } = run.opts;
+  if (!table.checkWrites) return;
+  run.report.checks = await table.checkWrites(writePlan(pass.L, pass.rowsToWrite, pass.clearsLegacy), { dryRun: !!dryRun });
+  if (!dryRun && run.report.checks.some((c) => c.ok === false)) throw new PreflightError(run.report.checks);
+}
+
+/**
+ * Pass 2: each row's cells from its query's outcome, written while the lookups run: a streamed table
+ * row by row, a whole table in saves to the rows that hold each key when the save is made.
+ */
+async function secondPass(
+  run: EnrichRun,
+  lookups: Lookups,
+  edits: RowEdits,
+  pass: FirstPass,
+  readMemo: (q: string) => QueryReading,
+): Promise<void> {
+  const everything = lookups.everything();
+  const { table, ports } = run.opts;
+  if (isStreamed(table)) await rewriteStreamed(table, run, lookups, edits, pass);
+  else await saveWholeTable({ run, L: pass.L, edits, clock: ports.clock, snapshot: pass.snapshot, read: readMemo });
+  await everything;
+}
+
+function rewriteStreamed(table: StreamedTable, run: EnrichRun, lookups: Lookups, edits: RowEdits, pass: FirstPass): Promise<void> {
+  const done = (res: RowResult) => {
+    run.report.keptCells += res.kept;
+    return res.edits;
+  };
+  return table.rewrite((row, r) => {
+    if (r === 0) return pass.L.headerWrites;
+    const res = edits.editsFor(row, run.allOver);
+    // Waiting for its answer: reading waits with it (the rows before are on their way to the new file).
+    return res.waiting === undefined ? done(res) : lookups.outcomeOf(res.waiting).then(() => done(edits.editsFor(row, true)));
+  }, pass.width);
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { QueryReading } from '../../lookup';
-import { sameQuery } from '../../lookup';
 import type { SheetsClock } from '../ports';
-import type { CellWrite, ColumnsView, Table, TableSnapshot } from '../table/table';
-import { placeColumnsFor, type Layout } from './layout';
+import type { CellWrite, TableSnapshot } from '../table/table';
+import type { Layout } from './layout';
 import { newStopper } from '../../web-free';
 import type { RowEdits } from './row-edits';
 import type { EnrichRun } from './run-state';
-import { SheetsError } from '../errors';
+import { FollowedSheet, type SheetView } from './followed-sheet';
 
 /** Saves in a row that found rows moved under them (a colleague sorting while we write) before the run waits a whole save gap again. */
 const MAX_REPAIRS = 3;
@@ -22,17 +21,6 @@ export interface SaveScope {
   read: (q: string) => QueryReading;
 }
 
-/** Rows as a save found them, in Lay's column numbers, and where each column is in the sheet now. */
-export interface SheetView {
-  rows: string[][];
-  /** Lay column → the sheet's column once this view's header writes are made; -1 when the sheet has none of that name. */
-  place: Map<number, number>;
-  /** Headers of our columns the sheet lacks, placed after its last column. */
-  headerWrites: CellWrite[];
-  /** The sheet column a Lay column is written to. */
-  at(col: number): number;
-}
-
 /**
  * A whole table (XLSX, Google Sheets, memory) is saved every saveEveryMs while answers arrive, and
  * once at the end. Each save works out every row's cells from the row as it is at that moment: a
@@ -43,209 +31,201 @@ export interface SheetView {
  * what was read, each row once.
  */
 export async function saveWholeTable(s: SaveScope): Promise<void> {
-  const { run, L: Lay, edits, clock } = s;
+  const { run } = s;
   const table = run.opts.table;
-  const { readView, movedSince, cellsByKey } = followers(s);
   const follow = table.readColumns?.bind(table);
-  const every = run.opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
-  let lastSave = clock.now();
-  let lastCost = 0;
-  // A save that blocks the event loop (an XLSX file written) holds up the limiter's timers with it; spacing saves by
-  // 50x the time they block keeps that under 2%. Only the blocked time counts: a Google sheet's save mostly waits on
-  // the network, and spacing by its round trip would let a refused save go unnoticed (and paid for) far longer.
-  // On a sheet others edit, a refused save must be seen soon (each answer after it is paid for in vain): there the
-  // stretch is capped at 2 s, whatever the save cost (a stand-in in the same process makes its work look like ours).
-  const gap = () => Math.max(every, follow ? Math.min(50 * lastCost, 2_000) : 50 * lastCost);
+  const pace = new SavePace(s, !!follow);
   // A sheet others edit is worked from what each save reads again: the whole-sheet read of pass 1 is let go.
-  const local = follow ? [] : (s.snapshot?.rows ?? []);
+  const rows: SaveRows = follow ? new FollowedRows(s, new FollowedSheet(s.L, follow, s.read)) : new SnapshotRows(s, s.snapshot?.rows ?? []);
   if (follow) s.snapshot = undefined;
-  let pending = local.map((_, i) => i);
-  let headerDone = false;
-  let seen = -1;
-  let next: SheetView | undefined;
-  /** The view read before the last write, kept as where its columns were and its cells by key (not its rows). */
-  let before: SheetView | undefined;
-  let beforeCells: ((key: string) => string[] | undefined) | undefined;
-  const keep = (v: SheetView) => {
-    beforeCells = cellsByKey(v);
-    before = { ...v, rows: [] };
-  };
-  let repairs = 0;
-  let finalRounds = 0;
-  let kept = 0;
-  for (;;) {
-    if (!next) {
-      // Wait for news, then for the save gap; or for the end.
-      await untilSaveDue(s, () => (run.outcomes.size !== seen ? lastSave + gap() : Infinity));
-    }
+  for (let repair = false; ; ) {
+    // Wait for news, then for the save gap; or for the end.
+    if (!repair) await pace.untilDue();
     run.check();
     const final = run.allOver;
-    seen = run.outcomes.size;
-    let view = follow ? (next ?? (await readView(follow, before))) : undefined;
-    next = undefined;
-    if (view) edits.knownCells = beforeCells ?? cellsByKey(view);
-    let rows = view ? view.rows : local;
-    const at = view ? view.at : (col: number) => col;
-    let writes: CellWrite[] = [];
-    const intended = new Map<number, string>();
-    let waiting = false;
-    let leftAlone = 0;
-    let roundKept = 0;
-    const still: number[] = [];
-    const indices = view ? rows.keys() : pending;
-    for (const i of indices) {
-      const row = rows[i]!;
-      const r = edits.editsFor(row, final);
-      if (r.waiting) {
-        waiting = true;
-        still.push(i);
-        continue;
-      }
-      roundKept += r.kept;
-      if (r.leftAlone) leftAlone++;
-      if (!r.edits?.length) continue;
-      for (const [col, value] of r.edits) if (at(col) >= 0) writes.push({ row: i + 1, col: at(col), value });
-      if (view) intended.set(i, row[Lay.keyCol] ?? '');
-      if (writes.length >= 50_000) {
-        await table.write(writes);
-        writes = [];
-      }
-    }
-    pending = still;
-    if (view) writes.push(...view.headerWrites);
-    else if (!headerDone) {
-      headerDone = true;
-      for (const [col, value] of Lay.headerWrites) writes.push({ row: 0, col, value });
-    }
-    if (view) kept = roundKept;
-    else kept += roundKept;
-    const wrote = writes.length > 0 || intended.size > 0;
-    if (wrote) {
-      await table.write(writes);
-      const busy = clock.busy?.();
-      await table.flush();
-      lastCost = busy?.() ?? 0;
-      lastSave = clock.now();
-    }
-    if (view && wrote) {
-      // What this view held is kept by key; its rows go before the sheet is read again (two at once would double the memory).
-      keep(view);
-      view = undefined;
-      rows = [];
-      // The check after the write reads the header and the key column only; the rows are read whole again
-      // only when some moved, for the round that puts them right.
-      const moved = await movedSince(follow!, before!, intended);
-      if (moved && (repairs < MAX_REPAIRS || (final && ++finalRounds <= MAX_REPAIRS + 2))) {
-        repairs++;
-        next = await readView(follow!, before);
-        continue;
-      }
-      if (!moved) repairs = 0;
-    } else if (view) keep(view);
-    if (final && !waiting) {
-      run.report.keptCells = kept;
-      run.report.leftAlone = leftAlone;
+    pace.noteNews();
+    const round = await rows.workOut(final);
+    const wrote = round.writes.length > 0 || round.intended.size > 0;
+    if (wrote) await pace.save(round.writes);
+    repair = await rows.afterSave(wrote, round.intended, final);
+    if (repair) continue;
+    if (final && !round.still.length) {
+      run.report.keptCells = rows.kept;
+      run.report.leftAlone = round.leftAlone;
       return;
     }
   }
 }
 
-/** Reading a sheet others edit again: where our columns and rows are now, and whether they moved under a write. */
-function followers(s: SaveScope) {
-  const Lay = s.L;
-  const ourCols = Lay.ourCols;
-  const readMemo = s.read;
+/** When saves are made: once news came and the save gap has passed since the last one; and at the end. */
+class SavePace {
+  private readonly every: number;
+  private lastSave: number;
+  private lastCost = 0;
+  private seen = -1;
 
-  /**
-   * Whether, since the view the last write was worked from, a written row holds another key now or a column
-   * of ours or the key's is elsewhere (a colleague's sort, insert or delete in the write window).
-   */
-  async function movedSince(read: NonNullable<Table['readColumns']>, last: SheetView, intended: ReadonlyMap<number, string>) {
-    const keyAt = last.at(Lay.keyCol);
-    const got = await read([keyAt]);
-    // Columns found where the last view put them, by the same rule readView places them.
-    const cols = [Lay.keyCol, ...ourCols].filter((c) => last.at(c) >= 0);
-    const found = placeColumnsFor(Lay)(got.header, cols, last.place);
-    if (cols.some((c) => found.get(c) !== last.at(c))) return true;
-    const keys = got.columns.get(keyAt) ?? [];
-    for (const [i, key] of intended) if ((keys[i] ?? '') !== key) return true;
+  constructor(
+    private readonly s: SaveScope,
+    private readonly followed: boolean,
+  ) {
+    const table = s.run.opts.table;
+    this.every = s.run.opts.flushEveryMs ?? table.saveEveryMs ?? 1_000;
+    this.lastSave = s.clock.now();
+  }
+
+  // A save that blocks the event loop (an XLSX file written) holds up the limiter's timers with it; spacing saves by
+  // 50x the time they block keeps that under 2%. Only the blocked time counts: a Google sheet's save mostly waits on
+  // the network, and spacing by its round trip would let a refused save go unnoticed (and paid for) far longer.
+  // On a sheet others edit, a refused save must be seen soon (each answer after it is paid for in vain): there the
+  // stretch is capped at 2 s, whatever the save cost (a stand-in in the same process makes its work look like ours).
+  private gap(): number {
+    return Math.max(this.every, this.followed ? Math.min(50 * this.lastCost, 2_000) : 50 * this.lastCost);
+  }
+
+  untilDue(): Promise<void> {
+    return untilSaveDue(this.s, () => (this.s.run.outcomes.size !== this.seen ? this.lastSave + this.gap() : Infinity));
+  }
+
+  /** The answers this save takes in: the next waits for more. */
+  noteNews(): void {
+    this.seen = this.s.run.outcomes.size;
+  }
+
+  async save(writes: CellWrite[]): Promise<void> {
+    const { clock } = this.s;
+    const table = this.s.run.opts.table;
+    await table.write(writes);
+    const busy = clock.busy?.();
+    await table.flush();
+    this.lastCost = busy?.() ?? 0;
+    this.lastSave = clock.now();
+  }
+}
+
+/** One save's work: the cells to write, and what the rows it went over came to. */
+interface SaveRound {
+  writes: CellWrite[];
+  /** Rows written → the key each held when its cells were worked out (a sheet others edit; checked after the write). */
+  intended: Map<number, string>;
+  /** Rows still waiting for their answers. */
+  still: number[];
+  leftAlone: number;
+  kept: number;
+}
+
+/** Where a save's rows come from: the table as pass 1 read it, or a sheet others edit read again. */
+interface SaveRows {
+  /** Cells of a person kept, as the report counts them. */
+  readonly kept: number;
+  workOut(final: boolean): Promise<SaveRound>;
+  /** After a save: whether rows moved under it, to be saved again at once. */
+  afterSave(wrote: boolean, intended: ReadonlyMap<number, string>, final: boolean): Promise<boolean>;
+}
+
+/** Each row's cells from the row as it is now, `at` placing our columns in the sheet. */
+async function workOutRows(
+  s: SaveScope,
+  rows: string[][],
+  indices: Iterable<number>,
+  at: (col: number) => number,
+  { final, followed }: { final: boolean; followed: boolean },
+): Promise<SaveRound> {
+  const round: SaveRound = { writes: [], intended: new Map(), still: [], leftAlone: 0, kept: 0 };
+  for (const i of indices) {
+    const row = rows[i]!;
+    const r = s.edits.editsFor(row, final);
+    if (r.waiting) {
+      round.still.push(i);
+      continue;
+    }
+    round.kept += r.kept;
+    if (r.leftAlone) round.leftAlone++;
+    if (!r.edits?.length) continue;
+    for (const [col, value] of r.edits) if (at(col) >= 0) round.writes.push({ row: i + 1, col: at(col), value });
+    if (followed) round.intended.set(i, row[s.L.keyCol] ?? '');
+    if (round.writes.length >= 50_000) {
+      await s.run.opts.table.write(round.writes);
+      round.writes = [];
+    }
+  }
+  return round;
+}
+
+/** A table only this run writes: worked from what pass 1 read, each row once it has its answer. */
+class SnapshotRows implements SaveRows {
+  kept = 0;
+  private pending: number[];
+  private headerDone = false;
+
+  constructor(
+    private readonly s: SaveScope,
+    private readonly rows: string[][],
+  ) {
+    this.pending = rows.map((_, i) => i);
+  }
+
+  async workOut(final: boolean): Promise<SaveRound> {
+    const round = await workOutRows(this.s, this.rows, this.pending, (col) => col, { final, followed: false });
+    this.pending = round.still;
+    if (!this.headerDone) {
+      this.headerDone = true;
+      for (const [col, value] of this.s.L.headerWrites) round.writes.push({ row: 0, col, value });
+    }
+    this.kept += round.kept;
+    return round;
+  }
+
+  /** Nobody else moves this table's rows. */
+  async afterSave(): Promise<boolean> {
     return false;
   }
+}
 
-  /**
-   * Where the key column and our columns are now (by their headers: a colleague may have inserted a
-   * column), and their values in every row: one readColumns request, a second when columns moved.
-   */
-  async function readView(read: NonNullable<Table['readColumns']>, last: SheetView | undefined): Promise<SheetView> {
-    const wanted = [Lay.keyCol, ...ourCols, ...(Lay.legacy ? Lay.legacy.cols : [])];
-    let place: ReadonlyMap<number, number> = last?.place ?? new Map(wanted.map((c) => [c, c < Lay.width ? c : -1]));
-    for (let attempt = 0; ; attempt++) {
-      const asked = [...new Set([...place.values()].filter((c) => c >= 0))];
-      const got = await read(asked);
-      const found = placeColumnsFor(Lay)(got.header, wanted, place);
-      if (found.get(Lay.keyCol)! < 0)
-        throw new SheetsError({
-          code: 'key_column_gone',
-          field: 'column',
-          rule: `the key column "${Lay.header[Lay.keyCol]}" is no longer in the sheet (renamed or deleted while enrich ran); nothing more was written`,
-          hint: 'The answers paid for are kept: run again, they are free then.',
-        });
-      const stale = wanted.some((c) => found.get(c)! >= 0 && found.get(c) !== place.get(c));
-      if (stale && attempt < 2) {
-        place = found;
-        continue;
-      }
-      if (stale)
-        throw new SheetsError({
-          code: 'columns_moving',
-          field: 'column',
-          rule: 'the columns kept moving while enrich saved',
-          hint: 'Run again when the sheet is left alone (answers paid for are free then).',
-        });
-      return sheetView(got, found, wanted);
-    }
+/** A sheet others edit: each save worked from the sheet read again, and checked after its write. */
+class FollowedRows implements SaveRows {
+  kept = 0;
+  /** The view this save is worked from, until its write is made. */
+  private view: SheetView | undefined;
+  /** The view read for a save that puts moved rows right, made at once. */
+  private next: SheetView | undefined;
+  /** The view read before the last write, kept as where its columns were and its cells by key (not its rows). */
+  private before: SheetView | undefined;
+  private beforeCells: ((key: string) => string[] | undefined) | undefined;
+  private repairs = 0;
+  private finalRounds = 0;
+
+  constructor(
+    private readonly s: SaveScope,
+    private readonly sheet: FollowedSheet,
+  ) {}
+
+  async workOut(final: boolean): Promise<SaveRound> {
+    const view = (this.view = this.next ?? (await this.sheet.readView(this.before)));
+    this.next = undefined;
+    this.s.edits.knownCells = this.beforeCells ?? this.sheet.cellsByKey(view);
+    const round = await workOutRows(this.s, view.rows, view.rows.keys(), view.at, { final, followed: true });
+    round.writes.push(...view.headerWrites);
+    this.kept = round.kept;
+    return round;
   }
 
-  /** The view of one read, in Lay's column numbers; our columns missing from the sheet get places after its last column. */
-  function sheetView(got: ColumnsView, place: ReadonlyMap<number, number>, wanted: number[]): SheetView {
-    let n = 0;
-    for (const c of wanted) n = Math.max(n, got.columns.get(place.get(c)!)?.length ?? 0);
-    const rows: string[][] = Array.from({ length: n }, () => []);
-    for (const c of wanted) {
-      const values = got.columns.get(place.get(c)!);
-      if (place.get(c)! < 0 || !values) continue;
-      values.forEach((v, i) => (rows[i]![c] = v));
+  async afterSave(wrote: boolean, intended: ReadonlyMap<number, string>, final: boolean): Promise<boolean> {
+    // What this view held is kept by key; its rows go before the sheet is read again (two at once would double the memory).
+    this.beforeCells = this.sheet.cellsByKey(this.view!);
+    this.before = { ...this.view!, rows: [] };
+    this.view = undefined;
+    if (!wrote) return false;
+    // The check after the write reads the header and the key column only; the rows are read whole again
+    // only when some moved, for the round that puts them right.
+    const moved = await this.sheet.movedSince(this.before, intended);
+    if (moved && (this.repairs < MAX_REPAIRS || (final && ++this.finalRounds <= MAX_REPAIRS + 2))) {
+      this.repairs++;
+      this.next = await this.sheet.readView(this.before);
+      return true;
     }
-    const headerWrites: CellWrite[] = [];
-    const target = new Map(place);
-    let end = got.header.length;
-    for (const c of ourCols)
-      if (place.get(c)! < 0) {
-        target.set(c, end);
-        headerWrites.push({ row: 0, col: end++, value: Lay.header[c]! });
-      }
-    return { rows, place: target, headerWrites, at: (c) => target.get(c) ?? -1 };
+    if (!moved) this.repairs = 0;
+    return false;
   }
-
-  /** Our columns' cells by key, from rows whose cells are their own key's (query = key, a final answer). */
-  function cellsByKey(view: SheetView | undefined): ((key: string) => string[] | undefined) | undefined {
-    if (!view) return undefined;
-    // Built at once, so the view's rows can go: one entry per distinct key, not per row.
-    const index = new Map<string, string[]>();
-    for (const row of view.rows) {
-      const q = row[Lay.queryCol] ?? '';
-      const k = row[Lay.keyCol] ?? '';
-      const r = readMemo(k);
-      if (q === '' || r.status !== 'send' || !sameQuery(q, k) || (row[Lay.atCol] ?? '') === '') continue;
-      if (!index.has(r.key))
-        index.set(
-          r.key,
-          ourCols.map((c) => row[c] ?? ''),
-        );
-    }
-    return (key) => index.get(key);
-  }
-  return { readView, movedSince, cellsByKey };
 }
 
 /** Waits until the next save is due (`due()`, a time on the clock; Infinity: when news comes), or the run is over. */

@@ -157,13 +157,22 @@ describe('one writer per sheet', () => {
 
   it('two enrich runs on one file (other state folders): the second is refused, each code is billed once', async () => {
     const file = join(dir, 'leads.csv');
-    // 2,000 distinct valid codes: 20 requests at the lookup server's 10 per second, so the first run is still going.
+    // 2,000 distinct valid codes: 20 requests, each billed once whichever run sends it.
     const codes = Array.from({ length: 2000 }, (_, i) => validCode(1000000 + i));
     writeFileSync(file, 'Registrikood\n' + codes.join('\n') + '\n');
     const billed0 = lookup.billed;
+    // The first run's answers wait until the second has been refused: however slow the machine, the first is still going.
+    let release = () => {};
+    lookup.hold = new Promise<void>((r) => (release = r));
     const a = spawnCli(['enrich', file, '--state-dir', join(dir, 'enrich-a')], env);
-    while (lookup.billed === billed0 && a.exitCode === null) await sleep(20);
-    const b = await runCli(['enrich', file, '--state-dir', join(dir, 'enrich-b')], env);
+    let b: CliRun;
+    try {
+      while (lookup.billed === billed0 && a.exitCode === null) await sleep(20);
+      b = await runCli(['enrich', file, '--state-dir', join(dir, 'enrich-b')], env);
+    } finally {
+      lookup.hold = undefined;
+      release();
+    }
     expect(b.code).not.toBe(0);
     expect(b.stderr).toMatch(new RegExp(`being written by another company-data process \\(pid ${a.pid} `));
     const ra = await a.output;

@@ -21,6 +21,8 @@ export interface LookupServer {
   vatHolders: Map<string, number>;
   /** Called with each billed request's queries before it is answered: where a test acts mid-run. */
   onLookup?: (queries: string[]) => void;
+  /** While set, billed requests wait for it before they are answered: where a test keeps a run going. */
+  hold?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startLookupServer(): Promise<LookupServer> {
     state.billed += body.queries.length;
     state.received.push(...body.queries);
     state.onLookup?.(body.queries);
+    if (state.hold) await state.hold;
     const data = body.queries.map((q) => {
       const c = classifyLookupQuery(q);
       if (c.type === 'registry_code')

@@ -5,6 +5,7 @@
  * create-if-absent; renew and remove find the sheet by its id, never by its title.
  */
 import { leaseCells, readLeaseCells, type LeaseRecord, type LeaseSheets } from '@company-data/core/sheets/lease/port';
+import { writeTextRows } from './sheet-cells';
 
 const byTitle = (book: GoogleAppsScript.Spreadsheet, name: string) =>
   book.getSheets().find((s) => s.getName().toLowerCase() === name.toLowerCase());
@@ -13,13 +14,7 @@ const byId = (book: GoogleAppsScript.Spreadsheet, id: string) => book.getSheets(
 
 /** Writes the record as text ('@'), so no time becomes a number or a date. */
 function writeRecord(sheet: GoogleAppsScript.Sheet, record: LeaseRecord): void {
-  const cells = leaseCells(record);
-  const width = cells.reduce((n, r) => Math.max(n, r.length), 1);
-  if (width > sheet.getMaxColumns()) sheet.insertColumnsAfter(sheet.getMaxColumns(), width - sheet.getMaxColumns());
-  if (cells.length > sheet.getMaxRows()) sheet.insertRowsAfter(sheet.getMaxRows(), cells.length - sheet.getMaxRows());
-  const range = sheet.getRange(1, 1, cells.length, width);
-  range.setNumberFormat('@');
-  range.setValues(cells.map((r) => Array.from({ length: width }, (_, i) => r[i] ?? '')));
+  writeTextRows(sheet, 1, leaseCells(record));
   SpreadsheetApp.flush();
 }
 

@@ -8,11 +8,10 @@
 import type { LookupResult } from '@company-data/core/schemas/company';
 import type { AnswerScope, OpenAnswerStore, PaidAnswerStore } from '@company-data/core/sheets/ports';
 import { progressStore } from '@company-data/core/sheets/progress-store';
+import { fromJsonCells, insertSheetOnce, jsonCells, textRows, writeTextRows } from './sheet-cells';
 
 export const ANSWERS_SHEET = 'company_data_paid_answers';
 const HEADER = ['scope', 'key', 'paid_at', 'answer'];
-/** Characters of JSON per cell (Google: 50,000 a cell). */
-const CHUNK = 45_000;
 const DAY_MS = 86_400_000;
 
 const scopeKey = (s: AnswerScope) => JSON.stringify([s.tableId, s.service, s.limit, s.lang ?? null]);
@@ -20,30 +19,15 @@ const scopeKey = (s: AnswerScope) => JSON.stringify([s.tableId, s.service, s.lim
 function answersSheet(book: GoogleAppsScript.Spreadsheet, make: boolean): GoogleAppsScript.Sheet | undefined {
   const found = book.getSheetByName(ANSWERS_SHEET);
   if (found || !make) return found ?? undefined;
-  let sheet: GoogleAppsScript.Sheet;
-  try {
-    sheet = book.insertSheet(ANSWERS_SHEET);
-  } catch (e) {
-    const again = book.getSheetByName(ANSWERS_SHEET);
-    if (again) return again;
-    throw e;
-  }
-  const head = sheet.getRange(1, 1, 1, HEADER.length);
-  head.setNumberFormat('@');
-  head.setValues([HEADER]);
+  const sheet = insertSheetOnce(book, ANSWERS_SHEET);
+  if (!sheet) return book.getSheetByName(ANSWERS_SHEET) ?? undefined;
+  writeTextRows(sheet, 1, [HEADER]);
   sheet.hideSheet();
   return sheet;
 }
 
 /** The rows of the hidden sheet (without the header), as text. */
-function readRows(sheet: GoogleAppsScript.Sheet): string[][] {
-  const last = sheet.getLastRow();
-  if (last < 2) return [];
-  return sheet
-    .getRange(2, 1, last - 1, sheet.getLastColumn())
-    .getValues()
-    .map((r) => r.map((v) => (v === null || v === undefined ? '' : String(v))));
-}
+const readRows = (sheet: GoogleAppsScript.Sheet) => textRows(sheet, 2);
 
 /** The store of one run over the open spreadsheet's hidden sheet. */
 export function sheetAnswerStore(book: GoogleAppsScript.Spreadsheet): OpenAnswerStore {
@@ -54,11 +38,9 @@ export function sheetAnswerStore(book: GoogleAppsScript.Spreadsheet): OpenAnswer
     const existing = answersSheet(book, false);
     for (const r of existing ? readRows(existing) : []) {
       if (r[0] !== key || scope.now() - Number(r[2]) > maxAgeMs) continue;
-      try {
-        answers.set(r[1]!, JSON.parse(r.slice(3).join('')) as LookupResult);
-      } catch {
-        // A damaged row: that answer is paid again rather than written wrong.
-      }
+      const answer = fromJsonCells(r.slice(3)) as LookupResult | undefined;
+      // A damaged row (undefined): that answer is paid again rather than written wrong.
+      if (answer !== undefined) answers.set(r[1]!, answer);
     }
     return progressStore({
       location: `the hidden sheet "${ANSWERS_SHEET}" of this spreadsheet`,
@@ -66,20 +48,9 @@ export function sheetAnswerStore(book: GoogleAppsScript.Spreadsheet): OpenAnswer
       record(paid) {
         const sheet = answersSheet(book, true)!;
         const at = String(scope.now());
-        const rows = paid.map(({ key: k, answer }) => {
-          const json = JSON.stringify(answer);
-          const parts: string[] = [];
-          for (let i = 0; i < json.length; i += CHUNK) parts.push(json.slice(i, i + CHUNK));
-          return [key, k, at, ...parts];
-        });
+        const rows = paid.map(({ key: k, answer }) => [key, k, at, ...jsonCells(answer)]);
         const width = rows.reduce((n, r) => Math.max(n, r.length), HEADER.length);
-        const start = sheet.getLastRow() + 1;
-        if (width > sheet.getMaxColumns()) sheet.insertColumnsAfter(sheet.getMaxColumns(), width - sheet.getMaxColumns());
-        if (start - 1 + rows.length > sheet.getMaxRows())
-          sheet.insertRowsAfter(sheet.getMaxRows(), start - 1 + rows.length - sheet.getMaxRows());
-        const range = sheet.getRange(start, 1, rows.length, width);
-        range.setNumberFormat('@');
-        range.setValues(rows.map((r) => Array.from({ length: width }, (_, i) => r[i] ?? '')));
+        writeTextRows(sheet, sheet.getLastRow() + 1, rows, width);
         for (const { key: k, answer } of paid) answers.set(k, answer);
       },
       finish(keepProgress) {

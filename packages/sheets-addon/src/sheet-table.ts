@@ -19,6 +19,7 @@ import {
 } from '@company-data/core/sheets/checks/preflight';
 import type { LeaseSheets } from '@company-data/core/sheets/lease/port';
 import { appsScriptLeaseSheets } from './lease-sheets';
+import { ensureGrid, insertSheetOnce, writeTextRows } from './sheet-cells';
 import { packSpans, PendingCells } from '@company-data/core/sheets/table/pending-cells';
 import {
   capCell,
@@ -112,7 +113,7 @@ export class SheetTable implements Table {
     if (this.pending.empty) return;
     const sheet = this.sheet();
     const { rows, cols } = this.pending.extent();
-    this.ensureGrid(sheet, rows, cols);
+    ensureGrid(sheet, rows, cols);
     for (const packed of packSpans(this.pending))
       for (const s of packed.spans) {
         const values = Array.from({ length: s.height }, (_, i) => this.pending.line(s.row + i, s.col, s.width));
@@ -127,40 +128,20 @@ export class SheetTable implements Table {
   async append(rows: readonly string[][]): Promise<void> {
     if (!rows.length) return;
     const sheet = this.sheet();
-    const width = rows.reduce((n, r) => Math.max(n, r.length), 1);
-    const at = sheet.getLastRow() + 1;
-    this.ensureGrid(sheet, at - 1 + rows.length, width);
-    const range = sheet.getRange(at, 1, rows.length, width);
-    range.setNumberFormat('@');
-    range.setValues(rows.map((r) => Array.from({ length: width }, (_, i) => capCell(r[i] ?? '', this.maxCellChars))));
+    writeTextRows(
+      sheet,
+      sheet.getLastRow() + 1,
+      rows.map((r) => r.map((v) => capCell(v, this.maxCellChars))),
+    );
   }
 
   /** Makes the sheet with its header when the spreadsheet has none of its name: true when made now. */
   async create(header: readonly string[]): Promise<boolean> {
     if (this.book.getSheetByName(this.title)) return false;
-    let sheet: GoogleAppsScript.Sheet;
-    try {
-      sheet = this.book.insertSheet(this.title);
-    } catch (e) {
-      // Made meanwhile by another run (insertSheet refuses a name in use).
-      if (this.book.getSheetByName(this.title)) return false;
-      throw e;
-    }
-    if (header.length) {
-      this.ensureGrid(sheet, 1, header.length);
-      const range = sheet.getRange(1, 1, 1, header.length);
-      range.setNumberFormat('@');
-      range.setValues([[...header]]);
-    }
+    const sheet = insertSheetOnce(this.book, this.title);
+    if (!sheet) return false; // made meanwhile by another run
+    if (header.length) writeTextRows(sheet, 1, [header]);
     return true;
-  }
-
-  /** Grows the grid to hold rows x cols (insertRowsAfter / insertColumnsAfter), never shrinks it. */
-  private ensureGrid(sheet: GoogleAppsScript.Sheet, rows: number, cols: number): void {
-    const maxCols = sheet.getMaxColumns();
-    if (cols > maxCols) sheet.insertColumnsAfter(maxCols, cols - maxCols);
-    const maxRows = sheet.getMaxRows();
-    if (rows > maxRows) sheet.insertRowsAfter(maxRows, rows - maxRows);
   }
 
   /** The protections of this sheet as the core's checks read them (Google's ProtectedRange). */
@@ -210,7 +191,7 @@ export class SheetTable implements Table {
     let cell = plan.probe.find(free);
     try {
       if (!cell && !opts.dryRun && checks.every((c) => c.ok) && plan.width > cols) {
-        this.ensureGrid(sheet, grid.rows, plan.width);
+        ensureGrid(sheet, grid.rows, plan.width);
         cols = plan.width;
         cell = plan.probe.find(free);
       }

@@ -76,21 +76,23 @@ async function firstPageOf(
   limit: number,
 ) {
   const withLimit = { ...input, limit: input.limit ?? limit };
+  const none = { rows: [], one: false, requestId: '' };
   if (paging === 'pages') {
-    const pages = client.pages(op, withLimit as never);
-    const first = await pages.next();
-    await pages.return(undefined);
-    if (first.done) return { rows: [], one: false, requestId: '' };
-    const p = first.value;
+    const p = await firstOf(client.pages(op, withLimit as never));
+    if (!p) return none;
     const next: NextPage = { hasMore: p.hasMore, page: p.page, limit: p.limit, ...(p.capped ? { capped: true } : {}) };
     return { rows: p.items, one: false, requestId: p.requestId, next, ...(p.total !== undefined ? { total: p.total } : {}) };
   }
-  const pages = client.cursorPages(op as CursorOperation, withLimit as never);
+  const p = await firstOf(client.cursorPages(op as CursorOperation, withLimit as never));
+  if (!p) return none;
+  return { rows: p.items, one: false, requestId: p.requestId, next: { hasMore: p.hasMore, after: p.cursor } };
+}
+
+/** The first page only: the generator is closed at once, so no second page is asked for. */
+async function firstOf<T>(pages: AsyncGenerator<T>): Promise<T | undefined> {
   const first = await pages.next();
   await pages.return(undefined);
-  if (first.done) return { rows: [], one: false, requestId: '' };
-  const p = first.value;
-  return { rows: p.items, one: false, requestId: p.requestId, next: { hasMore: p.hasMore, after: p.cursor } };
+  return first.done ? undefined : first.value;
 }
 
 async function allRows(

@@ -1,6 +1,7 @@
 import { PreflightError, writeAccessRefused } from '../checks/preflight';
 import { leaseCells, readLeaseCells, type LeaseRecord, type LeaseSheets, type LeaseSlot } from '../lease/port';
 import { a1Sheet } from './a1';
+import { sheetByTitle } from './sheet-list';
 import type { SheetsRest } from './sheets-rest';
 import type { SheetsError } from '../errors';
 
@@ -60,15 +61,8 @@ export class SheetsRestLease implements LeaseSheets {
   async read(name: string): Promise<LeaseSlot | undefined> {
     // The id first, then the cells by title: cells of a sheet made since the id was read go with an id
     // that is gone, whose removal Google refuses (never the other way round).
-    const meta = await this.rest.send<{ sheets?: { properties?: { sheetId?: number; title?: string } }[] }>({
-      kind: 'read',
-      method: 'GET',
-      path: '',
-      query: [['fields', 'sheets.properties(sheetId,title)']],
-    });
-    const lower = name.toLowerCase();
-    const sheet = (meta.sheets ?? []).find((s) => s.properties?.title?.toLowerCase() === lower)?.properties;
-    if (sheet?.sheetId === undefined || sheet.title === undefined) return undefined;
+    const sheet = await sheetByTitle(this.rest, name);
+    if (!sheet) return undefined;
     try {
       const res = await this.rest.send<{ values?: unknown[][] }>({
         kind: 'read',

@@ -14,7 +14,7 @@ import { LOCK_WAIT_MS, waitingLocks } from '../ports/waiting-locks';
 import { inProcessWriterLocks } from '../ports/writer-locks';
 import { sheetWriterLocks } from '../ports/sheet-locks';
 import { toSheetsNodeError } from '../errors';
-import { listSheets } from '../transport/sheets-api';
+import { sheetByTitle } from '@company-data/core/sheets/google/sheet-list';
 import { openSheet } from './open-sheet';
 import { invalidField, readSheetParams, type SheetParams } from './sheet-params';
 import { isJsonObject } from '@company-data/core/json';
@@ -134,7 +134,7 @@ async function apply(ctx: IExecuteFunctions, p: Params, input: Input): Promise<A
   const lock: HeldLock = await locks.acquire(table);
   try {
     // Google takes titles without case ("Company Changes" is "Company changes"): the tab's own title is written to.
-    const existing = (await listSheets(rest)).find((s) => sameTitle(s.title, p.eventsSheet))?.title;
+    const existing = (await sheetByTitle(rest, p.eventsSheet))?.title;
     // A missing events sheet is made with its header in one request, under the writer's lock.
     const events = new EventRowsWriter({
       table: tableOf(existing ?? p.eventsSheet),

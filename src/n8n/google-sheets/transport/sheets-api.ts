@@ -1,6 +1,7 @@
 import type { INodeParameterResourceLocator } from 'n8n-workflow';
 import { a1Sheet } from '@company-data/core/sheets';
 import { SheetsRest } from '@company-data/core/sheets/google/sheets-rest';
+import { listSheets } from '@company-data/core/sheets/google/sheet-list';
 import type { SheetsClock } from '@company-data/core/sheets/ports';
 import { spreadsheetIdOf as idOf } from '@company-data/core/sheets/google/spreadsheet-address';
 import { DEFAULT_SHEETS_API_URL } from '../descriptions/common';
@@ -58,19 +59,6 @@ export function spreadsheetRest(
     rootUrl: `${root}/`,
     ...(signal ? { signal } : {}),
   });
-}
-
-/** The tabs of a spreadsheet (spreadsheets.get, properties only). */
-export async function listSheets(rest: SheetsRest): Promise<{ sheetId: number; title: string }[]> {
-  const res = await rest.send<{ sheets?: { properties?: { sheetId?: number; title?: string } }[] }>({
-    kind: 'read',
-    method: 'GET',
-    path: '',
-    query: [['fields', 'sheets.properties(sheetId,title)']],
-  });
-  return (res.sheets ?? []).flatMap(({ properties: p }) =>
-    typeof p?.sheetId === 'number' && typeof p.title === 'string' ? [{ sheetId: p.sheetId, title: p.title }] : [],
-  );
 }
 
 /**

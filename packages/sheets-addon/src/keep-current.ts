@@ -8,6 +8,7 @@
  */
 import { buildDigest } from '@company-data/core/digest';
 import { findKeyColumn } from '@company-data/core/sheets/enrich/layout';
+import { storeInBatches } from '@company-data/core/sheets/events/batches';
 import { EventRowsWriter } from '@company-data/core/sheets/events/events-writer';
 import { MemoryEventLedger } from '@company-data/core/sheets/ledger/memory-ledger';
 import { defaultListName, matchedCodes, sheetExternalRef, WATCH_FIELDS } from '@company-data/core/watch/list-sync';
@@ -25,8 +26,6 @@ import { readSettings } from './settings';
 import { SheetTable } from './sheet-table';
 
 export const EVENTS_SHEET = 'Company changes';
-/** Changes read per batch before they are appended (one append each). */
-const BATCH = 500;
 
 interface WatchState {
   /** The events cursor: the last change stored in "Company changes". */
@@ -92,9 +91,7 @@ async function watchPass(
   const writer = new EventRowsWriter({ table: new SheetTable(book, EVENTS_SHEET), ledger, locks, createWhenMissing: true });
   await writer.open();
   const fresh: unknown[] = [];
-  let batch: { id: string; type: string }[] = [];
-  const store = async () => {
-    if (!batch.length) return;
+  const store = async (batch: { id: string; type: string }[]) => {
     // Waiting for their rows before they are stored: a run cut short here writes them into rows next time.
     state.waiting.push(...batch.filter((e) => e.type === 'monitoring.change'));
     writeState(book, watchStateName(sheetName), state);
@@ -102,13 +99,9 @@ async function watchPass(
     batch.forEach((e, i) => outcomes[i] === 'appended' && fresh.push(e));
     state.cursor = batch[batch.length - 1]!.id;
     writeState(book, watchStateName(sheetName), state);
-    batch = [];
   };
-  for await (const e of client.iterateEvents({ list_id: sync.listId, ...(state.cursor ? { after: state.cursor } : {}) })) {
-    batch.push(e as { id: string; type: string });
-    if (batch.length >= BATCH) await store();
-  }
-  await store();
+  const events = client.iterateEvents({ list_id: sync.listId, ...(state.cursor ? { after: state.cursor } : {}) });
+  await storeInBatches(events as AsyncIterable<{ id: string; type: string }>, store);
   await writer.close();
 
   const rowsReport = await new RowChangeWriter(table, { lang: 'en' }).apply(state.waiting);

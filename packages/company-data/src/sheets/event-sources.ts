@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookEvent } from '@company-data/core/schemas/events';
-import { EVENTS_PER_BATCH } from '@company-data/core/sheets/events/events-writer';
+import { storeInBatches } from '@company-data/core/sheets/events/batches';
 import { checkWebhookHeaders, EVENT_ID_HEADER, SignatureVerificationError, verifyWebhook } from '@company-data/core/webhooks';
 import { lingerThenClose, readCappedBody } from '../transport/capped-body';
 import { systemClock } from '../transport/clock';
@@ -40,7 +40,6 @@ export async function pollEventsToSheet(opts: PollOptions): Promise<void> {
   const sleep = opts.sleep ?? systemClock.sleep;
   const ledger = opts.writer.ledger;
   const store = async (batch: WebhookEvent[]): Promise<void> => {
-    if (!batch.length) return;
     const outcomes = await opts.writer.acceptMany(batch);
     // An event without a usable id is no place to resume from: the last one of the batch with one is.
     const last = batch.findLast((_, i) => outcomes[i] !== 'refused');
@@ -52,15 +51,7 @@ export async function pollEventsToSheet(opts: PollOptions): Promise<void> {
     const source = opts.searchId
       ? opts.client.iterateMatches({ search_id: opts.searchId, ...(after ? { after } : {}) })
       : opts.client.iterateEvents(after ? { after } : {});
-    let batch: WebhookEvent[] = [];
-    for await (const raw of source) {
-      batch.push(raw as WebhookEvent);
-      if (batch.length < EVENTS_PER_BATCH && !opts.signal?.aborted) continue;
-      await store(batch);
-      batch = [];
-      if (opts.signal?.aborted) return;
-    }
-    await store(batch);
+    if ((await storeInBatches(source as AsyncIterable<WebhookEvent>, store, opts.signal)) === 'stopped') return;
     if (opts.once || opts.signal?.aborted) return;
     await sleep(opts.intervalMs ?? 60_000, opts.signal);
     if (opts.signal?.aborted) return;

@@ -1,11 +1,10 @@
 /**
  * scheduleKeepCurrent, unscheduleKeepCurrent and the one trigger handler (schedule.ts says why one).
  */
-import { runEnrich } from './enrich';
+import { pickSheet, runEnrich } from './enrich';
 import { keepCurrentRun } from './keep-current';
 import { errorText, remember, type AddonReport } from './reports';
 import { applyTriggerState, readTriggerState } from './schedule';
-import { pickSheet } from './enrich';
 
 /** scheduleKeepCurrent({ sheetName?, everyHours }): one trigger; a second call replaces it. */
 export function scheduleEntry(input: unknown): AddonReport {
@@ -46,4 +45,3 @@ export async function onTrigger(): Promise<AddonReport> {
   applyTriggerState(state);
   return { status: 'done', message: 'Nothing is scheduled.' };
 }
-export { errorText };
